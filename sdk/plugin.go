@@ -1,0 +1,35 @@
+package sdk
+
+import "fmt"
+
+// Plugin describes a policy plugin: what Describe reports and how to build
+// its policies. Exactly one of New and NewBatch is set.
+type Plugin struct {
+	Name        string   // short name, e.g. "ts"; the executable is bench-plugin-<Name>
+	Version     string   // the plugin's own version, recorded in results
+	Params      []Param  // declared parameters with defaults
+	Diagnostics []string // names of the diagnostics its policies report (see Diagnoser)
+
+	New      Factory      // per-replication policies, run in parallel by the SDK
+	NewBatch BatchFactory // or: one vectorised policy per batch
+}
+
+func (p *Plugin) validate() error {
+	if p.Name == "" {
+		return fmt.Errorf("sdk: Plugin.Name is empty")
+	}
+	if (p.New == nil) == (p.NewBatch == nil) {
+		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
+	}
+	seen := map[string]bool{}
+	for _, d := range p.Params {
+		if seen[d.Name] {
+			return fmt.Errorf("sdk: plugin %s: duplicate parameter %q", p.Name, d.Name)
+		}
+		seen[d.Name] = true
+		if _, err := d.Type.Coerce(d.Default); err != nil {
+			return fmt.Errorf("sdk: plugin %s: parameter %q default: %w", p.Name, d.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package sdk
+
+import "math/rand/v2"
+
+// Family names the reward distribution of a scenario's arms.
+type Family string
+
+// The reward families a scenario may declare.
+const (
+	// Gaussian rewards: N(mu_i, sd^2) with sd known to the learner when
+	// Session.NoiseKnown is true.
+	Gaussian Family = "gaussian"
+	// Bernoulli rewards in {0, 1} with success probability mu_i.
+	Bernoulli Family = "bernoulli"
+)
+
+// Session holds everything a policy is allowed to know about the problem it
+// faces (DESIGN §2): never the true means, never the best arm.
+type Session struct {
+	Arms       int     // number of arms K; arms are numbered 0..K-1
+	Horizon    int     // number of rounds T
+	Family     Family  // reward family
+	NoiseSD    float64 // reward noise sd (gaussian), meaningful when NoiseKnown
+	NoiseKnown bool    // whether the scenario declares NoiseSD known
+	InitPulls  int     // rounds 1..K*InitPulls are forced by the host: arm (t-1) mod K
+	Seed       uint64  // the scenario seed
+	Params     Params  // the policy's parameters, defaults filled in
+}
+
+// InitRounds is the number of host-forced rounds at the start of a run.
+func (s Session) InitRounds() int { return s.Arms * s.InitPulls }
+
+// Replica identifies one replication of a session.
+type Replica struct {
+	Index uint64     // global replication index r (0-based), the same for every batch split
+	Rand  *rand.Rand // the policy's own randomness, seeded from (Seed, Index) only
+}
+
+// Policy is the per-replication interface a plugin author implements. The
+// SDK creates one Policy per replication and drives them in parallel across
+// cores; a Policy needs no locking.
+//
+// For every round t = 1..T the SDK first calls Select(t), unless t is one of
+// the host-forced initial rounds, and then Observe with the arm actually
+// pulled in round t and its reward.
+type Policy interface {
+	// Select returns the arm (0..K-1) to pull in round t (1-based).
+	Select(t int) int
+	// Observe reports the reward of the arm pulled in round t.
+	Observe(t, arm int, reward float64)
+}
+
+// Factory builds the Policy of one replication.
+type Factory func(s Session, r Replica) (Policy, error)
+
+// Diagnoser is an optional interface of a Policy: it fills out, aligned
+// with Plugin.Diagnostics, the diagnostics of the decision made by the last
+// Select call. The host asks for them only at its checkpoints.
+type Diagnoser interface {
+	Diagnose(out []float64)
+}
+
+// BatchStep is one round of all replications of a batch session.
+type BatchStep struct {
+	// Round is the round t (1-based) whose arms are requested.
+	Round int
+	// PrevArms and PrevRewards are the arm pulled and reward observed in round
+	// t-1 for every replication of the batch; both are empty when t == 1.
+	PrevArms    []int32
+	PrevRewards []float64
+	// Arms receives the arm for round t of every replication. During the
+	// host-forced initial rounds the SDK fills it itself and ignores changes.
+	Arms []int32
+	// Diagnostics, when non-nil, receives Diagnostics[d][i]: diagnostic d
+	// (aligned with Plugin.Diagnostics) of replication i for this round.
+	Diagnostics [][]float64
+}
+
+// BatchPolicy is the optional interface for authors who vectorise across
+// replications. The SDK calls Step once per round, in round order.
+type BatchPolicy interface {
+	Step(s *BatchStep) error
+}
+
+// BatchFactory builds the BatchPolicy for a batch of replications. replicas
+// lists each replication's global index and its own random source, in the
+// order of the BatchStep slices.
+type BatchFactory func(s Session, replicas []Replica) (BatchPolicy, error)
