@@ -1,0 +1,35 @@
+# regretbench: `make run` builds everything and runs a shipped scenario;
+# `make test` runs vet and every test, including real plugin round trips.
+GO      ?= go
+BIN     := bin
+PLUGINS := ts klucb remax remaxgrad
+SCENARIO ?= two_arm
+
+.PHONY: all build run test proto bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/bench ./host
+	@for p in $(PLUGINS); do \
+		$(GO) build -o $(BIN)/plugins/bench-plugin-$$p ./plugins/$$p || exit 1; \
+	done
+
+run: build
+	./$(BIN)/bench --scenario $(SCENARIO)
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+# Regenerate the committed protobuf code (needs Debian's protobuf-compiler).
+proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.0
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc -I sdk/proto \
+		--go_out=. --go_opt=module=github.com/regretbench/regretbench \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/regretbench/regretbench \
+		sdk/proto/policy.proto
+
+clean:
+	rm -rf $(BIN)

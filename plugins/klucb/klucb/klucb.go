@@ -1,0 +1,262 @@
+// Package klucb implements KL-UCB for the regretbench SDK.
+//
+// Every round t it pulls the arm with the largest upper confidence index
+// U_i(t) = max{ q : N_i * KL(muhat_i, q) <= L(t) },
+// L(t) = log t + c * log log t, ties going to the lowest index.
+//
+// Gaussian rewards with known sd (the paper's baseline, appendix
+// "Experimental protocol notes", paragraph "KL-UCB"): KL(mu, q) =
+// (q-mu)^2/(2 sd^2), so U_i = muhat_i + sqrt(2 sd^2 L(t) / N_i) in closed
+// form. The gaussian family requires Session.NoiseKnown.
+//
+// Bernoulli rewards: KL is the Bernoulli divergence
+// kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) with 0 log 0 = 0, and the
+// index, the largest q in [muhat_i, 1] with N_i kl(muhat_i, q) <= L(t), is
+// found by bisection on q (kl(p, .) is increasing on [p, 1]) down to a
+// bracket of width 1e-9, followed by one Newton step from the bracket's
+// upper end. Because kl(p, .) is convex there the Newton step stays inside
+// the bracket, so the returned q is within 1e-9 of the exact index (above it
+// by a second-order amount at most), and N_i kl(muhat_i, q) matches L(t) to
+// far better than 1e-8 instead of the ~N_i kl'(q) * 1e-9 of plain bisection.
+// The bisection starts from the Pinsker bound q <= muhat + sqrt(L/(2N)),
+// which is also used to skip arms that cannot beat the current best.
+// Indices closer than ~1e-9 are thus not reliably ordered.
+//
+// The log log t term: log log t is -Inf at t = 1 and negative at t = 2, so
+// when c != 0 the policy uses c * max(0, log log t); when c == 0 (the
+// default, as in the paper) the term is dropped entirely, so L(t) = log t
+// exactly and no 0 * (-Inf) arises. c must be finite and >= 0.
+//
+// The policy is deterministic: it uses no randomness. Select and Observe do
+// not allocate. An arm never pulled (possible only if the host forces no
+// initial pulls) has an infinite index: Select returns the lowest-indexed
+// unpulled arm.
+package klucb
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Params are the parameters of the klucb policy.
+var Params = []sdk.Param{
+	{
+		Name:    "c",
+		Type:    sdk.Float,
+		Default: 0.0,
+		Doc: "exploration constant of L(t) = log t + c*log log t " +
+			"(0 = the paper's setting; log log t is clamped at 0 for t < 3 when c != 0); must be >= 0",
+	},
+}
+
+// New builds the KL-UCB policy of one replication. It never uses r.Rand.
+func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+	if s.Arms < 1 {
+		return nil, fmt.Errorf("klucb: need at least one arm, got %d", s.Arms)
+	}
+	c := 0.0
+	if _, ok := s.Params["c"]; ok {
+		c = s.Params.Float("c")
+	}
+	if !(c >= 0) || math.IsInf(c, 0) {
+		return nil, fmt.Errorf("klucb: c must be finite and >= 0, got %v", c)
+	}
+	switch s.Family {
+	case sdk.Gaussian:
+		if !s.NoiseKnown {
+			return nil, fmt.Errorf("klucb: gaussian family needs a known noise sd (NoiseKnown is false)")
+		}
+		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
+			return nil, fmt.Errorf("klucb: gaussian noise sd must be finite and > 0, got %v", s.NoiseSD)
+		}
+		return newGaussian(s.Arms, s.NoiseSD, c), nil
+	case sdk.Bernoulli:
+		return newBernoulli(s.Arms, c), nil
+	}
+	return nil, fmt.Errorf("klucb: unsupported reward family %q", s.Family)
+}
+
+// level returns L(t) = log t + c*max(0, log log t), the c term only when
+// c != 0. Rounds t < 1 are treated as t = 1.
+func level(t int, c float64) float64 {
+	if t <= 1 {
+		return 0
+	}
+	lt := math.Log(float64(t))
+	if c != 0 {
+		if ll := math.Log(lt); ll > 0 {
+			lt += c * ll
+		}
+	}
+	return lt
+}
+
+// gaussianIndex is the closed-form Gaussian KL-UCB index.
+func gaussianIndex(mu, n, sd, l float64) float64 {
+	return mu + math.Sqrt(2*sd*sd*l/n)
+}
+
+type gaussian struct {
+	c        float64
+	sd2x2    float64   // 2 sd^2
+	sum      []float64 // running reward sum per arm
+	n        []float64 // pull count per arm
+	mean     []float64 // sum/n
+	width    []float64 // sqrt(2 sd^2 / n): U_i = mean_i + width_i*sqrt(L)
+	unpulled int
+}
+
+func newGaussian(k int, sd, c float64) *gaussian {
+	buf := make([]float64, 4*k)
+	return &gaussian{
+		c:        c,
+		sd2x2:    2 * sd * sd,
+		sum:      buf[0*k : 1*k : 1*k],
+		n:        buf[1*k : 2*k : 2*k],
+		mean:     buf[2*k : 3*k : 3*k],
+		width:    buf[3*k : 4*k : 4*k],
+		unpulled: k,
+	}
+}
+
+func firstUnpulled(n []float64) int {
+	for i, c := range n {
+		if c == 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// Select returns argmax_i mean_i + sqrt(2 sd^2 L(t)/N_i), lowest index on
+// ties.
+func (p *gaussian) Select(t int) int {
+	if p.unpulled > 0 {
+		return firstUnpulled(p.n)
+	}
+	s := math.Sqrt(level(t, p.c))
+	mean := p.mean
+	width := p.width[:len(mean)]
+	best, bestV := 0, mean[0]+width[0]*s
+	for i := 1; i < len(mean); i++ {
+		if v := mean[i] + width[i]*s; v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// Observe adds the reward to the pulled arm's running sum and count.
+func (p *gaussian) Observe(t, arm int, reward float64) {
+	if p.n[arm] == 0 {
+		p.unpulled--
+	}
+	p.sum[arm] += reward
+	p.n[arm]++
+	p.mean[arm] = p.sum[arm] / p.n[arm]
+	p.width[arm] = math.Sqrt(p.sd2x2 / p.n[arm])
+}
+
+// kl is the Bernoulli KL divergence kl(p, q) with 0 log 0 = 0; p and q in
+// [0, 1]. It is +Inf when q is 0 or 1 and p is not.
+func kl(p, q float64) float64 {
+	var d float64
+	if p > 0 {
+		d += p * math.Log(p/q)
+	}
+	if p < 1 {
+		d += (1 - p) * math.Log((1-p)/(1-q))
+	}
+	return d
+}
+
+// bisectTol is the bracket width at which the bisection of bernoulliIndex
+// stops.
+const bisectTol = 1e-9
+
+// pinsker is the Pinsker upper bound on the Bernoulli index, min(1,
+// p + sqrt(l/(2n))), which follows from kl(p, q) >= 2 (q-p)^2.
+func pinsker(p, n, l float64) float64 {
+	return min(1, p+math.Sqrt(l/(2*n)))
+}
+
+// bernoulliIndex returns the largest q in [p, 1] with n*kl(p, q) <= l
+// (n > 0, l >= 0), to within bisectTol; see the package documentation.
+func bernoulliIndex(p, n, l float64) float64 {
+	p = min(max(p, 0), 1)
+	if p >= 1 || l <= 0 {
+		return p
+	}
+	lo, hi := p, pinsker(p, n, l)
+	fhi := n*kl(p, hi) - l
+	if fhi <= 0 {
+		return hi // only when hi == 1 or up to rounding
+	}
+	for hi-lo > bisectTol {
+		mid := 0.5 * (lo + hi)
+		if f := n*kl(p, mid) - l; f <= 0 {
+			lo = mid
+		} else {
+			hi, fhi = mid, f
+		}
+	}
+	if hi >= 1 {
+		return lo // the bracket never left q = 1, where f is +Inf
+	}
+	// One Newton step from hi, where f(hi) > 0 and f'(hi) = n (hi-p)/(hi(1-hi)) > 0.
+	q := hi - fhi*hi*(1-hi)/(n*(hi-p))
+	return min(max(q, lo), hi)
+}
+
+type bernoulli struct {
+	c        float64
+	succ     []float64 // S_i: sum of rewards
+	n        []float64 // N_i
+	mean     []float64 // S_i/N_i
+	unpulled int
+}
+
+func newBernoulli(k int, c float64) *bernoulli {
+	buf := make([]float64, 3*k)
+	return &bernoulli{
+		c:        c,
+		succ:     buf[0*k : 1*k : 1*k],
+		n:        buf[1*k : 2*k : 2*k],
+		mean:     buf[2*k : 3*k : 3*k],
+		unpulled: k,
+	}
+}
+
+// Select returns the argmax of the Bernoulli KL-UCB indices, lowest index on
+// ties. An arm whose Pinsker bound (an upper bound on its computed index)
+// does not exceed the best index so far cannot win and is skipped.
+func (p *bernoulli) Select(t int) int {
+	if p.unpulled > 0 {
+		return firstUnpulled(p.n)
+	}
+	l := level(t, p.c)
+	mean := p.mean
+	n := p.n[:len(mean)]
+	best, bestV := 0, bernoulliIndex(mean[0], n[0], l)
+	for i := 1; i < len(mean); i++ {
+		if pinsker(mean[i], n[i], l) <= bestV {
+			continue
+		}
+		if v := bernoulliIndex(mean[i], n[i], l); v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// Observe adds the reward, clamped to [0, 1], to the pulled arm.
+func (p *bernoulli) Observe(t, arm int, reward float64) {
+	if p.n[arm] == 0 {
+		p.unpulled--
+	}
+	p.succ[arm] += min(max(reward, 0), 1)
+	p.n[arm]++
+	p.mean[arm] = p.succ[arm] / p.n[arm]
+}

@@ -1,0 +1,189 @@
+// Package thompson implements Thompson Sampling for the regretbench SDK.
+//
+// Gaussian rewards (the paper's baseline, appendix "Experimental protocol
+// notes", paragraph "Thompson Sampling"): under the improper flat prior and
+// known noise sd, the posterior of arm i's mean after N_i pulls with
+// empirical mean muhat_i is N(muhat_i, sd^2/N_i). Every round draws one
+// independent posterior sample per arm and pulls the argmax; ties go to the
+// lowest index. The noise sd is Session.NoiseSD, so the gaussian family
+// requires Session.NoiseKnown.
+//
+// Bernoulli rewards: Beta(1+S_i, 1+F_i) posterior sampling (uniform prior),
+// S_i and F_i the successes and failures of arm i. The Beta draws use a
+// hand-written, allocation-free gamma-ratio sampler (Marsaglia–Tsang); see
+// betaRand for why gonum's distuv.Beta is not used.
+//
+// All randomness comes from Replica.Rand, so a replication is a
+// deterministic function of (Session.Seed, Replica.Index) and the observed
+// rewards. Select and Observe do not allocate: the per-arm state is
+// preallocated by New. An arm that has never been pulled (possible only if
+// the host forces no initial pulls) has no posterior under the improper
+// prior; Select then returns the lowest-indexed unpulled arm.
+package thompson
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Params are the parameters of the thompson policy.
+var Params = []sdk.Param{
+	{
+		Name:    "inflation",
+		Type:    sdk.Float,
+		Default: 1.0,
+		Doc: "multiplier of the Gaussian posterior variance, sd^2*inflation/N_i " +
+			"(1 = the paper's TS). A knob for injecting a deliberate regression, " +
+			"e.g. in gating tests; must be > 0. Ignored by the bernoulli family.",
+	},
+}
+
+// New builds the Thompson Sampling policy of one replication.
+func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+	if s.Arms < 1 {
+		return nil, fmt.Errorf("thompson: need at least one arm, got %d", s.Arms)
+	}
+	if r.Rand == nil {
+		return nil, fmt.Errorf("thompson: replica %d has no random source", r.Index)
+	}
+	infl := 1.0
+	if _, ok := s.Params["inflation"]; ok {
+		infl = s.Params.Float("inflation")
+	}
+	if !(infl > 0) || math.IsInf(infl, 0) {
+		return nil, fmt.Errorf("thompson: inflation must be finite and > 0, got %v", infl)
+	}
+	switch s.Family {
+	case sdk.Gaussian:
+		if !s.NoiseKnown {
+			return nil, fmt.Errorf("thompson: gaussian family needs a known noise sd (NoiseKnown is false)")
+		}
+		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
+			return nil, fmt.Errorf("thompson: gaussian noise sd must be finite and > 0, got %v", s.NoiseSD)
+		}
+		return newGaussian(s.Arms, s.NoiseSD, infl, r.Rand), nil
+	case sdk.Bernoulli:
+		return newBernoulli(s.Arms, r.Rand), nil
+	}
+	return nil, fmt.Errorf("thompson: unsupported reward family %q", s.Family)
+}
+
+// gaussian is Gaussian TS with posterior N(sum_i/N_i, varScale/N_i),
+// varScale = sd^2*inflation.
+type gaussian struct {
+	rng      *rand.Rand
+	varScale float64
+	sum      []float64 // running reward sum per arm
+	n        []float64 // pull count per arm
+	mean     []float64 // sum/n, refreshed by Observe
+	scale    []float64 // posterior sd sqrt(varScale/n), refreshed by Observe
+	unpulled int       // arms with n == 0
+}
+
+func newGaussian(k int, sd, infl float64, rng *rand.Rand) *gaussian {
+	buf := make([]float64, 4*k)
+	return &gaussian{
+		rng:      rng,
+		varScale: sd * sd * infl,
+		sum:      buf[0*k : 1*k : 1*k],
+		n:        buf[1*k : 2*k : 2*k],
+		mean:     buf[2*k : 3*k : 3*k],
+		scale:    buf[3*k : 4*k : 4*k],
+		unpulled: k,
+	}
+}
+
+func firstUnpulled(n []float64) int {
+	for i, c := range n {
+		if c == 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// Select draws theta_i ~ N(mean_i, scale_i^2) for every arm and returns the
+// argmax, lowest index on ties.
+func (p *gaussian) Select(t int) int {
+	if p.unpulled > 0 {
+		return firstUnpulled(p.n)
+	}
+	mean := p.mean
+	scale := p.scale[:len(mean)]
+	rng := p.rng
+	best := 0
+	bestV := mean[0] + scale[0]*rng.NormFloat64()
+	for i := 1; i < len(mean); i++ {
+		if v := mean[i] + scale[i]*rng.NormFloat64(); v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// Observe adds the reward to the pulled arm's running sum and count.
+func (p *gaussian) Observe(t, arm int, reward float64) {
+	if p.n[arm] == 0 {
+		p.unpulled--
+	}
+	p.sum[arm] += reward
+	p.n[arm]++
+	p.mean[arm] = p.sum[arm] / p.n[arm]
+	p.scale[arm] = math.Sqrt(p.varScale / p.n[arm])
+}
+
+// bernoulli is Beta-Bernoulli TS. For each arm it caches the Marsaglia–Tsang
+// constants of its two gamma shapes 1+S and 1+F.
+type bernoulli struct {
+	rng  *rand.Rand
+	succ []float64 // S_i: sum of rewards
+	n    []float64 // N_i
+	ga   []gammaShape
+	gb   []gammaShape
+}
+
+func newBernoulli(k int, rng *rand.Rand) *bernoulli {
+	buf := make([]float64, 2*k)
+	p := &bernoulli{
+		rng:  rng,
+		succ: buf[0:k:k],
+		n:    buf[k : 2*k : 2*k],
+		ga:   make([]gammaShape, k),
+		gb:   make([]gammaShape, k),
+	}
+	for i := range k {
+		p.ga[i] = newGammaShape(1)
+		p.gb[i] = newGammaShape(1)
+	}
+	return p
+}
+
+// Select draws theta_i ~ Beta(1+S_i, 1+F_i) for every arm and returns the
+// argmax, lowest index on ties. With the uniform prior every arm has a
+// proper posterior, so unpulled arms need no special case.
+func (p *bernoulli) Select(t int) int {
+	ga := p.ga
+	gb := p.gb[:len(ga)]
+	best, bestV := 0, -1.0
+	for i := range ga {
+		x := ga[i].rand(p.rng)
+		y := gb[i].rand(p.rng)
+		if v := x / (x + y); v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// Observe records a success (reward) and a failure (1-reward) for the arm;
+// rewards outside [0, 1] are clamped.
+func (p *bernoulli) Observe(t, arm int, reward float64) {
+	reward = min(max(reward, 0), 1)
+	p.succ[arm] += reward
+	p.n[arm]++
+	p.ga[arm] = newGammaShape(1 + p.succ[arm])
+	p.gb[arm] = newGammaShape(1 + p.n[arm] - p.succ[arm])
+}

@@ -1,0 +1,42 @@
+// Package scenarios holds the scenario files shipped with regretbench and
+// embeds them into the bench binary, so that `bench --scenario failure_mode`
+// works from any directory. Load them through host/scenario (Named, Resolve),
+// which also validates them.
+//
+// A scenario file is YAML (DESIGN.md §8); unknown keys are an error:
+//
+//	name: two_arm                 # defaults to the file name without .yaml
+//	description: one line
+//	environment:
+//	  family: gaussian            # gaussian (default) | bernoulli
+//	  means: [0.9, 0.8]           # at least two arms
+//	  noise_sd: 0.15              # gaussian only, > 0
+//	  noise_known: true           # default true: noise_sd is sent to the plugins
+//	  scale: 1                    # optional: the true means are means * scale
+//	horizon: 20000                # rounds T (required)
+//	runs: 1000                    # replications (required)
+//	seed: 1                       # fixes every reward stream (default 0)
+//	init_pulls: 1                 # host-forced pulls per arm, in order (default 1)
+//	checkpoints: [100, 1000]      # optional; T is appended; default ~30 log-spaced rounds
+//	policies:
+//	  - {plugin: remax, label: ReMax}
+//	  - {plugin: remax, label: "ReMax c2=2", params: {variance_inflation: 2}}
+//	  - {plugin: ts, label: TS, sha256: <64 hex digits of bench-plugin-ts>}
+//
+// Keys are case-insensitive because viper lower-cases them, including the
+// keys of params: parameter names are therefore lower_snake_case (m,
+// variance_inflation), never camelCase.
+//
+// The shipped files reproduce the settings of the paper
+// (../shared/paper/remax-regret-paper.tex): two_arm, three_arm and ten_arm
+// (Synthetic instances), obd and movielens (Real-world datasets),
+// failure_mode (Discussion: variance inflation), remaxgrad_* (ReMax with
+// larger M), plus quick, a seconds-long smoke test. Each has its own seed.
+package scenarios
+
+import "embed"
+
+// FS holds the shipped scenario files, NAME.yaml at its root.
+//
+//go:embed *.yaml
+var FS embed.FS

@@ -1,0 +1,94 @@
+package sdk
+
+import (
+	"fmt"
+
+	"github.com/regretbench/regretbench/sdk/internal/pb"
+)
+
+// The generated protobuf types stay behind these conversions, so the wire
+// format can grow without changing the SDK's Go API.
+
+func toValue(v any) (*pb.Value, error) {
+	switch x := v.(type) {
+	case float64:
+		return &pb.Value{Kind: &pb.Value_Float{Float: x}}, nil
+	case int64:
+		return &pb.Value{Kind: &pb.Value_Int{Int: x}}, nil
+	case int:
+		return &pb.Value{Kind: &pb.Value_Int{Int: int64(x)}}, nil
+	case bool:
+		return &pb.Value{Kind: &pb.Value_Bool{Bool: x}}, nil
+	case string:
+		return &pb.Value{Kind: &pb.Value_String_{String_: x}}, nil
+	}
+	return nil, fmt.Errorf("unsupported parameter value %T %v", v, v)
+}
+
+func fromValue(v *pb.Value) any {
+	switch x := v.GetKind().(type) {
+	case *pb.Value_Float:
+		return x.Float
+	case *pb.Value_Int:
+		return x.Int
+	case *pb.Value_Bool:
+		return x.Bool
+	case *pb.Value_String_:
+		return x.String_
+	}
+	return nil
+}
+
+func toPBDescribe(d *Description) (*pb.DescribeResponse, error) {
+	out := &pb.DescribeResponse{
+		Name: d.Name, Version: d.Version, ProtocolVersion: uint32(d.ProtocolVersion),
+		Diagnostics: d.Diagnostics, StepStream: d.StepStream, Sdk: d.SDK,
+	}
+	for _, p := range d.Params {
+		v, err := toValue(p.Default)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q default: %w", p.Name, err)
+		}
+		out.Params = append(out.Params, &pb.Param{Name: p.Name, Type: string(p.Type), Default: v, Doc: p.Doc})
+	}
+	return out, nil
+}
+
+func fromPBDescribe(r *pb.DescribeResponse) *Description {
+	d := &Description{
+		Name: r.GetName(), Version: r.GetVersion(), ProtocolVersion: int(r.GetProtocolVersion()),
+		Diagnostics: r.GetDiagnostics(), StepStream: r.GetStepStream(), SDK: r.GetSdk(),
+	}
+	for _, p := range r.GetParams() {
+		d.Params = append(d.Params, Param{Name: p.GetName(), Type: ParamType(p.GetType()), Default: fromValue(p.GetDefault()), Doc: p.GetDoc()})
+	}
+	return d
+}
+
+func toPBOpen(r *OpenRequest) (*pb.OpenRequest, error) {
+	out := &pb.OpenRequest{
+		Arms: uint32(r.Arms), Horizon: uint64(r.Horizon), Replications: r.Replications,
+		Seed: r.Seed, Family: string(r.Family), NoiseSd: r.NoiseSD, NoiseKnown: r.NoiseKnown,
+		InitPulls: uint32(r.InitPulls), Params: map[string]*pb.Value{},
+	}
+	for k, v := range r.Params {
+		pv, err := toValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", k, err)
+		}
+		out.Params[k] = pv
+	}
+	return out, nil
+}
+
+func fromPBOpen(r *pb.OpenRequest) *OpenRequest {
+	out := &OpenRequest{
+		Arms: int(r.GetArms()), Horizon: int(r.GetHorizon()), Replications: r.GetReplications(),
+		Seed: r.GetSeed(), Family: Family(r.GetFamily()), NoiseSD: r.GetNoiseSd(),
+		NoiseKnown: r.GetNoiseKnown(), InitPulls: int(r.GetInitPulls()), Params: map[string]any{},
+	}
+	for k, v := range r.GetParams() {
+		out.Params[k] = fromValue(v)
+	}
+	return out
+}

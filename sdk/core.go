@@ -1,0 +1,275 @@
+package sdk
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// core is the transport-independent half of a plugin: it keeps sessions and
+// runs rounds. The gRPC server and the in-process Local conn both wrap it.
+type core struct {
+	p Plugin
+
+	mu       sync.Mutex
+	next     uint64
+	sessions map[uint64]*coreSession
+}
+
+func newCore(p Plugin) (*core, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return &core{p: p, sessions: map[uint64]*coreSession{}}, nil
+}
+
+func (c *core) describe() *Description {
+	return &Description{
+		Name:            c.p.Name,
+		Version:         c.p.Version,
+		ProtocolVersion: ProtocolVersion,
+		Params:          c.p.Params,
+		Diagnostics:     c.p.Diagnostics,
+		StepStream:      true,
+		SDK:             SDKVersion,
+	}
+}
+
+// coreSession is one open session. Steps of one session are sequential.
+type coreSession struct {
+	mu    sync.Mutex
+	spec  Session
+	n     int
+	round int // last round answered
+	pol   BatchPolicy
+	step  BatchStep
+	diag  [][]float64
+}
+
+// errInvalid marks errors caused by a bad request rather than the policy.
+var errInvalid = errors.New("invalid request")
+
+func (c *core) open(req *OpenRequest) (uint64, error) {
+	if req.Arms < 1 || req.Horizon < 1 || len(req.Replications) == 0 || req.InitPulls < 0 {
+		return 0, fmt.Errorf("%w: open: arms=%d horizon=%d replications=%d init_pulls=%d",
+			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
+	}
+	params, err := Resolve(c.p.Params, req.Params)
+	if err != nil {
+		return 0, fmt.Errorf("%w: open: %v", errInvalid, err)
+	}
+	spec := Session{
+		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
+		NoiseSD: req.NoiseSD, NoiseKnown: req.NoiseKnown,
+		InitPulls: req.InitPulls, Seed: req.Seed, Params: params,
+	}
+	reps := make([]Replica, len(req.Replications))
+	for i, idx := range req.Replications {
+		reps[i] = Replica{Index: idx, Rand: ReplicaRand(req.Seed, idx)}
+	}
+	var pol BatchPolicy
+	err = protect(func() error {
+		var err error
+		if c.p.NewBatch != nil {
+			pol, err = c.p.NewBatch(spec, reps)
+		} else {
+			pol, err = newReplicaBatch(c.p.New, spec, reps, len(c.p.Diagnostics))
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("open: %w", err)
+	}
+	n := len(reps)
+	s := &coreSession{spec: spec, n: n, pol: pol}
+	s.step.Arms = make([]int32, n)
+	s.diag = make([][]float64, len(c.p.Diagnostics))
+	for d := range s.diag {
+		s.diag[d] = make([]float64, n)
+	}
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	c.sessions[id] = s
+	c.mu.Unlock()
+	return id, nil
+}
+
+func (c *core) session(id uint64) (*coreSession, error) {
+	c.mu.Lock()
+	s := c.sessions[id]
+	c.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("%w: unknown session %d", errInvalid, id)
+	}
+	return s, nil
+}
+
+// step plays round t of session id. The returned result aliases session
+// buffers and is valid until the next step of that session.
+func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
+	s, err := c.session(id)
+	if err != nil {
+		return StepResult{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if round != s.round+1 || round > s.spec.Horizon {
+		return StepResult{}, fmt.Errorf("%w: session %d: round %d requested after round %d (horizon %d)",
+			errInvalid, id, round, s.round, s.spec.Horizon)
+	}
+	want := s.n
+	if round == 1 {
+		want = 0
+	}
+	if len(prevArms) != want || len(prevRewards) != want {
+		return StepResult{}, fmt.Errorf("%w: session %d round %d: got %d arms and %d rewards, want %d each",
+			errInvalid, id, round, len(prevArms), len(prevRewards), want)
+	}
+	for i, a := range prevArms {
+		if a < 0 || int(a) >= s.spec.Arms {
+			return StepResult{}, fmt.Errorf("%w: session %d round %d: replication %d: arm %d out of range",
+				errInvalid, id, round, i, a)
+		}
+	}
+	st := &s.step
+	st.Round = round
+	st.PrevArms = prevArms
+	st.PrevRewards = prevRewards
+	st.Diagnostics = nil
+	if wantDiag && len(s.diag) > 0 {
+		st.Diagnostics = s.diag
+	}
+	if err := protect(func() error { return s.pol.Step(st) }); err != nil {
+		return StepResult{}, fmt.Errorf("session %d round %d: %w", id, round, err)
+	}
+	if round <= s.spec.InitRounds() {
+		forced := int32((round - 1) % s.spec.Arms)
+		for i := range st.Arms {
+			st.Arms[i] = forced
+		}
+	}
+	s.round = round
+	return StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}, nil
+}
+
+func (c *core) close(id uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessions[id] == nil {
+		return fmt.Errorf("%w: unknown session %d", errInvalid, id)
+	}
+	delete(c.sessions, id)
+	return nil
+}
+
+// protect runs f and turns a panic into an error carrying the stack, so one
+// bad policy call fails its session instead of killing the plugin.
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("policy panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return f()
+}
+
+// replicaBatch adapts per-replication Policies to a BatchPolicy, running
+// replications in parallel chunks across GOMAXPROCS cores.
+type replicaBatch struct {
+	spec    Session
+	pols    []Policy
+	diags   []Diagnoser
+	chunks  [][2]int
+	errs    []error
+	scratch [][]float64 // per-chunk diagnostics row
+}
+
+// minChunk keeps tiny batches on one goroutine: below it the fan-out costs
+// more than it saves.
+const minChunk = 32
+
+func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*replicaBatch, error) {
+	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps))}
+	if ndiag > 0 {
+		b.diags = make([]Diagnoser, len(reps))
+	}
+	for i, r := range reps {
+		p, err := f(spec, r)
+		if err != nil {
+			return nil, fmt.Errorf("replication %d: %w", r.Index, err)
+		}
+		if p == nil {
+			return nil, fmt.Errorf("replication %d: factory returned a nil Policy", r.Index)
+		}
+		b.pols[i] = p
+		if ndiag > 0 {
+			d, ok := p.(Diagnoser)
+			if !ok {
+				return nil, fmt.Errorf("plugin declares diagnostics but its Policy %T does not implement Diagnoser", p)
+			}
+			b.diags[i] = d
+		}
+	}
+	w := runtime.GOMAXPROCS(0)
+	if max := (len(reps) + minChunk - 1) / minChunk; w > max {
+		w = max
+	}
+	for j := 0; j < w; j++ {
+		b.chunks = append(b.chunks, [2]int{j * len(reps) / w, (j + 1) * len(reps) / w})
+	}
+	b.errs = make([]error, w)
+	b.scratch = make([][]float64, w)
+	for j := range b.scratch {
+		b.scratch[j] = make([]float64, ndiag)
+	}
+	return b, nil
+}
+
+func (b *replicaBatch) Step(st *BatchStep) error {
+	if len(b.chunks) == 1 {
+		return b.run(st, 0)
+	}
+	var wg sync.WaitGroup
+	for j := 1; j < len(b.chunks); j++ {
+		wg.Add(1)
+		go func(j int) {
+			defer wg.Done()
+			b.errs[j] = protect(func() error { return b.run(st, j) })
+		}(j)
+	}
+	b.errs[0] = b.run(st, 0)
+	wg.Wait()
+	return errors.Join(b.errs...)
+}
+
+func (b *replicaBatch) run(st *BatchStep, j int) error {
+	lo, hi := b.chunks[j][0], b.chunks[j][1]
+	t := st.Round
+	k := b.spec.Arms
+	forced := t <= b.spec.InitRounds()
+	for i := lo; i < hi; i++ {
+		p := b.pols[i]
+		if len(st.PrevArms) > 0 {
+			p.Observe(t-1, int(st.PrevArms[i]), st.PrevRewards[i])
+		}
+		if forced {
+			continue
+		}
+		a := p.Select(t)
+		if a < 0 || a >= k {
+			return fmt.Errorf("replication %d: Select(%d) returned arm %d, want 0..%d", i, t, a, k-1)
+		}
+		st.Arms[i] = int32(a)
+		if st.Diagnostics != nil {
+			row := b.scratch[j]
+			b.diags[i].Diagnose(row)
+			for d, v := range row {
+				st.Diagnostics[d][i] = v
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+)
+
+// Serve runs p as a plugin process and never returns: it is all a plugin's
+// main needs.
+//
+//	func main() { sdk.Serve(sdk.Plugin{Name: "ts", Version: "1.0.0", Params: ts.Params, New: ts.New}) }
+//
+// Run by bench, it speaks go-plugin's handshake on stdout and serves the
+// policy protocol until the host kills it. It exits on its own when its
+// parent process dies, so a crashed host leaves no orphans. Run by hand with
+// the single argument "describe", it prints its Describe answer as JSON.
+func Serve(p Plugin) {
+	c, err := newCore(p)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if len(os.Args) == 2 && os.Args[1] == "describe" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(c.describe()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	go watchParent(os.Getppid(), time.Second)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: pluginSets(c),
+		GRPCServer:       newGRPCServer,
+		// The host reads our raw stderr into a ring buffer for its error
+		// messages: keep it to warnings and errors, as JSON hclog parses.
+		Logger: hclog.New(&hclog.LoggerOptions{
+			Name: p.Name, Level: hclog.Warn, JSONFormat: true, Output: os.Stderr,
+		}),
+	})
+}
+
+// watchParent exits the process when its parent changes, i.e. when the host
+// died without killing us (SIGKILL, crash): go-plugin does not tie a gRPC
+// plugin's life to its host's.
+func watchParent(ppid int, every time.Duration) {
+	for range time.Tick(every) {
+		if os.Getppid() != ppid {
+			fmt.Fprintf(os.Stderr, "regretbench plugin: host process %d is gone, exiting\n", ppid)
+			os.Exit(3)
+		}
+	}
+}
+
+// ServeInProcess serves p in the calling process over real gRPC (go-plugin's
+// test mode) until ctx is cancelled, and returns the reattach configuration
+// that Attach connects to. Tests and the conformance kit use it to exercise
+// the wire path without building a binary.
+func ServeInProcess(ctx context.Context, p Plugin) (*plugin.ReattachConfig, error) {
+	c, err := newCore(p)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *plugin.ReattachConfig, 1)
+	closed := make(chan struct{})
+	go plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: pluginSets(c),
+		GRPCServer:       newGRPCServer,
+		Logger:           hclog.NewNullLogger(),
+		Test:             &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed},
+	})
+	select {
+	case rc := <-ch:
+		return rc, nil
+	case <-closed:
+		return nil, fmt.Errorf("sdk: in-process plugin %s stopped before serving", p.Name)
+	case <-time.After(10 * time.Second):
+		return nil, fmt.Errorf("sdk: in-process plugin %s did not start", p.Name)
+	}
+}
