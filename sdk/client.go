@@ -387,3 +387,7 @@ func (s *localSession) Step(_ context.Context, round int, prevArms []int32, prev
 }
 
 func (s *localSession) Close(context.Context) error { return s.c.close(s.id) }
+
+// Cleanup kills every plugin process this process launched and has not yet
+// closed. Hosts call it on exit, including after a signal.
+func Cleanup() { plugin.CleanupClients() }

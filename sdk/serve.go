@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -35,6 +36,13 @@ func Serve(p Plugin) {
 		os.Exit(0)
 	}
 	go watchParent(os.Getppid(), time.Second)
+	if path := os.Getenv("REGRETBENCH_PLUGIN_CPUPROFILE"); path != "" {
+		// Profiling a plugin under a real run: one file per process.
+		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", path, p.Name, os.Getpid())); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: pluginSets(c),

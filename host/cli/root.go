@@ -1,0 +1,148 @@
+// Package cli is the bench command line: it parses flags (cobra, with viper
+// filling unset flags from BENCH_* environment variables and a config file),
+// wires the libraries together and renders their results.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Run executes bench with args (without the program name), writing results
+// to stdout and diagnostics to stderr. Map its error with ExitCode.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil {
+		if ExitCode(err) == ExitFailure && isUsage(err) {
+			err = withCode(ExitInput, err)
+		}
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		if isUsage(err) && cmd != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	return err
+}
+
+// isUsage reports errors cobra raises for bad flags or arguments.
+func isUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "unknown command", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "usage:"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	ro := &runOptions{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark multi-armed bandit policy plugins on shared scenarios",
+		Long: `bench runs bandit policies, each a plugin executable, against a scenario's
+environment and prints regret tables and separated-regret summaries.
+
+  bench --scenario failure_mode          run a shipped scenario
+  bench --scenario my.yaml --out r.json  run a file, write the results file
+  bench plugins                          list installed plugins
+  bench scenarios                        list shipped scenarios`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := bindViper(cmd); err != nil {
+				return err
+			}
+			return startProfile(cmd)
+		},
+		PersistentPostRunE: func(*cobra.Command, []string) error {
+			stopProfile()
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ro.scenario == "" {
+				return cmd.Help()
+			}
+			return runScenario(cmd.Context(), ro)
+		},
+	}
+	root.PersistentFlags().String("config", "", "config file (YAML) with flag values; also BENCH_CONFIG")
+	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of bench itself to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&ro.pluginDir, "plugin-dir", "", "directory of bench-plugin-* executables (default: plugins/ beside bench; also BENCH_PLUGIN_DIR)")
+	addRunFlags(root.Flags(), ro)
+
+	run := &cobra.Command{
+		Use:   "run",
+		Short: "Run a scenario (the same as bench --scenario ...)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ro.scenario == "" {
+				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios')"))
+			}
+			return runScenario(cmd.Context(), ro)
+		},
+	}
+	addRunFlags(run.Flags(), ro)
+	root.AddCommand(run, newPluginsCmd(ro), newScenariosCmd(ro))
+	return root
+}
+
+// bindViper fills every flag the user did not set from BENCH_<FLAG>
+// environment variables and the config file, so flags stay the single
+// source of truth and viper only fills the gaps.
+func bindViper(cmd *cobra.Command) error {
+	v := viper.New()
+	v.SetEnvPrefix("BENCH")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	cfg, _ := cmd.Flags().GetString("config")
+	if cfg == "" {
+		cfg = v.GetString("config")
+	}
+	if cfg != "" {
+		v.SetConfigFile(cfg)
+		if err := v.ReadInConfig(); err != nil {
+			return withCode(ExitInput, fmt.Errorf("config %s: %w", cfg, err))
+		}
+	}
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "config" || !v.IsSet(f.Name) {
+			return
+		}
+		val := v.Get(f.Name)
+		var vals []string
+		switch x := val.(type) {
+		case []any:
+			for _, e := range x {
+				vals = append(vals, fmt.Sprint(e))
+			}
+		case string:
+			if f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice" {
+				vals = strings.Split(x, ",")
+			} else {
+				vals = []string{x}
+			}
+		default:
+			vals = []string{fmt.Sprint(x)}
+		}
+		for _, s := range vals {
+			if e := f.Value.Set(strings.TrimSpace(s)); e != nil {
+				err = withCode(ExitInput, fmt.Errorf("--%s from environment or config (%v): %w", f.Name, val, e))
+				return
+			}
+		}
+	})
+	return err
+}

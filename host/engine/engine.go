@@ -1,0 +1,375 @@
+// Package engine runs a scenario's policies against the host-owned
+// environment in batched lockstep rounds and collects their metrics.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/regretbench/regretbench/host/env"
+	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Plugin is a connected plugin as the engine needs it.
+type Plugin struct {
+	Conn   sdk.Conn
+	Desc   *sdk.Description
+	SHA256 string // hex, "" when unknown (in-process)
+}
+
+// Launcher connects to the plugin of a scenario policy. An error wrapped
+// with ErrInput (missing plugin, bad pin) refuses the whole run before it
+// starts; any other error fails only the policies using that plugin.
+type Launcher func(ctx context.Context, p scenario.Policy) (*Plugin, error)
+
+// ErrInput marks errors in what the user asked for, as opposed to a fault
+// of a plugin while it ran.
+var ErrInput = errors.New("bad input")
+
+// ErrPolicyFailed is returned (wrapped) by Run when at least one policy
+// failed while the others completed.
+var ErrPolicyFailed = errors.New("policy failed")
+
+// Options tunes a run.
+type Options struct {
+	Launch Launcher
+	// Replications are the global replication indices to run; nil means
+	// 0..Runs-1. Shards pass their slice.
+	Replications []uint64
+	// Batch is the number of replications per plugin session; 0 means all
+	// of them in one session.
+	Batch int
+	// Jobs is how many policies run at once; 0 means GOMAXPROCS.
+	Jobs int
+	// StepTimeout fails a policy whose plugin does not answer a round in
+	// time; 0 means 5 minutes.
+	StepTimeout time.Duration
+	// Progress, when set, is called from the policy's goroutine about every
+	// 1% of the rounds of each session.
+	Progress func(label string, round, horizon int)
+}
+
+// Run runs every policy of sc and returns the results. Policies that
+// failed are marked so in the file; Run then also returns an error wrapping
+// ErrPolicyFailed that describes each failure. On ctx cancellation the
+// returned file holds the policies that finished, is marked incomplete, and
+// the error wraps ctx.Err().
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
+	e, err := env.New(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD)
+	if err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
+	}
+	reps := opts.Replications
+	if reps == nil {
+		reps = make([]uint64, sc.Runs)
+		for i := range reps {
+			reps[i] = uint64(i)
+		}
+	}
+	if opts.StepTimeout == 0 {
+		opts.StepTimeout = 5 * time.Minute
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+
+	file := &results.File{
+		Schema: results.Schema,
+		Scenario: results.Scenario{
+			Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
+			Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
+			Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD, Checkpoints: sc.Checkpoints,
+		},
+		Shard:    results.Shard{Index: 0, Count: 1},
+		Complete: true,
+	}
+
+	// Connect every plugin and check every policy's parameters before any
+	// round is played: bad input must not cost a half-finished run.
+	plugins := map[string]*Plugin{}
+	launchErr := map[string]error{}
+	defer func() {
+		for _, p := range plugins {
+			p.Conn.Close()
+		}
+	}()
+	jobsList := make([]*job, len(sc.Policies))
+	for i, pol := range sc.Policies {
+		key := pol.Plugin + "@" + pol.SHA256
+		if _, done := plugins[key]; !done && launchErr[key] == nil {
+			p, err := opts.Launch(ctx, pol)
+			if err != nil {
+				if errors.Is(err, ErrInput) {
+					return nil, fmt.Errorf("scenario %s: policies[%d] %q: %w", sc.Source, i, pol.Label, err)
+				}
+				launchErr[key] = err
+			} else {
+				plugins[key] = p
+			}
+		}
+		j := &job{idx: i, pol: pol, res: &results.Policy{Label: pol.Label, Plugin: pol.Plugin, Params: map[string]any{}}}
+		jobsList[i] = j
+		if err := launchErr[key]; err != nil {
+			j.fail(err)
+			continue
+		}
+		j.plugin = plugins[key]
+		j.res.PluginVersion = j.plugin.Desc.Version
+		j.res.PluginSHA256 = j.plugin.SHA256
+		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
+		if err != nil {
+			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)
+		}
+		j.params = params
+		j.res.Params = params
+	}
+
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
+	for _, j := range jobsList {
+		if j.res.Status == results.StatusFailed {
+			continue
+		}
+		wg.Add(1)
+		go func(j *job) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				j.res.Status = "skipped"
+				return
+			}
+			defer func() { <-sem }()
+			start := time.Now()
+			if err := j.run(ctx, sc, e, reps, opts); err != nil {
+				j.fail(err)
+			} else {
+				j.res.Status = results.StatusOK
+			}
+			j.res.Seconds = time.Since(start).Seconds()
+		}(j)
+	}
+	wg.Wait()
+
+	var failures []error
+	for _, j := range jobsList {
+		if j.res.Status == "skipped" || (ctx.Err() != nil && j.res.Status != results.StatusOK) {
+			file.Complete = false
+			continue
+		}
+		file.Policies = append(file.Policies, j.res)
+		if j.res.Status == results.StatusFailed {
+			failures = append(failures, fmt.Errorf("policy %q (plugin %s): %s", j.pol.Label, j.pol.Plugin, j.res.Error))
+		}
+	}
+	if len(reps) != sc.Runs {
+		file.Shard.Replications = reps
+	}
+	if ctx.Err() != nil {
+		file.Complete = false
+		return file, fmt.Errorf("run interrupted: %w", ctx.Err())
+	}
+	if len(failures) > 0 {
+		return file, fmt.Errorf("%w: %w", ErrPolicyFailed, errors.Join(failures...))
+	}
+	return file, nil
+}
+
+type job struct {
+	idx    int
+	pol    scenario.Policy
+	plugin *Plugin
+	params sdk.Params
+	res    *results.Policy
+}
+
+func (j *job) fail(err error) {
+	j.res.Status = results.StatusFailed
+	j.res.Error = err.Error()
+}
+
+// run plays every batch of the policy and fills j.res.
+func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps []uint64, opts Options) error {
+	batch := opts.Batch
+	if batch <= 0 || batch > len(reps) {
+		batch = len(reps)
+	}
+	cps := sc.Checkpoints
+	n := len(reps)
+	var recorded [4][][]float64
+	for m := range recorded {
+		recorded[m] = make([][]float64, len(cps))
+		for c := range cps {
+			recorded[m][c] = make([]float64, n)
+		}
+	}
+	diagNames := j.plugin.Desc.Diagnostics
+	diagCP := diagCheckpoints(cps, sc.K()*sc.InitPulls)
+	diag := make([][][]float64, len(diagNames)) // [d][c][i]
+	for d := range diag {
+		diag[d] = make([][]float64, len(diagCP))
+		for c := range diag[d] {
+			diag[d][c] = make([]float64, n)
+		}
+	}
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
+		if err != nil {
+			return err
+		}
+		for m := range recorded {
+			for c := range cps {
+				copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
+			}
+		}
+		for d := range diag {
+			if d < len(dg) {
+				for c := range diagCP {
+					copy(diag[d][c][lo:hi], dg[d][c])
+				}
+			}
+		}
+	}
+	r := j.res
+	r.Checkpoints = cps
+	r.Final = map[string][]float64{}
+	for m, name := range metric.Names {
+		s, _ := r.Metric(name)
+		s.Mean, s.SE = metric.Series(recorded[m])
+		r.Final[name] = recorded[m][len(cps)-1]
+	}
+	if len(diagNames) > 0 && len(diagCP) > 0 {
+		r.Diagnostics = map[string]results.DiagSeries{}
+		for d, name := range diagNames {
+			mean, se := metric.Series(diag[d])
+			r.Diagnostics[name] = results.DiagSeries{Checkpoints: diagCP, Mean: mean, SE: se}
+		}
+	}
+	return nil
+}
+
+// diagCheckpoints are the checkpoints at which the policy itself chose:
+// after the host-forced initial rounds.
+func diagCheckpoints(cps []int, initRounds int) []int {
+	i := sort.SearchInts(cps, initRounds+1)
+	return cps[i:]
+}
+
+// session plays one batch of replications through one plugin session.
+func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps []uint64, diagCP []int, opts Options) (*metric.Tracker, [][][]float64, error) {
+	K, T := sc.K(), sc.Horizon
+	n := len(reps)
+	initRounds := K * sc.InitPulls
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	conn := j.plugin.Conn
+	sess, err := conn.Open(ctx, &sdk.OpenRequest{
+		Arms: K, Horizon: T, Replications: reps, Seed: sc.Seed, Family: sc.Family(),
+		NoiseSD: sc.Environment.NoiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
+		InitPulls: sc.InitPulls, Params: j.params,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening a session: %w", err)
+	}
+	defer sess.Close(context.WithoutCancel(ctx))
+
+	// A watchdog fails the session when a round takes longer than the step
+	// timeout; it costs nothing per round but an atomic store.
+	var round atomic.Int64
+	var timedOut atomic.Bool
+	go func() {
+		tick := time.NewTicker(min(opts.StepTimeout/4+time.Millisecond, time.Second))
+		defer tick.Stop()
+		last, since := int64(-1), time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				if r := round.Load(); r != last {
+					last, since = r, now
+				} else if now.Sub(since) > opts.StepTimeout {
+					timedOut.Store(true)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+
+	streams := make([]*env.Stream, n)
+	for i, r := range reps {
+		streams[i] = e.Stream(sc.Seed, r)
+	}
+	tr := metric.NewTracker(n, e.Gaps(), e.Best(), e.Second(), sc.Checkpoints)
+	diag := make([][][]float64, len(j.plugin.Desc.Diagnostics))
+	for d := range diag {
+		diag[d] = make([][]float64, len(diagCP))
+	}
+	arms := make([]int32, n)
+	rewards := make([]float64, n)
+	var prevA []int32
+	var prevR []float64
+	dc := 0
+	every := max(T/100, 1)
+	for t := 1; t <= T; t++ {
+		round.Store(int64(t))
+		wantDiag := len(diag) > 0 && dc < len(diagCP) && diagCP[dc] == t
+		res, err := sess.Step(ctx, t, prevA, prevR, wantDiag)
+		if err != nil {
+			if timedOut.Load() {
+				return nil, nil, fmt.Errorf("round %d: no answer within the step timeout %v (--step-timeout): %w", t, opts.StepTimeout, err)
+			}
+			return nil, nil, fmt.Errorf("round %d: %w", t, err)
+		}
+		if len(res.Arms) != n {
+			return nil, nil, fmt.Errorf("round %d: plugin returned %d arms for %d replications", t, len(res.Arms), n)
+		}
+		if t <= initRounds {
+			// The host enforces the initial pulls whatever the plugin says.
+			for i := range arms {
+				arms[i] = int32((t - 1) % K)
+			}
+		} else {
+			for i, a := range res.Arms {
+				if a < 0 || int(a) >= K {
+					return nil, nil, fmt.Errorf("round %d: replication %d: plugin returned arm %d, want 0..%d", t, reps[i], a, K-1)
+				}
+				arms[i] = a
+			}
+		}
+		if wantDiag {
+			if len(res.Diagnostics) != len(diag) {
+				return nil, nil, fmt.Errorf("round %d: plugin returned %d diagnostics, it declared %d", t, len(res.Diagnostics), len(diag))
+			}
+			for d := range diag {
+				diag[d][dc] = append([]float64(nil), res.Diagnostics[d]...)
+			}
+			dc++
+		}
+		for i, a := range arms {
+			rewards[i] = streams[i].Pull(int(a))
+		}
+		tr.Round(t, arms, rewards)
+		prevA, prevR = arms, rewards
+		if opts.Progress != nil && (t%every == 0 || t == T) {
+			opts.Progress(j.pol.Label, t, T)
+		}
+	}
+	if err := sess.Close(ctx); err != nil {
+		return nil, nil, fmt.Errorf("closing the session: %w", err)
+	}
+	return tr, diag, nil
+}

@@ -1,0 +1,21 @@
+// Command bench benchmarks multi-armed bandit policies, each a plugin
+// executable spoken to over go-plugin, on shared scenarios.
+//
+// See the README for the manual; `bench --help` lists every subcommand.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+func main() {
+	ctx, stop := cli.SignalContext(context.Background())
+	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	sdk.Cleanup()
+	os.Exit(cli.ExitCode(err))
+}

@@ -1,0 +1,126 @@
+// Package metric computes the per-replication metrics of DESIGN §5 and
+// their across-replication summaries.
+//
+// With best arm b, mu2 the largest mean strictly below mu_b and muhat_b(t)
+// the empirical mean of b over rounds 1..t-1 (rounds before b's first pull
+// are not underestimated):
+//
+//	regret           = sum_t (mu_b - mu_I(t))
+//	underestimation  = sum_t 1{muhat_b(t) < mu2}
+//	regret_under     = sum_t (mu_b - mu_I(t)) 1{muhat_b(t) < mu2}
+//	regret_not_under = regret - regret_under
+package metric
+
+import "math"
+
+// Names lists the metrics in report order.
+var Names = []string{"regret", "underestimation", "regret_under", "regret_not_under"}
+
+// Tracker accumulates the metrics of a batch of replications round by round
+// and records them at checkpoints.
+type Tracker struct {
+	gaps []float64
+	best int32
+	mu2  float64
+
+	regret, under, regretUnder []float64
+	nBest                      []float64
+	sumBest                    []float64
+
+	checkpoints []int
+	next        int // index of the next checkpoint
+	// Recorded[m][c][i]: metric m (order of Names) at checkpoint c for
+	// replication i.
+	Recorded [4][][]float64
+}
+
+// NewTracker tracks n replications of an environment with the given gaps
+// (mu_b - mu_i), best arm and mu2, recording at the given rounds.
+func NewTracker(n int, gaps []float64, best int, mu2 float64, checkpoints []int) *Tracker {
+	t := &Tracker{
+		gaps: gaps, best: int32(best), mu2: mu2,
+		regret: make([]float64, n), under: make([]float64, n), regretUnder: make([]float64, n),
+		nBest: make([]float64, n), sumBest: make([]float64, n),
+		checkpoints: checkpoints,
+	}
+	for m := range t.Recorded {
+		t.Recorded[m] = make([][]float64, len(checkpoints))
+		for c := range checkpoints {
+			t.Recorded[m][c] = make([]float64, n)
+		}
+	}
+	return t
+}
+
+// Round accounts for round t (1-based, in order): arms[i] was pulled in
+// replication i and returned rewards[i].
+func (t *Tracker) Round(round int, arms []int32, rewards []float64) {
+	for i, a := range arms {
+		g := t.gaps[a]
+		t.regret[i] += g
+		if nb := t.nBest[i]; nb > 0 && t.sumBest[i]/nb < t.mu2 {
+			t.under[i]++
+			t.regretUnder[i] += g
+		}
+		if a == t.best {
+			t.nBest[i]++
+			t.sumBest[i] += rewards[i]
+		}
+	}
+	if t.next < len(t.checkpoints) && t.checkpoints[t.next] == round {
+		c := t.next
+		copy(t.Recorded[0][c], t.regret)
+		copy(t.Recorded[1][c], t.under)
+		copy(t.Recorded[2][c], t.regretUnder)
+		for i := range t.regret {
+			t.Recorded[3][c][i] = t.regret[i] - t.regretUnder[i]
+		}
+		t.next++
+	}
+}
+
+// IsCheckpoint reports whether round is the next checkpoint.
+func (t *Tracker) IsCheckpoint(round int) bool {
+	return t.next < len(t.checkpoints) && t.checkpoints[t.next] == round
+}
+
+// Summary is a mean and its standard error.
+type Summary struct {
+	Mean float64
+	SE   float64
+}
+
+// Summarize returns the mean and the standard error of the mean of xs
+// (the sample sd / sqrt(n); 0 for n < 2), summed in a fixed order so the
+// result is bit-identical however the values were produced.
+func Summarize(xs []float64) Summary {
+	n := float64(len(xs))
+	if len(xs) == 0 {
+		return Summary{Mean: math.NaN(), SE: math.NaN()}
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	mean := s / n
+	if len(xs) < 2 {
+		return Summary{Mean: mean}
+	}
+	var ss float64
+	for _, x := range xs {
+		d := x - mean
+		ss += d * d
+	}
+	return Summary{Mean: mean, SE: math.Sqrt(ss/(n-1)) / math.Sqrt(n)}
+}
+
+// Series summarises a [checkpoint][replication] matrix column by column.
+func Series(m [][]float64) (mean, se []float64) {
+	mean = make([]float64, len(m))
+	se = make([]float64, len(m))
+	for c, xs := range m {
+		s := Summarize(xs)
+		mean[c], se[c] = s.Mean, s.SE
+	}
+	return mean, se
+}

@@ -1,0 +1,207 @@
+// Package results reads and writes the results file of DESIGN §7.
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Schema identifies version 1 of the results file.
+const Schema = "regretbench/results/v1"
+
+// File is a results file: one scenario run (or shard of one) and every
+// policy's metrics.
+type File struct {
+	Schema   string     `json:"schema"`
+	Scenario Scenario   `json:"scenario"`
+	Shard    Shard      `json:"shard"`
+	Complete bool       `json:"complete"` // false when the run was interrupted
+	Policies []*Policy  `json:"policies"`
+	Bench    *BenchInfo `json:"bench,omitempty"`
+}
+
+// Scenario records what was run.
+type Scenario struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Family      string    `json:"family"`
+	Arms        int       `json:"arms"`
+	Horizon     int       `json:"horizon"`
+	Runs        int       `json:"runs"`
+	Seed        uint64    `json:"seed"`
+	InitPulls   int       `json:"init_pulls"`
+	Means       []float64 `json:"means"`
+	NoiseSD     float64   `json:"noise_sd"`
+	Checkpoints []int     `json:"checkpoints"`
+}
+
+// Shard says which slice of the replications a file holds.
+type Shard struct {
+	Index        int      `json:"index"`
+	Count        int      `json:"count"`
+	Replications []uint64 `json:"replications,omitempty"` // global indices, in order; omitted when all
+}
+
+// BenchInfo records the host that produced the file.
+type BenchInfo struct {
+	Version string `json:"version"`
+}
+
+// Series is a metric's across-replication mean and standard error, aligned
+// with the policy's checkpoints.
+type Series struct {
+	Mean []float64 `json:"mean"`
+	SE   []float64 `json:"se"`
+}
+
+// DiagSeries is a diagnostic's mean and standard error at the checkpoints
+// where the policy made its own decisions.
+type DiagSeries struct {
+	Checkpoints []int     `json:"checkpoints"`
+	Mean        []float64 `json:"mean"`
+	SE          []float64 `json:"se"`
+}
+
+// Status values of a policy.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Policy is one policy's results.
+type Policy struct {
+	Label         string                `json:"label"`
+	Plugin        string                `json:"plugin"`
+	PluginVersion string                `json:"plugin_version"`
+	PluginSHA256  string                `json:"plugin_sha256,omitempty"`
+	Params        map[string]any        `json:"params"`
+	Status        string                `json:"status"`
+	Error         string                `json:"error,omitempty"`
+	Checkpoints   []int                 `json:"checkpoints"`
+	Regret        Series                `json:"regret"`
+	Under         Series                `json:"underestimation"`
+	RegretUnder   Series                `json:"regret_under"`
+	RegretNot     Series                `json:"regret_not_under"`
+	Final         map[string][]float64  `json:"final"`
+	Diagnostics   map[string]DiagSeries `json:"diagnostics,omitempty"`
+	Seconds       float64               `json:"seconds"`
+}
+
+// Metric returns the series of the named metric (see metric.Names).
+func (p *Policy) Metric(name string) (*Series, error) {
+	switch name {
+	case "regret":
+		return &p.Regret, nil
+	case "underestimation":
+		return &p.Under, nil
+	case "regret_under":
+		return &p.RegretUnder, nil
+	case "regret_not_under":
+		return &p.RegretNot, nil
+	}
+	return nil, fmt.Errorf("unknown metric %q (want regret, underestimation, regret_under or regret_not_under)", name)
+}
+
+// Encode writes f as indented JSON.
+func (f *File) Encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}
+
+// WriteFile writes f to path atomically: a temporary file in the same
+// directory renamed over path, so a crash never leaves a half-written file.
+func (f *File) WriteFile(path string) error {
+	var buf bytes.Buffer
+	if err := f.Encode(&buf); err != nil {
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("results %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadFile reads and checks a results file. Errors name the file and what
+// is wrong with it.
+func ReadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	f, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Decode parses and checks a results file's contents.
+func Decode(data []byte) (*File, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("not valid JSON (truncated?): %w", err)
+		}
+		return nil, err
+	}
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Check verifies the internal consistency of f.
+func (f *File) Check() error {
+	if f.Schema != Schema {
+		return fmt.Errorf("schema %q, want %q", f.Schema, Schema)
+	}
+	if f.Scenario.Arms != len(f.Scenario.Means) {
+		return fmt.Errorf("scenario.arms = %d but %d means", f.Scenario.Arms, len(f.Scenario.Means))
+	}
+	nrep := f.Scenario.Runs
+	if f.Shard.Replications != nil {
+		nrep = len(f.Shard.Replications)
+	}
+	for i, p := range f.Policies {
+		if p.Status == StatusFailed {
+			continue
+		}
+		n := len(p.Checkpoints)
+		if n == 0 || p.Checkpoints[n-1] != f.Scenario.Horizon {
+			return fmt.Errorf("policies[%d] %q: checkpoints must end at the horizon %d", i, p.Label, f.Scenario.Horizon)
+		}
+		for _, name := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+			s, _ := p.Metric(name)
+			if len(s.Mean) != n || len(s.SE) != n {
+				return fmt.Errorf("policies[%d] %q: %s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(s.Mean), len(s.SE), n)
+			}
+			if len(p.Final[name]) != nrep {
+				return fmt.Errorf("policies[%d] %q: final.%s has %d values for %d replications", i, p.Label, name, len(p.Final[name]), nrep)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package scenario
+
+import "math/big"
+
+// DefaultCheckpointCount is the number of rounds DefaultCheckpoints returns
+// for a horizon of at least that many rounds.
+const DefaultCheckpointCount = 30
+
+// DefaultCheckpoints returns DefaultCheckpointCount log-spaced rounds in
+// [1, T], strictly increasing and ending at T (every round 1..T when T is
+// smaller); nil when T < 1.
+//
+// Round i (0-based) is floor(T^(i/29)), raised to one more than its
+// predecessor when the two would collide. It is computed in exact integer
+// arithmetic, so every machine gets the same checkpoints: results sharded
+// across machines must agree on them to merge.
+func DefaultCheckpoints(T int) []int {
+	if T < 1 {
+		return nil
+	}
+	n := DefaultCheckpointCount
+	if T <= n {
+		out := make([]int, T)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out
+	}
+	out := make([]int, 0, n)
+	bigT := big.NewInt(int64(T))
+	prev := 0
+	for i := range n - 1 {
+		c := max(intRoot(bigT, i, n-1), prev+1)
+		out = append(out, c)
+		prev = c
+	}
+	return append(out, T)
+}
+
+// intRoot returns floor(T^(i/k)) for T >= 1 and 0 <= i <= k: the largest c
+// with c^k <= T^i.
+func intRoot(T *big.Int, i, k int) int {
+	target := new(big.Int).Exp(T, big.NewInt(int64(i)), nil)
+	lo, hi := int64(1), T.Int64() // c^k <= T^i holds for lo and fails above hi
+	var p big.Int
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		p.Exp(big.NewInt(mid), big.NewInt(int64(k)), nil)
+		if p.Cmp(target) <= 0 {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return int(lo)
+}

@@ -1,0 +1,345 @@
+// Package scenario loads, defaults and validates regretbench scenario files
+// (DESIGN.md §8): the environment the host simulates, the horizon, the
+// number of replications, the seed and the policies to compare.
+//
+// Files are YAML read through viper with a fresh viper instance per file,
+// UnmarshalExact (an unknown key is an error) and strict typing (no string
+// to int or bool to int conversions). Keys are case-insensitive because
+// viper lower-cases them, parameter names included: write parameter names in
+// lower_snake_case. The format is documented in package
+// github.com/regretbench/regretbench/scenarios, which ships and embeds the
+// paper's scenarios.
+//
+// Every error names the scenario source and the field at fault, e.g.
+//
+//	scenario two_arm.yaml: unknown key "environment.noisesd" (line 5; valid keys: family, means, noise_sd, noise_known, scale)
+//	scenario x.yaml: horizon: expected int, got string "20000" (line 3)
+//	scenario x.yaml: policies[2].label: duplicate label "TS" (also policies[0]) (line 12)
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+
+	"github.com/regretbench/regretbench/scenarios"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Scenario is one benchmark: an environment, a horizon, a number of
+// replications, a seed and the policies to compare on it.
+type Scenario struct {
+	// Name identifies the scenario in reports; it defaults to the file
+	// name without its extension.
+	Name string `mapstructure:"name" yaml:"name"`
+	// Description is a one-line summary.
+	Description string `mapstructure:"description" yaml:"description,omitempty"`
+	// Environment holds what the host simulates: family, means and noise.
+	Environment Environment `mapstructure:"environment" yaml:"environment"`
+	// Horizon is the number of rounds T of each replication.
+	Horizon int `mapstructure:"horizon" yaml:"horizon"`
+	// Runs is the number of independent replications.
+	Runs int `mapstructure:"runs" yaml:"runs"`
+	// Seed fixes every reward stream and every policy's randomness.
+	Seed uint64 `mapstructure:"seed" yaml:"seed"`
+	// InitPulls is the number of host-forced pulls of each arm, in arm
+	// order, before any policy rule runs; 1 when absent from the file.
+	InitPulls int `mapstructure:"init_pulls" yaml:"init_pulls"`
+	// Checkpoints are the rounds at which metrics are recorded, strictly
+	// increasing and ending at Horizon; DefaultCheckpoints(Horizon) when
+	// absent from the file.
+	Checkpoints []int `mapstructure:"checkpoints" yaml:"checkpoints,flow"`
+	// Policies are the policies to run, in report order.
+	Policies []Policy `mapstructure:"policies" yaml:"policies"`
+	// Source is where the scenario came from (a file path or
+	// "embedded:NAME"); every error message starts with it.
+	Source string `mapstructure:"-" yaml:"-"`
+
+	// defaultCheckpoints records that Checkpoints were not given in the
+	// file, so SetHorizon recomputes them instead of trimming them.
+	defaultCheckpoints bool
+}
+
+// Environment describes the arms the host simulates. Plugins never see
+// Means or Scale (DESIGN.md §2).
+type Environment struct {
+	// Family is the reward family, "gaussian" (the default) or "bernoulli".
+	Family string `mapstructure:"family" yaml:"family"`
+	// Means are the arm means as written in the file; TrueMeans applies
+	// Scale.
+	Means []float64 `mapstructure:"means" yaml:"means,flow"`
+	// NoiseSD is the reward standard deviation of every gaussian arm,
+	// required and > 0 for gaussian, absent for bernoulli.
+	NoiseSD float64 `mapstructure:"noise_sd" yaml:"noise_sd,omitempty"`
+	// NoiseKnown says whether NoiseSD is sent to the plugins; nil in the
+	// file means true. After Parse it is never nil; use IsNoiseKnown.
+	NoiseKnown *bool `mapstructure:"noise_known" yaml:"noise_known,omitempty"`
+	// Scale, when non-zero, multiplies every mean: the true means are
+	// Means[i] * Scale (e.g. OBD's CTR * sqrt(1000) / 0.057774753125).
+	Scale float64 `mapstructure:"scale" yaml:"scale,omitempty"`
+}
+
+// Policy is one policy of a scenario: a plugin and its parameters.
+type Policy struct {
+	// Plugin names the executable bench-plugin-PLUGIN in the plugin
+	// directory; it matches [a-z0-9_-]+.
+	Plugin string `mapstructure:"plugin" yaml:"plugin"`
+	// Label names the policy in reports and in --policy; it defaults to
+	// Plugin and is unique within the scenario.
+	Label string `mapstructure:"label" yaml:"label"`
+	// Params are the plugin's parameters by lower_snake_case name: int64,
+	// float64, bool or string values. The host checks them against the
+	// plugin's Describe before a run.
+	Params map[string]any `mapstructure:"params" yaml:"params,omitempty,flow"`
+	// SHA256, when set, pins the plugin binary: 64 hex digits, lower-cased
+	// by Parse.
+	SHA256 string `mapstructure:"sha256" yaml:"sha256,omitempty"`
+}
+
+// Error is one problem with a scenario. Parse and Validate return several
+// of them joined with errors.Join; use errors.As to inspect the first.
+type Error struct {
+	Source string // the scenario's Source
+	Field  string // the key path at fault, e.g. "policies[2].label"; "" for the whole file
+	Line   int    // the line in the YAML source, 0 when unknown
+	Msg    string // what is wrong
+}
+
+// Error formats the problem as "scenario SOURCE: FIELD: MSG (line N)".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("scenario ")
+	b.WriteString(e.Source)
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", e.Line)
+	}
+	return b.String()
+}
+
+// Parse reads a scenario from YAML data, fills in defaults and validates
+// it. source names the data in error messages (a path or "embedded:NAME").
+func Parse(source string, data []byte) (*Scenario, error) {
+	root, err := parseYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		// parseYAML has already accepted the syntax; this is a safety net.
+		return nil, &Error{Source: source, Msg: "invalid YAML: " + err.Error()}
+	}
+	var s Scenario
+	if err := v.UnmarshalExact(&s, strictDecoding); err != nil {
+		return nil, decodeErrors(source, root, err)
+	}
+	s.Source = source
+
+	var missing []error
+	for _, key := range []struct{ key, what string }{
+		{"environment", "the arms: family, means, noise_sd"},
+		{"environment.means", "the arm means, at least two"},
+		{"horizon", "the number of rounds T"},
+		{"runs", "the number of replications"},
+		{"policies", "at least one {plugin: NAME, label: LABEL}"},
+	} {
+		if !v.IsSet(key.key) {
+			if i := strings.LastIndexByte(key.key, '.'); i > 0 && !v.IsSet(key.key[:i]) {
+				continue // reported for the parent
+			}
+			missing = append(missing, &Error{Source: source, Field: key.key, Msg: "required (" + key.what + ")"})
+		}
+	}
+	if v.IsSet("environment.scale") && s.Environment.Scale == 0 {
+		missing = append(missing, &Error{Source: source, Field: "environment.scale", Msg: "must be > 0 (omit it for no scaling)",
+			Line: lineOf(root, "environment.scale")})
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
+	}
+
+	s.applyDefaults(v.IsSet("init_pulls"), v.IsSet("checkpoints"))
+	if err := s.Validate(); err != nil {
+		return nil, addLines(root, err)
+	}
+	return &s, nil
+}
+
+// applyDefaults fills in every default of an optional field.
+func (s *Scenario) applyDefaults(initPullsSet, checkpointsSet bool) {
+	if s.Name == "" {
+		base := s.Source
+		base = strings.TrimPrefix(base, "embedded:")
+		base = filepath.Base(base)
+		s.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+	}
+	e := &s.Environment
+	if e.Family == "" {
+		e.Family = string(sdk.Gaussian)
+	}
+	if e.NoiseKnown == nil {
+		known := true
+		e.NoiseKnown = &known
+	}
+	if !initPullsSet {
+		s.InitPulls = 1
+	}
+	for i := range s.Policies {
+		p := &s.Policies[i]
+		if p.Label == "" {
+			p.Label = p.Plugin
+		}
+		p.SHA256 = strings.ToLower(p.SHA256)
+		for k, v := range p.Params {
+			if i, ok := v.(int); ok {
+				p.Params[k] = int64(i) // the SDK's integer type (sdk.Params)
+			}
+		}
+	}
+	if !checkpointsSet || len(s.Checkpoints) == 0 {
+		s.defaultCheckpoints = true
+		s.Checkpoints = DefaultCheckpoints(s.Horizon)
+	} else if n := len(s.Checkpoints); s.Horizon >= 1 && s.Checkpoints[n-1] < s.Horizon {
+		s.Checkpoints = append(s.Checkpoints, s.Horizon)
+	}
+}
+
+// strictDecoding configures viper's decoder for scenario files: no weak
+// typing and only the strict numeric hook (viper's default hooks would turn
+// "0.9,0.8" into a list).
+func strictDecoding(c *mapstructure.DecoderConfig) {
+	c.WeaklyTypedInput = false
+	c.DecodeHook = mapstructure.DecodeHookFuncType(strictNumbers)
+}
+
+// Load reads and parses the scenario file at path.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("scenario %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Named parses the shipped scenario name (the file name without .yaml)
+// from the copy embedded in the binary. An unknown name is an error listing
+// the shipped names.
+func Named(name string) (*Scenario, error) {
+	base := strings.TrimSuffix(name, ".yaml")
+	if base != "" && !strings.ContainsAny(base, `/\`) {
+		if data, err := fs.ReadFile(scenarios.FS, base+".yaml"); err == nil {
+			return Parse("embedded:"+base, data)
+		}
+	}
+	return nil, fmt.Errorf("unknown scenario %q; shipped scenarios: %s (or give the path of a .yaml file)",
+		name, strings.Join(Shipped(), ", "))
+}
+
+// Resolve loads nameOrPath as a file when it contains a path separator,
+// ends in .yaml or .yml, or names an existing file; otherwise it is the
+// name of a shipped scenario (Named).
+func Resolve(nameOrPath string) (*Scenario, error) {
+	ext := strings.ToLower(filepath.Ext(nameOrPath))
+	if strings.ContainsRune(nameOrPath, '/') || strings.ContainsRune(nameOrPath, os.PathSeparator) ||
+		ext == ".yaml" || ext == ".yml" {
+		return Load(nameOrPath)
+	}
+	if fi, err := os.Stat(nameOrPath); err == nil && fi.Mode().IsRegular() {
+		return Load(nameOrPath)
+	}
+	return Named(nameOrPath)
+}
+
+// Shipped returns the names of the shipped scenarios, sorted.
+func Shipped() []string {
+	files, err := fs.Glob(scenarios.FS, "*.yaml")
+	if err != nil {
+		panic(err) // the pattern is valid
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(path.Base(f), ".yaml")
+	}
+	slices.Sort(names)
+	return names
+}
+
+// K returns the number of arms.
+func (s *Scenario) K() int { return len(s.Environment.Means) }
+
+// TrueMeans returns the arm means the host simulates: Means, multiplied by
+// Scale when Scale is set. The result is a fresh slice.
+func (s *Scenario) TrueMeans() []float64 {
+	out := slices.Clone(s.Environment.Means)
+	if sc := s.Environment.Scale; sc != 0 {
+		for i := range out {
+			out[i] *= sc
+		}
+	}
+	return out
+}
+
+// Family returns the reward family as the SDK's type.
+func (s *Scenario) Family() sdk.Family { return sdk.Family(s.Environment.Family) }
+
+// IsNoiseKnown reports whether the noise sd is declared known to the
+// learner (true unless the file says noise_known: false).
+func (e Environment) IsNoiseKnown() bool { return e.NoiseKnown == nil || *e.NoiseKnown }
+
+// Select keeps only the policies whose labels are listed, in scenario
+// order. An empty list keeps every policy. An unknown label is an error
+// listing the scenario's labels, and leaves s unchanged.
+func (s *Scenario) Select(labels []string) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	have := make([]string, len(s.Policies))
+	for i, p := range s.Policies {
+		have[i] = fmt.Sprintf("%q", p.Label)
+	}
+	want := make(map[string]bool, len(labels))
+	for _, l := range labels {
+		if !slices.ContainsFunc(s.Policies, func(p Policy) bool { return p.Label == l }) {
+			return &Error{Source: s.Source, Msg: fmt.Sprintf("no policy labelled %q (labels: %s)", l, strings.Join(have, ", "))}
+		}
+		want[l] = true
+	}
+	s.Policies = slices.DeleteFunc(s.Policies, func(p Policy) bool { return !want[p.Label] })
+	return nil
+}
+
+// SetHorizon overrides the horizon (e.g. from --horizon) and adapts the
+// checkpoints: defaulted ones are recomputed; explicit ones beyond T are
+// dropped and T is appended. It then validates the scenario.
+func (s *Scenario) SetHorizon(T int) error {
+	s.Horizon = T
+	if s.defaultCheckpoints || len(s.Checkpoints) == 0 {
+		s.Checkpoints = DefaultCheckpoints(T)
+	} else {
+		cp := slices.DeleteFunc(slices.Clone(s.Checkpoints), func(c int) bool { return c >= T })
+		if T >= 1 {
+			cp = append(cp, T)
+		}
+		s.Checkpoints = cp
+	}
+	return s.Validate()
+}

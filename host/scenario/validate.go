@@ -1,0 +1,188 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Limits on a scenario's size.
+const (
+	MaxHorizon = 100_000_000 // largest horizon T
+	MaxRuns    = 1_000_000   // largest number of replications
+)
+
+var (
+	pluginName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+	paramName  = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	hex64      = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
+// Validate checks the scenario, defaults already applied (Parse applies
+// them). It returns every problem found, each an *Error naming the field,
+// joined with errors.Join.
+func (s *Scenario) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &Error{Source: s.Source, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	e := s.Environment
+	family := sdk.Family(e.Family)
+	switch family {
+	case sdk.Gaussian:
+		switch {
+		case math.IsNaN(e.NoiseSD) || math.IsInf(e.NoiseSD, 0):
+			bad("environment.noise_sd", "must be finite, got %v", e.NoiseSD)
+		case e.NoiseSD == 0:
+			bad("environment.noise_sd", "must be > 0 (required for a gaussian environment)")
+		case e.NoiseSD < 0:
+			bad("environment.noise_sd", "must be > 0, got %v", e.NoiseSD)
+		}
+	case sdk.Bernoulli:
+		if e.NoiseSD != 0 {
+			bad("environment.noise_sd", "must be absent for a bernoulli environment (the means fix the noise), got %v", e.NoiseSD)
+		}
+	default:
+		bad("environment.family", "unknown family %q (want %s or %s)", e.Family, sdk.Gaussian, sdk.Bernoulli)
+	}
+	scaleOK := true
+	if sc := e.Scale; sc != 0 && !(sc > 0 && !math.IsInf(sc, 1)) {
+		bad("environment.scale", "must be a finite number > 0, got %v", sc)
+		scaleOK = false
+	}
+	switch k := len(e.Means); k {
+	case 0:
+		bad("environment.means", "empty; need at least two arms")
+	case 1:
+		bad("environment.means", "one arm; need at least two")
+	}
+	for i, m := range e.Means {
+		field := fmt.Sprintf("environment.means[%d]", i)
+		mu := m
+		if scaleOK && e.Scale != 0 {
+			mu = m * e.Scale
+		}
+		switch {
+		case math.IsNaN(m) || math.IsInf(m, 0):
+			bad(field, "must be finite, got %v", m)
+		case math.IsInf(mu, 0):
+			bad(field, "%v * scale %v is not finite", m, e.Scale)
+		case family == sdk.Bernoulli && (mu < 0 || mu > 1):
+			if e.Scale != 0 {
+				bad(field, "%v (after scale) is outside [0, 1], the range of a bernoulli mean", mu)
+			} else {
+				bad(field, "%v is outside [0, 1], the range of a bernoulli mean", mu)
+			}
+		}
+	}
+
+	horizonOK := true
+	switch {
+	case s.Horizon < 1:
+		bad("horizon", "must be >= 1, got %d", s.Horizon)
+		horizonOK = false
+	case s.Horizon > MaxHorizon:
+		bad("horizon", "%d exceeds the maximum %d", s.Horizon, MaxHorizon)
+		horizonOK = false
+	}
+	if s.InitPulls < 1 {
+		bad("init_pulls", "must be >= 1, got %d", s.InitPulls)
+	} else if horizonOK && len(e.Means) > 0 && s.Horizon < len(e.Means)*s.InitPulls {
+		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
+			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
+	}
+	switch {
+	case s.Runs < 1:
+		bad("runs", "must be >= 1, got %d", s.Runs)
+	case s.Runs > MaxRuns:
+		bad("runs", "%d exceeds the maximum %d", s.Runs, MaxRuns)
+	}
+
+	if horizonOK {
+		switch cp := s.Checkpoints; {
+		case len(cp) == 0:
+			bad("checkpoints", "empty; omit the key for the default checkpoints")
+		default:
+			for i, c := range cp {
+				field := fmt.Sprintf("checkpoints[%d]", i)
+				switch {
+				case c < 1 || c > s.Horizon:
+					bad(field, "%d is outside [1, horizon %d]", c, s.Horizon)
+				case i > 0 && c <= cp[i-1]:
+					bad(field, "%d is not greater than checkpoints[%d] = %d (checkpoints must be strictly increasing)", c, i-1, cp[i-1])
+				}
+			}
+			if last := cp[len(cp)-1]; last != s.Horizon && last >= 1 && last <= s.Horizon {
+				bad("checkpoints", "the last checkpoint %d is not the horizon %d", last, s.Horizon)
+			}
+		}
+	}
+
+	if len(s.Policies) == 0 {
+		bad("policies", "at least one policy is required")
+	}
+	labels := map[string]int{}
+	for i, p := range s.Policies {
+		field := fmt.Sprintf("policies[%d]", i)
+		switch {
+		case p.Plugin == "":
+			bad(field+".plugin", "required (the NAME of the executable bench-plugin-NAME)")
+		case !pluginName.MatchString(p.Plugin):
+			bad(field+".plugin", "invalid plugin name %q (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)", p.Plugin)
+		}
+		switch {
+		case p.Label == "":
+			// Only when Plugin is empty too: reported above.
+		case strings.TrimSpace(p.Label) != p.Label || strings.IndexFunc(p.Label, unicode.IsControl) >= 0:
+			bad(field+".label", "%q has leading or trailing spaces or control characters", p.Label)
+		default:
+			if j, dup := labels[p.Label]; dup {
+				bad(field+".label", "duplicate label %q (also policies[%d])", p.Label, j)
+			} else {
+				labels[p.Label] = i
+			}
+		}
+		if p.SHA256 != "" && !hex64.MatchString(p.SHA256) {
+			bad(field+".sha256", "want 64 hex digits (the SHA-256 of the plugin binary), got %d characters %q", len(p.SHA256), p.SHA256)
+		}
+		names := make([]string, 0, len(p.Params))
+		for k := range p.Params {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			pf := field + ".params." + k
+			if !paramName.MatchString(k) {
+				bad(pf, "invalid parameter name %q (parameter names are lower_snake_case)", k)
+				continue
+			}
+			if msg := checkParamValue(p.Params[k]); msg != "" {
+				bad(pf, "%s", msg)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkParamValue accepts the scalar values a plugin parameter may take.
+func checkParamValue(v any) string {
+	switch x := v.(type) {
+	case bool, string, int, int64, uint64:
+		return ""
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprintf("must be finite, got %v", x)
+		}
+		return ""
+	case nil:
+		return "has no value"
+	}
+	return fmt.Sprintf("expected a number, bool or string, got %s", describe(v))
+}

@@ -1,0 +1,11 @@
+// Command bench-plugin-ts serves the Thompson sampling policy to bench.
+package main
+
+import (
+	"github.com/regretbench/regretbench/plugins/ts/thompson"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New})
+}
