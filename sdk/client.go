@@ -232,6 +232,7 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 }
 
 type clientSession struct {
+	closed bool
 	c      *Client
 	id     uint64
 	n      int
@@ -304,6 +305,10 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 }
 
 func (s *clientSession) Close(ctx context.Context) error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	if s.stream != nil {
 		s.stream.CloseSend()
 		s.cancel()

@@ -74,6 +74,7 @@ environment and prints regret tables and separated-regret summaries.
 			if ro.scenario == "" {
 				return cmd.Help()
 			}
+			ro.flags = cmd.Flags()
 			return runScenario(cmd.Context(), ro)
 		},
 	}
@@ -90,6 +91,7 @@ environment and prints regret tables and separated-regret summaries.
 			if ro.scenario == "" {
 				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios')"))
 			}
+			ro.flags = cmd.Flags()
 			return runScenario(cmd.Context(), ro)
 		},
 	}
@@ -117,7 +119,8 @@ func bindViper(cmd *cobra.Command) error {
 		}
 	}
 	var err error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	fs := cmd.Flags()
+	fs.VisitAll(func(f *pflag.Flag) {
 		if err != nil || f.Changed || f.Name == "config" || !v.IsSet(f.Name) {
 			return
 		}
@@ -138,7 +141,7 @@ func bindViper(cmd *cobra.Command) error {
 			vals = []string{fmt.Sprint(x)}
 		}
 		for _, s := range vals {
-			if e := f.Value.Set(strings.TrimSpace(s)); e != nil {
+			if e := fs.Set(f.Name, strings.TrimSpace(s)); e != nil {
 				err = withCode(ExitInput, fmt.Errorf("--%s from environment or config (%v): %w", f.Name, val, e))
 				return
 			}

@@ -50,7 +50,6 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	fs.DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
-	ro.flags = fs
 }
 
 // signalCause is the cancellation cause of a context ended by a signal.

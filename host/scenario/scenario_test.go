@@ -78,8 +78,8 @@ func TestShippedSettings(t *testing.T) {
 		"remaxgrad_ten_arm":   {ten, 0.05, 20000, 1000, grad},
 		"failure_mode": {[]float64{1.5, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1, 20000, 1000,
 			[]string{"ReMax", "ReMax c2=2", "ReMax c2=3", "ReMax c2=4", "TS", "KL-UCB"}},
-		"quick": {[]float64{0.5, 0.4}, 0.2, 2000, 100, []string{"TS", "KL-UCB"}},
-		"obd":   {nil, 1, 3000, 100, base},
+		"quick":     {[]float64{0.5, 0.4}, 0.2, 2000, 100, []string{"TS", "KL-UCB"}},
+		"obd":       {nil, 1, 3000, 100, base},
 		"movielens": {nil, 1, 10000, 100, base},
 	} {
 		s, err := Named(name)
@@ -225,7 +225,7 @@ checkpoints: [10, 100]
 policies:
   - plugin: remax
     params: {Variance_Inflation: 2.5, flag: true, mode: fast, n: 3}
-    sha256: ` + strings.Repeat("AB", 32) + `
+    sha256: `+strings.Repeat("AB", 32)+`
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,63 @@
+// Package sdk is the regretbench plugin SDK: what a bandit policy plugin
+// implements, how it is served to the bench host over go-plugin (gRPC), and
+// the host-side client.
+//
+// # Writing a policy
+//
+// Implement Policy for one replication, declare parameters, and serve:
+//
+//	type greedy struct{ sum, n []float64 }
+//
+//	func (g *greedy) Select(t int) int {
+//		best := 0
+//		for i := range g.sum {
+//			if g.sum[i]/g.n[i] > g.sum[best]/g.n[best] {
+//				best = i
+//			}
+//		}
+//		return best
+//	}
+//
+//	func (g *greedy) Observe(t, arm int, reward float64) { g.sum[arm] += reward; g.n[arm]++ }
+//
+//	func main() {
+//		sdk.Serve(sdk.Plugin{Name: "greedy", Version: "0.1.0",
+//			New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+//				return &greedy{sum: make([]float64, s.Arms), n: make([]float64, s.Arms)}, nil
+//			}})
+//	}
+//
+// Build it as bench-plugin-greedy into the plugin directory and name it in a
+// scenario as `plugin: greedy`.
+//
+// # What a policy sees
+//
+// Session carries only what the scenario declares known to the learner: the
+// number of arms, the horizon, the reward family, the noise sd when known,
+// the number of host-forced initial pulls, the seed and the parameters. A
+// policy never sees the true means, the best arm, or a reward of an arm it
+// did not pull. Rounds 1..K*InitPulls pull arms 0..K-1 in order; the SDK
+// calls Observe for them but not Select.
+//
+// Each replication gets its own *rand.Rand (math/rand/v2) seeded from
+// (seed, global replication index) only, so results do not depend on how
+// the host batches or shards replications, nor on the number of cores.
+//
+// # Batching and parallelism
+//
+// The host sends one Step per round carrying every replication of a
+// session. The SDK runs the per-replication policies of a Step in parallel
+// chunks across GOMAXPROCS cores. Authors who vectorise implement
+// BatchPolicy and set Plugin.NewBatch instead of Plugin.New.
+//
+// Optional per-replication diagnostics (e.g. a solver's KKT gap) are
+// declared in Plugin.Diagnostics and reported by a Policy that implements
+// Diagnoser; the host asks for them at its checkpoints only.
+//
+// # Protocol
+//
+// The wire protocol is in proto/policy.proto (package regretbench.v1),
+// served through github.com/hashicorp/go-plugin with the Handshake defined
+// here: a plugin in any language that serves it and go-plugin's health,
+// controller and stdio services works with bench.
+package sdk
