@@ -13,14 +13,20 @@
 // kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) with 0 log 0 = 0, and the
 // index, the largest q in [muhat_i, 1] with N_i kl(muhat_i, q) <= L(t), is
 // found by bisection on q (kl(p, .) is increasing on [p, 1]) down to a
-// bracket of width 1e-9, followed by one Newton step from the bracket's
-// upper end. Because kl(p, .) is convex there the Newton step stays inside
-// the bracket, so the returned q is within 1e-9 of the exact index (above it
-// by a second-order amount at most), and N_i kl(muhat_i, q) matches L(t) to
-// far better than 1e-8 instead of the ~N_i kl'(q) * 1e-9 of plain bisection.
+// bracket of width 1e-9, followed by at most 4 Newton steps from the
+// bracket's upper end. Because kl(p, .) is convex there the Newton iterates
+// decrease monotonically and stay inside the bracket, so the returned q is
+// within 1e-9 of the exact index (above it by a rounding-level amount at
+// most), and N_i kl(muhat_i, q) matches L(t) to within 1e-8 (or, when the
+// index is within ~1e-8 of 1, to the float64 floor N_i kl'(q) * ulp(q))
+// instead of the ~N_i kl'(q) * 1e-9 of plain bisection.
 // The bisection starts from the Pinsker bound q <= muhat + sqrt(L/(2N)),
 // which is also used to skip arms that cannot beat the current best.
-// Indices closer than ~1e-9 are thus not reliably ordered.
+// Indices closer than ~1e-9 are thus not reliably ordered. When the exact
+// index lies within float64 resolution of 1 (muhat near 1 with few pulls,
+// e.g. muhat = 0.999, N = 50, t = 5000, where it is ~1 - 1e-77), the
+// bisection never leaves q = 1 and the result is the bracket's lower end,
+// within 1e-9 of 1.
 //
 // The log log t term: log log t is -Inf at t = 1 and negative at t = 2, so
 // when c != 0 the policy uses c * max(0, log log t); when c == 0 (the
@@ -205,10 +211,27 @@ func bernoulliIndex(p, n, l float64) float64 {
 	if hi >= 1 {
 		return lo // the bracket never left q = 1, where f is +Inf
 	}
-	// One Newton step from hi, where f(hi) > 0 and f'(hi) = n (hi-p)/(hi(1-hi)) > 0.
-	q := hi - fhi*hi*(1-hi)/(n*(hi-p))
-	return min(max(q, lo), hi)
+	// Newton polish from hi, where f(hi) > 0 and f'(q) = n (q-p)/(q(1-q)) > 0.
+	// f is convex increasing on [p, 1), so the iterates decrease
+	// monotonically towards the root and never leave [root, hi].
+	q, fq := hi, fhi
+	for range newtonSteps {
+		next := max(q-fq*q*(1-q)/(n*(q-p)), lo)
+		if next >= q {
+			break // converged to rounding
+		}
+		q, fq = next, n*kl(p, next)-l
+		if fq <= 0 {
+			break
+		}
+	}
+	return q
 }
+
+// newtonSteps bounds the Newton polish of bernoulliIndex. One step usually
+// reaches rounding level; more are needed only when the index is within
+// ~1e-8 of 1, where kl is extremely steep.
+const newtonSteps = 4
 
 type bernoulli struct {
 	c        float64

@@ -13,6 +13,12 @@
 // hand-written, allocation-free gamma-ratio sampler (Marsaglia–Tsang); see
 // betaRand for why gonum's distuv.Beta is not used.
 //
+// The float parameter inflation (default 1) multiplies the Gaussian
+// posterior variance, N(muhat_i, sd^2*inflation/N_i). It exists to inject a
+// deliberate, tunable regression (e.g. in gating tests of the harness);
+// inflation = 1 is the paper's TS. The Bernoulli family ignores it: its
+// Beta posterior has no free variance to scale.
+//
 // All randomness comes from Replica.Rand, so a replication is a
 // deterministic function of (Session.Seed, Replica.Index) and the observed
 // rewards. Select and Observe do not allocate: the per-arm state is
