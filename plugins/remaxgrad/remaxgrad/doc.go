@@ -1,0 +1,54 @@
+// Package remaxgrad implements ReMaxGrad, the gradient-based ReMax bandit
+// policy of the paper's appendix "ReMax with larger M (ReMaxGrad)"
+// (Algorithm 2, remax-regret-paper.tex).
+//
+// ReMax plays I(t) ~ pi_t, where pi_t maximises the ReMax objective
+// J_M(pi) = E_theta E_{A_1..A_M iid pi}[max_m theta_{A_m}] (eq. remax-objective)
+// under the current posterior. For M > 2 there is no closed form, so
+// ReMaxGrad maximises the sample-average objective Jhat_M over S posterior
+// samples by at most L Adam steps on softmax logits z (eq. logit-grad),
+// stopping early when the simplex KKT gap (eq. kkt-gap) is at most tol. The
+// logits are warm-started from the previous round; Adam's moments are reset
+// every round.
+//
+// # Posterior
+//
+// Arm i's posterior is N(muhat_i, c2 * sd^2 / N_i) with muhat_i the empirical
+// mean of its N_i rewards (the improper-prior posterior of the paper's
+// "Experimental protocol notes"), c2 the variance_inflation parameter (the
+// c^2 of "Discussion: variance inflation") and sd the reward noise:
+// Session.NoiseSD for gaussian rewards, which must then be known, and 0.5 for
+// bernoulli rewards, the largest standard deviation a {0,1} reward can have
+// (a conservative, mean-free choice).
+//
+// # Gradient
+//
+// For one sample theta sorted in decreasing order, theta_(1) >= ... >=
+// theta_(K), the objective is
+//
+//	J(pi) = sum_r theta_(r) [ (1-P_{r-1})^M - (1-P_r)^M ],  P_r = sum_{j<=r} pi_(j),
+//
+// and its gradient (eq. remax-grad-pi) is
+//
+//	g_(r) = M sum_{r'=r}^{K-1} (theta_(r') - theta_(r'+1)) (1 - P_{r'})^{M-1}.
+//
+// Differentiating J term by term confirms the paper's formula as printed: the
+// weight of rank r' uses the prefix P_{r'} including pi_(r') itself (j <= r'),
+// and the r' = K term vanishes because 1 - P_K = 0; the tests check it
+// against finite differences of J. The Optimizer evaluates 1 - P_{r'} as the
+// tail sum sum_{j>r'} pi_(j), which is equal on the simplex and free of
+// cancellation.
+//
+// # Diagnostics
+//
+// After each Select the policy reports (see Diagnostics):
+//
+//   - kkt_gap: the KKT gap max_i g_i - <g,pi> of the returned pi on that
+//     round's samples (eq. kkt-gap); when the loop ran all L steps it is
+//     evaluated at the final logits, lazily, only when asked.
+//   - adam_steps: the number of Adam updates applied in that round (0..L).
+//   - support_size: the number of arms with pi_i > 1e-3. Softmax never yields
+//     an exact zero, so a threshold is needed; 1e-3 is well below the 1/K
+//     mass of any arm the policy actually explores for K <= 80, and well above
+//     the mass of arms whose logits the optimizer is driving to -infinity.
+package remaxgrad

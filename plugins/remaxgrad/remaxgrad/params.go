@@ -1,0 +1,73 @@
+package remaxgrad
+
+import (
+	"fmt"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// Params declares ReMaxGrad's parameters; the defaults are the paper's
+// settings (S=50, L=20, eta=0.05, tau=1e-6, Appendix "ReMax with larger M").
+var Params = []sdk.Param{
+	{Name: "m", Type: sdk.Int, Default: int64(2), Doc: "number of draws M in the ReMax objective E max_{m<=M} theta_{A_m} (M >= 2)"},
+	{Name: "samples", Type: sdk.Int, Default: int64(50), Doc: "posterior samples S per round in the sample-average objective"},
+	{Name: "steps", Type: sdk.Int, Default: int64(20), Doc: "maximum number L of Adam steps per round"},
+	{Name: "lr", Type: sdk.Float, Default: 0.05, Doc: "Adam learning rate eta on the softmax logits"},
+	{Name: "tol", Type: sdk.Float, Default: 1e-6, Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
+	{Name: "variance_inflation", Type: sdk.Float, Default: 1.0, Doc: "posterior variance factor c2: theta_i ~ N(muhat_i, c2 sd^2/N_i)"},
+}
+
+// Diagnostics names the per-round diagnostics a policy reports through
+// sdk.Diagnoser, in this order (see the package doc).
+var Diagnostics = []string{"kkt_gap", "adam_steps", "support_size"}
+
+// SupportThreshold is the probability above which an arm counts towards the
+// support_size diagnostic.
+const SupportThreshold = 1e-3
+
+// Config holds ReMaxGrad's settings, as read from Params.
+type Config struct {
+	M                 int     // draws per ReMax tuple
+	Samples           int     // posterior samples S per round
+	Steps             int     // maximum Adam steps L per round
+	LR                float64 // Adam learning rate eta
+	Tol               float64 // KKT-gap tolerance tau
+	VarianceInflation float64 // posterior variance factor c2
+}
+
+// DefaultConfig returns the paper's settings with M = 2.
+func DefaultConfig() Config {
+	return Config{M: 2, Samples: 50, Steps: 20, LR: 0.05, Tol: 1e-6, VarianceInflation: 1}
+}
+
+// ConfigFromParams reads and validates a Config from resolved parameters.
+func ConfigFromParams(p sdk.Params) (Config, error) {
+	c := Config{
+		M:                 p.Int("m"),
+		Samples:           p.Int("samples"),
+		Steps:             p.Int("steps"),
+		LR:                p.Float("lr"),
+		Tol:               p.Float("tol"),
+		VarianceInflation: p.Float("variance_inflation"),
+	}
+	return c, c.Validate()
+}
+
+// Validate reports the first parameter out of its range.
+func (c Config) Validate() error {
+	switch {
+	case c.M < 2:
+		return fmt.Errorf("parameter %q: want m >= 2, got %d", "m", c.M)
+	case c.Samples < 1:
+		return fmt.Errorf("parameter %q: want >= 1, got %d", "samples", c.Samples)
+	case c.Steps < 0:
+		return fmt.Errorf("parameter %q: want >= 0, got %d", "steps", c.Steps)
+	case !(c.LR > 0):
+		return fmt.Errorf("parameter %q: want > 0, got %v", "lr", c.LR)
+	case !(c.Tol >= 0):
+		return fmt.Errorf("parameter %q: want >= 0, got %v", "tol", c.Tol)
+	case !(c.VarianceInflation > 0) || c.VarianceInflation > 1e300:
+		return fmt.Errorf("parameter %q: want a finite value > 0, got %v", "variance_inflation", c.VarianceInflation)
+	}
+	return nil
+}
