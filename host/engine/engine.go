@@ -45,11 +45,14 @@ type Options struct {
 	// Replications are the global replication indices to run; nil means
 	// 0..Runs-1. Shards pass their slice.
 	Replications []uint64
-	// Batch is the number of replications per plugin session; 0 means all
-	// of them in one session.
+	// Batch is the number of replications per plugin session; 0 means half
+	// of them (two sessions), or all of them when there are fewer than 64.
 	Batch int
 	// Jobs is how many policies run at once; 0 means GOMAXPROCS.
 	Jobs int
+	// Sessions is how many sessions (batches) of one policy run at once;
+	// 0 means 2.
+	Sessions int
 	// StepTimeout fails a policy whose plugin does not answer a round in
 	// time; 0 means 5 minutes.
 	StepTimeout time.Duration
@@ -201,9 +204,15 @@ func (j *job) fail(err error) {
 // run plays every batch of the policy and fills j.res.
 func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps []uint64, opts Options) error {
 	batch := opts.Batch
-	if batch <= 0 || batch > len(reps) {
+	if batch <= 0 {
+		// Two sessions by default, so that they can overlap (see below);
+		// one when the batch is too small for that to pay.
 		batch = len(reps)
+		if len(reps) >= 64 {
+			batch = (len(reps) + 1) / 2
+		}
 	}
+	batch = min(batch, len(reps))
 	cps := sc.Checkpoints
 	n := len(reps)
 	var recorded [4][][]float64
@@ -222,23 +231,58 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 			diag[d][c] = make([]float64, n)
 		}
 	}
+	// Sessions of one policy run concurrently, so the host's work on one
+	// batch (rewards, metrics, encoding) overlaps the plugin's on another.
+	type span struct{ lo, hi int }
+	var spans []span
 	for lo := 0; lo < n; lo += batch {
-		hi := min(lo+batch, n)
-		tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
-		if err != nil {
-			return err
-		}
-		for m := range recorded {
-			for c := range cps {
-				copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
-			}
-		}
-		for d := range diag {
-			if d < len(dg) {
-				for c := range diagCP {
-					copy(diag[d][c][lo:hi], dg[d][c])
+		spans = append(spans, span{lo, min(lo+batch, n)})
+	}
+	conc := opts.Sessions
+	if conc <= 0 {
+		conc = 2
+	}
+	errs := make([]error, len(spans))
+	var wg sync.WaitGroup
+	next := make(chan int, len(spans))
+	for k := range spans {
+		next <- k
+	}
+	close(next)
+	for w := 0; w < min(conc, len(spans)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				if ctx.Err() != nil {
+					errs[k] = ctx.Err()
+					continue
+				}
+				lo, hi := spans[k].lo, spans[k].hi
+				tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
+				if err != nil {
+					errs[k] = err
+					continue
+				}
+				for m := range recorded {
+					for c := range cps {
+						copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
+					}
+				}
+				for d := range diag {
+					if d < len(dg) {
+						for c := range diagCP {
+							copy(diag[d][c][lo:hi], dg[d][c])
+						}
+					}
 				}
 			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	r := j.res
