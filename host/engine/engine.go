@@ -56,6 +56,9 @@ type Options struct {
 	// StepTimeout fails a policy whose plugin does not answer a round in
 	// time; 0 means 5 minutes.
 	StepTimeout time.Duration
+	// Traces keeps every replication's values at every checkpoint in the
+	// results (results.Policy.Traces), as shard files need for exact merging.
+	Traces bool
 	// Progress, when set, is called from the policy's goroutine about every
 	// 1% of the rounds of each session.
 	Progress func(label string, round, horizon int)
@@ -298,6 +301,18 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 		for d, name := range diagNames {
 			mean, se := metric.Series(diag[d])
 			r.Diagnostics[name] = results.DiagSeries{Checkpoints: diagCP, Mean: mean, SE: se}
+		}
+	}
+	if opts.Traces {
+		r.Traces = &results.Traces{Metrics: map[string][][]float64{}}
+		for m, name := range metric.Names {
+			r.Traces.Metrics[name] = recorded[m]
+		}
+		if len(diagNames) > 0 && len(diagCP) > 0 {
+			r.Traces.Diagnostics = map[string][][]float64{}
+			for d, name := range diagNames {
+				r.Traces.Diagnostics[name] = diag[d]
+			}
 		}
 	}
 	return nil

@@ -90,6 +90,19 @@ type Policy struct {
 	Final         map[string][]float64  `json:"final"`
 	Diagnostics   map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds       float64               `json:"seconds"`
+	// Traces holds every replication's values at every checkpoint. Shard
+	// files carry it so that `bench merge` can rebuild the exact means and
+	// standard errors of the unsharded run; other files omit it.
+	Traces *Traces `json:"traces,omitempty"`
+}
+
+// Traces are per-replication values: Metrics[name][c][i] is metric name at
+// checkpoint c for the i-th replication of the file (in the order of
+// Shard.Replications), and Diagnostics likewise at the diagnostic's own
+// checkpoints.
+type Traces struct {
+	Metrics     map[string][][]float64 `json:"metrics"`
+	Diagnostics map[string][][]float64 `json:"diagnostics,omitempty"`
 }
 
 // Metric returns the series of the named metric (see metric.Names).
@@ -200,6 +213,17 @@ func (f *File) Check() error {
 			}
 			if len(p.Final[name]) != nrep {
 				return fmt.Errorf("policies[%d] %q: final.%s has %d values for %d replications", i, p.Label, name, len(p.Final[name]), nrep)
+			}
+			if p.Traces != nil {
+				tr := p.Traces.Metrics[name]
+				if len(tr) != n {
+					return fmt.Errorf("policies[%d] %q: traces.metrics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), n)
+				}
+				for c, row := range tr {
+					if len(row) != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+					}
+				}
 			}
 		}
 	}
