@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,11 +24,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		if ExitCode(err) == ExitFailure && isUsage(err) {
+		var coded *exitError // a gate regression (exit 1) is never a usage error
+		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
 			err = withCode(ExitInput, err)
 		}
 		fmt.Fprintf(stderr, "bench: %v\n", err)
-		if isUsage(err) && cmd != nil {
+		if ExitCode(err) == ExitInput && isUsage(err) && cmd != nil {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 	}
@@ -56,7 +58,8 @@ environment and prints regret tables and separated-regret summaries.
   bench --scenario failure_mode          run a shipped scenario
   bench --scenario my.yaml --out r.json  run a file, write the results file
   bench plugins                          list installed plugins
-  bench scenarios                        list shipped scenarios`,
+  bench scenarios                        list shipped scenarios
+  bench gate base.json new.json          exit 1 when a policy regressed (see 'bench gate --help')`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
@@ -96,7 +99,7 @@ environment and prints regret tables and separated-regret summaries.
 		},
 	}
 	addRunFlags(run.Flags(), ro)
-	root.AddCommand(run, newPluginsCmd(ro), newScenariosCmd(ro))
+	root.AddCommand(run, newPluginsCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro))
 	return root
 }
 
