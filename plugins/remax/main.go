@@ -1,0 +1,13 @@
+// Command bench-plugin-remax serves exact ReMax (M = 2, the paper's
+// Algorithm 1) with variance inflation to bench.
+package main
+
+import (
+	"github.com/regretbench/regretbench/plugins/remax/remax"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.Plugin{Name: "remax", Version: "1.0.0", Params: remax.Params,
+		Diagnostics: remax.Diagnostics, New: remax.New})
+}
