@@ -174,6 +174,9 @@ func (s *Solver) activeSet(g, pi []float64) (float64, bool) {
 		}
 		lambda, scale := s.evalGpi(g, pi, s.act)
 		tol := kktTol * scale
+		if !(tol <= math.MaxFloat64) {
+			return 0, false // non-finite G
+		}
 		// Multiplier estimate for the update rule: the mean of (G pi)_i on
 		// the active set (all equal up to rounding by construction).
 		var mean float64
@@ -226,7 +229,8 @@ func (s *Solver) collect() {
 
 // evalGpi computes s.gpi = G pi for pi supported on set, and returns
 // lambda = pi^T G pi and the scale of the KKT tolerance,
-// max(max_i |G_ii|, max_i |(G pi)_i|).
+// max(max_i |G_ii|, max_i |(G pi)_i|), or NaN if either is not finite, so
+// that no KKT test can pass.
 func (s *Solver) evalGpi(g, pi []float64, set []int) (lambda, scale float64) {
 	k := s.k
 	gpi := s.gpi
@@ -241,16 +245,20 @@ func (s *Solver) evalGpi(g, pi []float64, set []int) (lambda, scale float64) {
 	for _, j := range set {
 		lambda += pi[j] * gpi[j]
 	}
+	var sum float64
 	for i := 0; i < k; i++ {
 		// Plain comparisons: the builtin max's NaN and -0 handling costs
-		// more than the loop body. A NaN scale makes every KKT test fail,
-		// which is what a NaN in G deserves.
+		// more than the loop body; non-finite values are caught by sum.
 		if a := math.Abs(g[i*k+i]); a > scale {
 			scale = a
 		}
 		if a := math.Abs(gpi[i]); a > scale {
 			scale = a
 		}
+		sum += gpi[i] + g[i*k+i]
+	}
+	if sum-sum != 0 { // a NaN or Inf in G pi or on the diagonal
+		return lambda, math.NaN()
 	}
 	return lambda, scale
 }
@@ -438,6 +446,9 @@ func (s *Solver) primal(g, pi []float64) (float64, bool) {
 		copy(pi, s.p)
 		lambda, scale := s.evalGpi(g, pi, s.act)
 		tol := kktTol * scale
+		if !(tol <= math.MaxFloat64) {
+			break // non-finite G: nothing can be certified
+		}
 		add, worst := -1, tol
 		for i := 0; i < k; i++ {
 			if !s.in[i] && s.gpi[i]-lambda > worst {

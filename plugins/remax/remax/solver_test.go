@@ -408,3 +408,86 @@ func TestSolverNoAlloc(t *testing.T) {
 		t.Errorf("Solve allocates %v times per call", a)
 	}
 }
+
+func TestCheckKKTDetectsWrongAnswers(t *testing.T) {
+	// The KKT checker used above must reject perturbed answers, or the
+	// tests built on it could not fail: shifting 1e-6 of mass between
+	// support arms breaks the balance, mass on a worse arm off the support
+	// breaks it too, and a negative entry breaks feasibility.
+	rng := rand.New(rand.NewPCG(71, 72))
+	for n := 0; n < 200; n++ {
+		k := 3 + n%20
+		c := randomPosterior(rng, k, 0)
+		g := make([]float64, k*k)
+		FillG(g, c.mu, c.s2)
+		pi := make([]float64, k)
+		lambda, _ := NewSolver(k).Solve(g, pi)
+		if err := checkKKT(g, pi, lambda); err != nil {
+			t.Fatal(err)
+		}
+		var in, out []int
+		for i, p := range pi {
+			if p > 1e-3 {
+				in = append(in, i)
+			} else if p == 0 {
+				out = append(out, i)
+			}
+		}
+		try := func(what string, edit func(q []float64)) {
+			q := append([]float64(nil), pi...)
+			edit(q)
+			if checkKKT(g, q, objective(g, q)) == nil {
+				t.Errorf("case %d %s: checkKKT accepted %s", n, c.name, what)
+			}
+		}
+		if len(in) >= 2 {
+			try("shifted mass", func(q []float64) { q[in[0]] -= 1e-6; q[in[1]] += 1e-6 })
+		}
+		if len(in) >= 1 && len(out) >= 1 {
+			try("mass off the support", func(q []float64) { q[in[0]] -= 1e-6; q[out[0]] += 1e-6 })
+		}
+		try("negative entry", func(q []float64) { q[0] -= 1e-3; q[1] += 1e-3; q[0] = min(q[0], -1e-3) })
+	}
+}
+
+func TestSolverDegenerateInputs(t *testing.T) {
+	// Whatever G is, pi must be a finite point of the simplex; garbage in
+	// must be reported as a fallback and not be certified.
+	nan := math.NaN()
+	cases := []struct {
+		name          string
+		g             []float64
+		wantCertified bool
+	}{
+		// Convex instead of concave on the simplex (Cholesky fails); the
+		// fallback still finds the optimal vertex, which it can certify.
+		{"identity", []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, true},
+		{"NaN entry", []float64{0, 1, 1, 1, nan, 1, 1, 1, 0}, false},
+		{"all NaN", []float64{nan, nan, nan, nan, nan, nan, nan, nan, nan}, false},
+		{"Inf entry", []float64{0, math.Inf(1), 0, math.Inf(1), 0, 0, 0, 0, 0}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewSolver(3)
+			pi := make([]float64, 3)
+			_, fb := s.Solve(c.g, pi)
+			sum := 0.0
+			for _, p := range pi {
+				if !(p >= 0) || math.IsInf(p, 0) {
+					t.Fatalf("pi = %v", pi)
+				}
+				sum += p
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Fatalf("pi = %v sums to %v", pi, sum)
+			}
+			st := s.Stats()
+			if !fb || st.Fallbacks != 1 {
+				t.Errorf("fallback = %v, stats %+v: want the fallback to run", fb, st)
+			}
+			if certified := st.Uncertified == 0; certified != c.wantCertified {
+				t.Errorf("certified = %v, want %v", certified, c.wantCertified)
+			}
+		})
+	}
+}
