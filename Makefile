@@ -5,7 +5,7 @@ BIN     := bin
 PLUGINS := ts klucb remax remaxgrad
 SCENARIO ?= two_arm
 
-.PHONY: all build run test proto bench clean
+.PHONY: all build run test proto bench bench-paper clean
 
 all: build
 
@@ -21,6 +21,16 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# Go benchmarks of the hot paths: policies per round, the engine in process
+# vs through a real plugin process. Compare runs with benchstat.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./plugins/... ./host/engine/ | tee bench.txt
+
+# The whole paper at full scale, with wall time, CPU time and peak RSS.
+bench-paper: build
+	/usr/bin/time -v ./$(BIN)/bench paper --out paper-results 2> paper-results.time
+	@grep -E "Elapsed|User time|System time|Maximum resident" paper-results.time
 
 # Regenerate the committed protobuf code (needs Debian's protobuf-compiler).
 proto:

@@ -24,7 +24,7 @@ import (
 // TestMain exactly as `make build` lays them out.
 var binDir string
 
-var shipped = []string{"ts", "klucb", "remaxgrad"}
+var shipped = []string{"ts", "klucb", "remax", "remaxgrad"}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "regretbench-cli")
