@@ -1,132 +1,159 @@
-// Package report renders results files as the tables bench prints.
+// Package report renders results files for people and for other programs:
+// the tables bench prints (plain text or Markdown for pull-request
+// comments), a long-form CSV for pandas, R or a spreadsheet, and the
+// results file itself as JSON.
+//
+// Every format reads only the results file, so `bench plot` and a later
+// re-render of an old run give the same output as the run itself.
 package report
 
 import (
 	"fmt"
 	"io"
-	"sort"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/regretbench/regretbench/host/results"
 )
 
-func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+// Format names an output format.
+type Format string
 
-func last(s results.Series) (float64, float64) {
-	n := len(s.Mean)
-	if n == 0 {
-		return 0, 0
+// The output formats of bench's --format flag.
+const (
+	// FormatTable is the plain-text regret, separated-regret and diagnostics
+	// tables (ASCII borders, so logs and golden files stay stable).
+	FormatTable Format = "table"
+	// FormatMarkdown is the same tables as GitHub-flavoured Markdown, for
+	// pull-request comments.
+	FormatMarkdown Format = "markdown"
+	// FormatCSV is one row per (policy, metric, checkpoint), see CSV.
+	FormatCSV Format = "csv"
+	// FormatJSON is the results file (DESIGN §7) itself.
+	FormatJSON Format = "json"
+)
+
+// Formats lists the formats in the order help texts show them.
+func Formats() []Format { return []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON} }
+
+// ParseFormat returns the format named s; the empty string is Table.
+func ParseFormat(s string) (Format, error) {
+	if s == "" {
+		return FormatTable, nil
 	}
-	return s.Mean[n-1], s.SE[n-1]
+	f := Format(strings.ToLower(strings.TrimSpace(s)))
+	if !slices.Contains(Formats(), f) {
+		return "", fmt.Errorf("unknown format %q (want table, markdown, csv or json)", s)
+	}
+	return f, nil
 }
 
-func newTable(w io.Writer, header []any, right []bool) *tablewriter.Table {
-	align := make([]tw.Align, len(right))
-	for i, r := range right {
-		align[i] = tw.AlignLeft
-		if r {
-			align[i] = tw.AlignRight
+// Options select and adjust an output.
+type Options struct {
+	// Format is the output format; empty means FormatTable.
+	Format Format
+	// At adds to the regret table one "regret t=N" column per round N,
+	// in the given order; in CSV it keeps only the rows at these rounds.
+	// Each round must be a checkpoint of the results (see CheckAt): values
+	// are never interpolated. JSON does not accept At.
+	At []int
+}
+
+// Write renders f in the format o.Format to w. It checks o.At before
+// writing anything, so a bad round leaves w untouched.
+func Write(w io.Writer, f *results.File, o Options) error {
+	format, err := ParseFormat(string(o.Format))
+	if err != nil {
+		return err
+	}
+	if len(o.At) > 0 {
+		if format == FormatJSON {
+			return fmt.Errorf("rounds to report (--at) do not apply to the json format, which holds every checkpoint")
+		}
+		for _, p := range okPolicies(f) {
+			if err := CheckAt(p.Checkpoints, o.At); err != nil {
+				return fmt.Errorf("policy %q: %w", p.Label, err)
+			}
 		}
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header...)
-	return t
+	switch format {
+	case FormatMarkdown:
+		return writeTables(w, f, o.At, markdownStyle)
+	case FormatCSV:
+		return writeCSV(w, f, o.At)
+	case FormatJSON:
+		return f.Encode(w)
+	}
+	return writeTables(w, f, o.At, textStyle)
 }
 
 // Tables writes the regret table, the separated-regret summary and, when
-// any policy reports diagnostics, the diagnostics table.
-func Tables(w io.Writer, f *results.File) error {
-	sc := f.Scenario
-	fmt.Fprintf(w, "%s: K=%d, T=%d, %d runs, seed %d", sc.Name, sc.Arms, sc.Horizon, len(f.Policies[0].Final["regret"]), sc.Seed)
-	if f.Shard.Count > 1 {
-		fmt.Fprintf(w, ", shard %d/%d", f.Shard.Index, f.Shard.Count)
-	}
-	if !f.Complete {
-		fmt.Fprint(w, " (INCOMPLETE)")
-	}
-	fmt.Fprintln(w)
-	if err := regretTable(w, f); err != nil {
-		return err
-	}
-	if err := separatedTable(w, f); err != nil {
-		return err
-	}
-	return diagnosticsTable(w, f)
+// any policy reports diagnostics, the diagnostics table, as plain text.
+func Tables(w io.Writer, f *results.File) error { return Write(w, f, Options{Format: FormatTable}) }
+
+// Markdown writes the same tables as Tables in GitHub-flavoured Markdown,
+// for pull-request comments.
+func Markdown(w io.Writer, f *results.File) error {
+	return Write(w, f, Options{Format: FormatMarkdown})
 }
 
-func regretTable(w io.Writer, f *results.File) error {
-	fmt.Fprintf(w, "\nRegret at T=%d (mean ± standard error over replications)\n", f.Scenario.Horizon)
-	t := newTable(w, []any{"policy", "regret", "underestimation", "seconds", "status"}, []bool{false, true, true, true, false})
-	for _, p := range f.Policies {
-		if p.Status == results.StatusFailed {
-			if err := t.Append([]any{p.Label, "-", "-", "-", "FAILED"}); err != nil {
-				return err
-			}
+// CSV writes every policy's metric series in long form (see writeCSV):
+// one row per policy, metric and checkpoint.
+func CSV(w io.Writer, f *results.File) error { return Write(w, f, Options{Format: FormatCSV}) }
+
+// CheckAt reports an error naming the available checkpoints when a round
+// in at is not one of checkpoints. bench checks --at against the
+// scenario's checkpoints before a run, so a typo costs no run.
+func CheckAt(checkpoints, at []int) error {
+	for _, t := range at {
+		if _, ok := slices.BinarySearch(checkpoints, t); !ok {
+			return fmt.Errorf("round %d is not a checkpoint (checkpoints: %s); values are never interpolated: list the round under the scenario's checkpoints: and run again", t, joinInts(checkpoints))
+		}
+	}
+	return nil
+}
+
+// ParseRounds parses a comma-separated list of positive rounds such as
+// "1000,5000,20000".
+func ParseRounds(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
 			continue
 		}
-		rm, rs := last(p.Regret)
-		um, us := last(p.Under)
-		if err := t.Append([]any{p.Label, pm(rm, rs), pm(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status}); err != nil {
-			return err
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("round %q is not a positive integer", part)
 		}
+		out = append(out, n)
 	}
-	return t.Render()
+	return out, nil
 }
 
-func separatedTable(w io.Writer, f *results.File) error {
-	fmt.Fprintln(w, "\nSeparated regret: rounds where the best arm's empirical mean was below the second-best mean")
-	t := newTable(w, []any{"policy", "regret_under", "regret_not_under", "share under"}, []bool{false, true, true, true})
-	for _, p := range f.Policies {
-		if p.Status == results.StatusFailed {
-			continue
-		}
-		um, us := last(p.RegretUnder)
-		nm, ns := last(p.RegretNot)
-		rm, _ := last(p.Regret)
-		share := "-"
-		if rm > 0 {
-			share = fmt.Sprintf("%.0f%%", 100*um/rm)
-		}
-		if err := t.Append([]any{p.Label, pm(um, us), pm(nm, ns), share}); err != nil {
-			return err
-		}
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
 	}
-	return t.Render()
+	return strings.Join(s, ", ")
 }
 
-func diagnosticsTable(w io.Writer, f *results.File) error {
-	var rows [][]any
+// okPolicies returns the policies that have results (not failed).
+func okPolicies(f *results.File) []*results.Policy {
+	var out []*results.Policy
 	for _, p := range f.Policies {
-		names := make([]string, 0, len(p.Diagnostics))
-		for name := range p.Diagnostics {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			d := p.Diagnostics[name]
-			n := len(d.Mean)
-			if n == 0 {
-				continue
-			}
-			rows = append(rows, []any{p.Label, name, fmt.Sprintf("%.4g ± %.2g", d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+		if p.Status != results.StatusFailed {
+			out = append(out, p)
 		}
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w, "\nPlugin diagnostics at the last checkpoint (mean ± standard error)")
-	t := newTable(w, []any{"policy", "diagnostic", "value", "round"}, []bool{false, false, true, true})
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return out
+}
+
+// seriesAt returns the mean and SE of s at round t of checkpoints;
+// CheckAt has made sure t is one.
+func seriesAt(s results.Series, checkpoints []int, t int) (float64, float64) {
+	i, _ := slices.BinarySearch(checkpoints, t)
+	return s.Mean[i], s.SE[i]
 }

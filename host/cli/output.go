@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// outputOptions are the flags that choose how a run's results are shown:
+// the stdout format, extra regret columns and figures.
+type outputOptions struct {
+	format      string // --format: table, markdown, csv or json
+	at          string // --at: comma-separated rounds
+	plotDir     string // --plot: write figures here
+	plotFormats string // --plot-format: png,svg
+}
+
+func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
+	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se) or json (the results file)")
+	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (each must be a checkpoint; with csv, keep only these rounds)")
+	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, diagnostics) into this directory")
+	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
+}
+
+// parse checks the flags and returns the report options and figure
+// formats. Errors are input errors (exit 2).
+func (o *outputOptions) parse() (report.Options, []string, error) {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
+		return report.Options{}, nil, withCode(ExitInput, fmt.Errorf("--format: %w", err))
+	}
+	at, err := report.ParseRounds(o.at)
+	if err != nil {
+		return report.Options{}, nil, withCode(ExitInput, fmt.Errorf("--at %s: %w", o.at, err))
+	}
+	if len(at) > 0 && format == report.FormatJSON {
+		return report.Options{}, nil, withCode(ExitInput, fmt.Errorf("--at does not apply to --format json, which holds every checkpoint"))
+	}
+	var formats []string
+	if o.plotDir != "" {
+		if formats, err = plot.ParseFormats(o.plotFormats); err != nil {
+			return report.Options{}, nil, withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
+		}
+	}
+	return report.Options{Format: format, At: at}, formats, nil
+}
+
+// check validates the flags before a run, --at against the scenario's
+// checkpoints, so a typo costs no run.
+func (o *outputOptions) check(checkpoints []int) error {
+	ro, _, err := o.parse()
+	if err != nil {
+		return err
+	}
+	if err := report.CheckAt(checkpoints, ro.At); err != nil {
+		return withCode(ExitInput, fmt.Errorf("--at: %w", err))
+	}
+	return nil
+}
+
+// render prints f to stdout in the chosen format and, with --plot, writes
+// the figures. With the table format the figures' paths follow the
+// tables; other formats print only the data, so stdout stays machine
+// readable.
+func (o *outputOptions) render(stdout io.Writer, f *results.File) error {
+	ropts, formats, err := o.parse()
+	if err != nil {
+		return err
+	}
+	if err := report.Write(stdout, f, ropts); err != nil {
+		if len(ropts.At) > 0 {
+			return withCode(ExitInput, fmt.Errorf("--at: %w", err))
+		}
+		return err
+	}
+	if o.plotDir == "" {
+		return nil
+	}
+	paths, err := plot.Write(f, o.plotDir, formats...)
+	if err != nil {
+		return fmt.Errorf("--plot %s: %w", o.plotDir, err)
+	}
+	if ropts.Format == report.FormatTable {
+		fmt.Fprintf(stdout, "\nFigures:\n")
+		for _, p := range paths {
+			fmt.Fprintf(stdout, "  %s\n", p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// smallResults is the report package's fixture (3 ok policies, one failed).
+const smallResults = "../report/testdata/small.json"
+
+func readSmall(t *testing.T) *results.File {
+	t.Helper()
+	f, err := results.ReadFile(smallResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestRender: each --format prints its format; --plot writes figures and
+// lists them after the tables only.
+func TestRender(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		o       outputOptions
+		want    []string
+		figures bool
+	}{
+		{"table", outputOptions{format: "table"}, []string{"Regret at T=200", "+----"}, false},
+		{"table at", outputOptions{format: "table", at: "10,100"}, []string{"regret t=10", "regret t=100"}, false},
+		{"markdown", outputOptions{format: "markdown"}, []string{"**small:", "|:---"}, false},
+		{"csv", outputOptions{format: "csv"}, []string{"scenario,policy,metric,t,mean,se\n"}, false},
+		{"json", outputOptions{format: "json"}, []string{`"schema": "regretbench/results/v1"`}, false},
+		{"table plot", outputOptions{format: "table", plotFormats: "png"}, []string{"Figures:", "small_regret.png"}, true},
+		{"csv plot", outputOptions{format: "csv", plotFormats: "svg"}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "figs")
+			if tc.figures {
+				tc.o.plotDir = dir
+			}
+			var b bytes.Buffer
+			if err := tc.o.render(&b, readSmall(t)); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, b.String())
+				}
+			}
+			if tc.o.format == "csv" {
+				if _, err := csv.NewReader(&b).ReadAll(); err != nil {
+					t.Errorf("csv output does not parse (figure paths mixed in?): %v", err)
+				}
+			}
+			figs, _ := filepath.Glob(filepath.Join(dir, "small_*"))
+			if tc.figures && len(figs) != 6 { // 3 metrics + 3 diagnostics
+				t.Errorf("wrote %d figures: %v", len(figs), figs)
+			}
+		})
+	}
+}
+
+// TestOutputFlagErrors: bad flag values are input errors (exit 2), found
+// before a run: --at is checked against the scenario's checkpoints.
+func TestOutputFlagErrors(t *testing.T) {
+	cps := []int{1, 5, 10, 50, 100, 200}
+	for _, tc := range []struct {
+		name string
+		o    outputOptions
+		want string
+	}{
+		{"format", outputOptions{format: "xml"}, "--format"},
+		{"at syntax", outputOptions{format: "table", at: "10,abc"}, "--at"},
+		{"at not a checkpoint", outputOptions{format: "table", at: "20"}, "round 20 is not a checkpoint (checkpoints: 1, 5, 10, 50, 100, 200)"},
+		{"at with json", outputOptions{format: "json", at: "10"}, "--at does not apply"},
+		{"plot format", outputOptions{format: "table", plotDir: "x", plotFormats: "gif"}, "--plot-format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.o.check(cps)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != ExitInput {
+				t.Fatalf("err = %v (exit %d), want exit %d and %q", err, ExitCode(err), ExitInput, tc.want)
+			}
+		})
+	}
+	ok := outputOptions{format: "csv", at: "10,200"}
+	if err := ok.check(cps); err != nil {
+		t.Errorf("valid flags rejected: %v", err)
+	}
+}
+
+// TestPlotCmd: bench plot writes the figures, prints their paths and maps
+// bad input to exit 2.
+func TestPlotCmd(t *testing.T) {
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		cmd := newPlotCmd(&runOptions{stdout: &out, stderr: &out})
+		cmd.SetArgs(args)
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := run(smallResults, "--out", dir, "--format", "png,svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(out)
+	if len(lines) != 12 {
+		t.Fatalf("printed %d paths, want 12 (6 figures x 2 formats):\n%s", len(lines), out)
+	}
+	for _, p := range lines {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("printed path %s: %v", p, err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no --out", []string{smallResults}},
+		{"bad format", []string{smallResults, "--out", dir, "--format", "gif"}},
+		{"missing file", []string{"nonexistent.json", "--out", dir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := run(tc.args...); ExitCode(err) != ExitInput {
+				t.Errorf("err = %v, exit %d, want %d", err, ExitCode(err), ExitInput)
+			}
+		})
+	}
+}

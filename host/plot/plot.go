@@ -1,0 +1,491 @@
+// Package plot draws the figures of a results file with gonum.org/v1/plot,
+// as PNG, SVG or PDF, one figure per metric:
+//
+//   - NAME_regret: cumulative regret against the round t, mean and a band
+//     of one standard error per policy;
+//   - NAME_underestimation: cumulative underestimation on log-log axes;
+//   - NAME_separated: regret_under (dashed) and regret_not_under (solid),
+//     one colour per policy;
+//   - NAME_diag_DIAG: each plugin diagnostic (such as kkt_gap) against t on
+//     a log t axis, with a log y axis when its values are positive and span
+//     a decade or more.
+//
+// NAME is the scenario's name. A policy keeps its colour in every figure
+// (see NewPalette). Failed policies are left out.
+//
+// Log axes need positive values: a point whose value is zero or negative is
+// left out of a log-axis figure (cumulative underestimation is zero until
+// the best arm is first underestimated, so its curve starts at the first
+// positive checkpoint), and a figure with no positive value at all falls
+// back to a linear axis. Bands of one standard error are drawn on linear
+// value axes only (regret, and diagnostics with a linear y axis); the
+// separated-regret figure has none, to keep its two line styles legible.
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// Figure size: 7 x 4.5 inches, so PNGs at DPI are 840 x 540 pixels and SVGs
+// 504 x 324 points; fonts are sized to be read at that size.
+const (
+	Width  = 7 * vg.Inch
+	Height = 4.5 * vg.Inch
+	DPI    = 120
+)
+
+// Formats are the file formats Write accepts, by file extension.
+var Formats = []string{"png", "svg", "pdf"}
+
+// DefaultFormats are what Write produces when given none.
+var DefaultFormats = []string{"png", "svg"}
+
+// ParseFormats parses a comma-separated list such as "png,svg".
+func ParseFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" || slices.Contains(out, f) {
+			continue
+		}
+		if !slices.Contains(Formats, f) {
+			return nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no figure format given (want png, svg or pdf)")
+	}
+	return out, nil
+}
+
+// Write draws every figure of f into dir (created if missing) in each
+// format (DefaultFormats when none) and returns the paths written, in
+// figure order. File names are NAME_METRIC.FORMAT with the scenario's name
+// made safe for file systems.
+func Write(f *results.File, dir string, formats ...string) ([]string, error) {
+	if len(formats) == 0 {
+		formats = DefaultFormats
+	}
+	formats, err := ParseFormats(strings.Join(formats, ","))
+	if err != nil {
+		return nil, err
+	}
+	figs, err := Figures(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("figures: %w", err)
+	}
+	base := fileSafe(f.Scenario.Name)
+	var paths []string
+	for _, fig := range figs {
+		for _, format := range formats {
+			path := filepath.Join(dir, base+"_"+fig.Name+"."+format)
+			if err := save(fig, path, format); err != nil {
+				return paths, fmt.Errorf("figure %s: %w", path, err)
+			}
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+// Figure is one figure and the name of the metric it shows ("regret",
+// "underestimation", "separated", "diag_kkt_gap", ...).
+type Figure struct {
+	Name string
+	Plot *gonumplot.Plot
+	// legend, when set, is drawn to the right of the axes instead of
+	// inside them: no corner of the data area was free for it.
+	legend *gonumplot.Legend
+	// yLabel, when set, is drawn by Draw instead of by gonum: for a log y
+	// axis gonum reserves the label's room around the arithmetic middle of
+	// the range, near the top, which leaves a blank band under the title.
+	yLabel string
+}
+
+// Draw draws the figure on c.
+func (fig Figure) Draw(c draw.Canvas) {
+	if fig.yLabel != "" {
+		sty := fig.Plot.Y.Label.TextStyle
+		h := sty.Height(fig.yLabel)
+		descent := sty.FontExtents().Descent
+		// Centred on the axes: below the title, above the x axis (about
+		// 40pt of ticks and label).
+		mid := (c.Min.Y + vg.Points(40) + c.Max.Y - titleHeight(fig.Plot)) / 2
+		sty.Rotation += math.Pi / 2
+		c.FillText(sty, vg.Point{X: c.Min.X + h - descent, Y: mid}, fig.yLabel)
+		c = draw.Crop(c, h+fig.Plot.Y.Label.Padding, 0, 0, 0)
+	}
+	if fig.legend == nil {
+		fig.Plot.Draw(c)
+		return
+	}
+	r := fig.legend.Rectangle(draw.Canvas{})
+	lw := r.Max.X - r.Min.X + vg.Points(10)
+	fig.Plot.Draw(draw.Crop(c, 0, -lw, 0, 0))
+	// Level with the top of the axes: below the title.
+	fig.legend.YOffs = -titleHeight(fig.Plot)
+	fig.legend.Draw(draw.Crop(c, c.Max.X-c.Min.X-lw+vg.Points(8), 0, 0, 0))
+}
+
+func titleHeight(p *gonumplot.Plot) vg.Length {
+	if p.Title.Text == "" {
+		return 0
+	}
+	return p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding
+}
+
+// Figures builds the figures of f without writing them.
+func Figures(f *results.File) ([]Figure, error) {
+	var ok []*results.Policy
+	var labels []string
+	for _, p := range f.Policies {
+		if p.Status != results.StatusFailed && len(p.Checkpoints) > 0 {
+			ok = append(ok, p)
+			labels = append(labels, p.Label)
+		}
+	}
+	if len(ok) == 0 {
+		return nil, fmt.Errorf("figures: scenario %s has no policy with results", f.Scenario.Name)
+	}
+	b := builder{f: f, policies: ok, pal: NewPalette(labels)}
+	figs := []Figure{
+		b.regret(),
+		b.underestimation(),
+		b.separated(),
+	}
+	for _, name := range b.diagNames() {
+		figs = append(figs, b.diagnostic(name))
+	}
+	return figs, nil
+}
+
+func save(fig Figure, path, format string) error {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))}
+	case "svg":
+		c = vgsvg.New(Width, Height)
+	case "pdf":
+		c = vgpdf.New(Width, Height)
+	default:
+		return fmt.Errorf("unknown format %q", format)
+	}
+	// A margin keeps the last tick label and the title off the edge.
+	dc := draw.New(c)
+	dc.SetColor(color.White) // the margin too, not only the plot
+	dc.Fill(dc.Rectangle.Path())
+	m := vg.Points(8)
+	fig.Draw(draw.Crop(dc, m, -m, m/2, -m/2))
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// fileSafe replaces what is not a letter, digit, '.', '-' or '_' by '_'.
+func fileSafe(s string) string {
+	if s == "" {
+		return "results"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Font sizes, chosen to be read at the default figure size.
+const (
+	titleSize  = 13
+	labelSize  = 12
+	tickSize   = 10
+	legendSize = 10
+	lineWidth  = 1.75
+	bandAlpha  = 56 // of 255: bands stay light where they overlap
+)
+
+// builder holds what every figure of a file shares.
+type builder struct {
+	f        *results.File
+	policies []*results.Policy
+	pal      Palette
+}
+
+func (b *builder) newPlot(title, ylabel string) *gonumplot.Plot {
+	p := gonumplot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = titleSize
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.Text = "round t"
+	p.Y.Label.Text = ylabel
+	for _, a := range []*gonumplot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = labelSize
+		a.Tick.Label.Font.Size = tickSize
+		a.Tick.Marker = ticks{linearTicks{}}
+	}
+	p.Legend.TextStyle.Font.Size = legendSize
+	p.Legend.ThumbnailWidth = vg.Points(28)
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+func (b *builder) runs() int {
+	return len(b.policies[0].Final["regret"])
+}
+
+// curve is one line of a figure, kept to place the legend.
+type curve []plotter.XY
+
+func (b *builder) line(pts curve, c color.Color, dashed bool) *plotter.Line {
+	l, err := plotter.NewLine(plotter.XYs(pts))
+	if err != nil {
+		panic(err) // only non-finite values; the points were checked
+	}
+	l.Color = c
+	l.Width = vg.Points(lineWidth)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	}
+	return l
+}
+
+// band is the area between mean-se and mean+se, lower edge clipped at
+// floor (the metrics of DESIGN §5 cannot be negative).
+func band(t []int, mean, se []float64, floor float64, c color.NRGBA) *fill {
+	var ring []plotter.XY
+	for i := range t {
+		ring = append(ring, plotter.XY{X: float64(t[i]), Y: math.Max(mean[i]-se[i], floor)})
+	}
+	for i := len(t) - 1; i >= 0; i-- {
+		ring = append(ring, plotter.XY{X: float64(t[i]), Y: mean[i] + se[i]})
+	}
+	c.A = bandAlpha // NRGBA: not premultiplied, so the hue survives
+	return &fill{ring: ring, color: c}
+}
+
+// fill is a filled polygon with no outline. plotter.Polygon strokes its
+// outline even with a nil line colour (black in PNG).
+type fill struct {
+	ring  []plotter.XY
+	color color.Color
+}
+
+// Plot implements gonumplot.Plotter.
+func (f *fill) Plot(c draw.Canvas, p *gonumplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pts := make([]vg.Point, len(f.ring))
+	for i, xy := range f.ring {
+		pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+	}
+	pts = c.ClipPolygonXY(pts)
+	if len(pts) == 0 {
+		return
+	}
+	var path vg.Path
+	path.Move(pts[0])
+	for _, pt := range pts[1:] {
+		path.Line(pt)
+	}
+	path.Close()
+	c.SetColor(f.color)
+	c.Fill(path)
+}
+
+// DataRange implements gonumplot.DataRanger.
+func (f *fill) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return plotter.XYRange(plotter.XYs(f.ring))
+}
+
+// points returns the finite (t, y) pairs, keeping only positive ones when
+// positive is set (for log axes).
+func points(t []int, y []float64, positive bool) curve {
+	var c curve
+	for i := range t {
+		if i >= len(y) || math.IsNaN(y[i]) || math.IsInf(y[i], 0) || (positive && y[i] <= 0) || t[i] <= 0 {
+			continue
+		}
+		c = append(c, plotter.XY{X: float64(t[i]), Y: y[i]})
+	}
+	return c
+}
+
+func (b *builder) regret() Figure {
+	p := b.newPlot(fmt.Sprintf("%s: cumulative regret (mean ± 1 SE, %d runs)", b.f.Scenario.Name, b.runs()), "cumulative regret")
+	var curves []curve
+	// Every band before any line, so no band veils another policy's line.
+	for _, pol := range b.policies {
+		p.Add(band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.pal[pol.Label]))
+	}
+	for _, pol := range b.policies {
+		pts := points(pol.Checkpoints, pol.Regret.Mean, false)
+		l := b.line(pts, b.pal[pol.Label], false)
+		p.Add(l)
+		p.Legend.Add(pol.Label, l)
+		curves = append(curves, pts)
+	}
+	return b.figure("regret", p, curves, false, false)
+}
+
+// figure places p's legend and returns the figure.
+func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, logY bool) Figure {
+	fig := Figure{Name: name, Plot: p}
+	if !placeLegend(p, curves, logX, logY) {
+		l := p.Legend
+		l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
+		fig.legend = &l
+		p.Legend = gonumplot.NewLegend()
+	}
+	return fig
+}
+
+func (b *builder) underestimation() Figure {
+	p := b.newPlot(fmt.Sprintf("%s: cumulative underestimation (mean, %d runs)", b.f.Scenario.Name, b.runs()), "rounds with best arm underestimated")
+	n := len(b.policies)
+	series, ses, cps := make([][]float64, n), make([][]float64, n), make([][]int, n)
+	for i, pol := range b.policies {
+		series[i], ses[i], cps[i] = pol.Under.Mean, pol.Under.SE, pol.Checkpoints
+	}
+	return b.lines("underestimation", p, cps, series, ses, 0, true, true)
+}
+
+// lines draws one line per policy (series[i] at checkpoints cps[i]; nil
+// means the policy lacks it) on log x and, when possible, log y axes; on a
+// linear y axis, with a band of one SE (ses[i]) clipped below at floor.
+func (b *builder) lines(name string, p *gonumplot.Plot, cps [][]int, series, ses [][]float64, floor float64, logX, logY bool) Figure {
+	logY = logY && anyPositive(series)
+	var curves []curve
+	var lines []*plotter.Line // added after every band
+	for i, pol := range b.policies {
+		if series[i] == nil {
+			continue
+		}
+		pts := points(cps[i], series[i], logY)
+		if len(pts) == 0 {
+			continue
+		}
+		if !logY && len(pts) == len(cps[i]) && len(ses[i]) == len(cps[i]) {
+			p.Add(band(cps[i], series[i], ses[i], floor, b.pal[pol.Label]))
+		}
+		l := b.line(pts, b.pal[pol.Label], false)
+		lines = append(lines, l)
+		p.Legend.Add(pol.Label, l)
+		curves = append(curves, pts)
+	}
+	for _, l := range lines {
+		p.Add(l)
+	}
+	if logX {
+		p.X.Scale = gonumplot.LogScale{}
+		p.X.Tick.Marker = ticks{gonumplot.LogTicks{Prec: -1}}
+	}
+	if logY {
+		p.Y.Scale = gonumplot.LogScale{}
+		p.Y.Tick.Marker = ticks{gonumplot.LogTicks{Prec: -1}}
+	}
+	fig := b.figure(name, p, curves, logX, logY)
+	if logY {
+		fig.yLabel, p.Y.Label.Text = p.Y.Label.Text, ""
+	}
+	return fig
+}
+
+func anyPositive(series [][]float64) bool {
+	for _, s := range series {
+		for _, v := range s {
+			if v > 0 && !math.IsInf(v, 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (b *builder) separated() Figure {
+	p := b.newPlot(fmt.Sprintf("%s: separated regret (mean, %d runs)", b.f.Scenario.Name, b.runs()), "cumulative regret")
+	var curves []curve
+	for _, pol := range b.policies {
+		c := b.pal[pol.Label]
+		not := points(pol.Checkpoints, pol.RegretNot.Mean, false)
+		under := points(pol.Checkpoints, pol.RegretUnder.Mean, false)
+		ln := b.line(not, c, false)
+		lu := b.line(under, c, true)
+		p.Add(ln, lu)
+		p.Legend.Add(pol.Label, ln)
+		curves = append(curves, not, under)
+	}
+	// A key for the two line styles, in black after the policies.
+	black := color.Gray{Y: 40}
+	p.Legend.Add("regret_not_under (solid)", b.line(nil, black, false))
+	p.Legend.Add("regret_under (dashed)", b.line(nil, black, true))
+	return b.figure("separated", p, curves, false, false)
+}
+
+func (b *builder) diagNames() []string {
+	var names []string
+	for _, pol := range b.policies {
+		for name := range pol.Diagnostics {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (b *builder) diagnostic(name string) Figure {
+	n := len(b.policies)
+	series, ses, cps := make([][]float64, n), make([][]float64, n), make([][]int, n)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, pol := range b.policies {
+		d, ok := pol.Diagnostics[name]
+		if !ok {
+			continue
+		}
+		series[i], ses[i], cps[i] = d.Mean, d.SE, d.Checkpoints
+		for _, v := range d.Mean {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	// Log y when the values are positive and span a decade or more
+	// (a KKT gap shrinking towards zero); a count such as a support size
+	// reads better on a linear axis.
+	logY := lo > 0 && hi/lo >= 10
+	stat := "mean ± 1 SE"
+	if logY {
+		stat = "mean"
+	}
+	p := b.newPlot(fmt.Sprintf("%s: diagnostic %s (%s, %d runs)", b.f.Scenario.Name, name, stat, b.runs()), name)
+	return b.lines("diag_"+fileSafe(name), p, cps, series, ses, math.Inf(-1), true, logY)
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// CSVHeader is the header row of the CSV format.
+var CSVHeader = []string{"scenario", "policy", "metric", "t", "mean", "se"}
+
+// metricNames are the metrics of DESIGN §5 in the order CSV rows and
+// figures list them.
+var metricNames = []string{"regret", "underestimation", "regret_under", "regret_not_under"}
+
+// DiagPrefix prefixes a plugin diagnostic's name in the metric column of
+// the CSV format ("diag:kkt_gap"), so a diagnostic can never be mistaken
+// for one of the host's metrics.
+const DiagPrefix = "diag:"
+
+// writeCSV writes one row per policy, metric and checkpoint:
+//
+//	scenario,policy,metric,t,mean,se
+//	failure_mode,ReMax,regret,1,0,0
+//
+// Policies come in file order, then the four metrics of DESIGN §5, then
+// the policy's diagnostics by name (metric "diag:NAME", at the
+// diagnostic's own checkpoints). Failed policies have no rows. Numbers are
+// written in Go's shortest round-trip form; NaN and infinities as NaN, inf
+// and -inf, which pandas.read_csv reads as floats with no options. Fields
+// holding a comma or quote are quoted per RFC 4180. With at, only the rows
+// at those rounds are kept.
+func writeCSV(w io.Writer, f *results.File, at []int) error {
+	keep := func(t int) bool { return len(at) == 0 || slices.Contains(at, t) }
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	row := func(p *results.Policy, metric string, t int, mean, se float64) error {
+		return cw.Write([]string{f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), formatFloat(se)})
+	}
+	for _, p := range okPolicies(f) {
+		for _, name := range metricNames {
+			s, err := p.Metric(name)
+			if err != nil {
+				return err
+			}
+			for i, t := range p.Checkpoints {
+				if keep(t) {
+					if err := row(p, name, t, s.Mean[i], s.SE[i]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, name := range diagNames(p) {
+			d := p.Diagnostics[name]
+			for i, t := range d.Checkpoints {
+				if keep(t) && i < len(d.Mean) && i < len(d.SE) {
+					if err := row(p, DiagPrefix+name, t, d.Mean[i], d.SE[i]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func formatFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}

@@ -1,0 +1,287 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// small reads the fixture: three policies of a 200-round, 8-run scenario
+// produced by bench (seconds and SHA-256 fixed by hand), one with
+// diagnostics, plus one failed policy; one label holds a comma.
+func small(t *testing.T) *results.File {
+	t.Helper()
+	f, err := results.ReadFile(filepath.Join("testdata", "small.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./host/report -update rewrites it):\n%s", name, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff returns a minimal line diff of want and got: "-" lines only in
+// want, "+" lines only in got, from a longest common subsequence.
+func lineDiff(want, got string) string {
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var sb strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			sb.WriteString("  " + a[i] + "\n")
+			i, j = i+1, j+1
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			sb.WriteString("+ " + b[j] + "\n")
+			j++
+		default:
+			sb.WriteString("- " + a[i] + "\n")
+			i++
+		}
+	}
+	return sb.String()
+}
+
+func TestGolden(t *testing.T) {
+	f := small(t)
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"table.golden", func(b *bytes.Buffer) error { return report.Tables(b, f) }},
+		{"markdown.golden", func(b *bytes.Buffer) error { return report.Markdown(b, f) }},
+		{"csv.golden", func(b *bytes.Buffer) error { return report.CSV(b, f) }},
+		{"table_at.golden", func(b *bytes.Buffer) error {
+			return report.Write(b, f, report.Options{Format: report.FormatTable, At: []int{10, 100}})
+		}},
+		{"markdown_at.golden", func(b *bytes.Buffer) error {
+			return report.Write(b, f, report.Options{Format: report.FormatMarkdown, At: []int{50}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+// TestCSVShape: the CSV parses with encoding/csv (as pandas.read_csv with
+// no options would), has the long-form header, and holds exactly one row
+// per ok policy, metric and checkpoint plus one per diagnostic checkpoint,
+// each carrying the file's values.
+func TestCSVShape(t *testing.T) {
+	f := small(t)
+	var b bytes.Buffer
+	if err := report.CSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("encoding/csv cannot read the output: %v", err)
+	}
+	if got := strings.Join(recs[0], ","); got != "scenario,policy,metric,t,mean,se" {
+		t.Fatalf("header %q", got)
+	}
+	want := 0
+	okPolicies := 0
+	for _, p := range f.Policies {
+		if p.Status == results.StatusFailed {
+			continue
+		}
+		okPolicies++
+		want += 4 * len(p.Checkpoints)
+		for _, d := range p.Diagnostics {
+			want += len(d.Checkpoints)
+		}
+	}
+	if okPolicies != 3 || want <= 3*4*6 {
+		t.Fatalf("fixture changed: %d ok policies, %d rows expected; the test wants diagnostics in it", okPolicies, want)
+	}
+	if got := len(recs) - 1; got != want {
+		t.Errorf("%d data rows, want %d (policies x metrics x checkpoints + diagnostics)", got, want)
+	}
+	// Every row's mean is the file's value at that checkpoint.
+	seen := map[string]int{}
+	for _, r := range recs[1:] {
+		if len(r) != 6 || r[0] != "small" {
+			t.Fatalf("row %q", r)
+		}
+		p := policy(t, f, r[1])
+		tt, err := strconv.Atoi(r[3])
+		if err != nil {
+			t.Fatalf("row %q: t: %v", r, err)
+		}
+		mean, err := strconv.ParseFloat(r[4], 64)
+		if err != nil {
+			t.Fatalf("row %q: mean: %v", r, err)
+		}
+		var cps []int
+		var means []float64
+		if name, ok := strings.CutPrefix(r[2], report.DiagPrefix); ok {
+			d := p.Diagnostics[name]
+			cps, means = d.Checkpoints, d.Mean
+		} else {
+			s, err := p.Metric(r[2])
+			if err != nil {
+				t.Fatalf("row %q: %v", r, err)
+			}
+			cps, means = p.Checkpoints, s.Mean
+		}
+		i := indexOf(cps, tt)
+		if i < 0 || means[i] != mean {
+			t.Errorf("row %q does not match the file", r)
+		}
+		seen[r[1]]++
+	}
+	if seen["KL-UCB, c=0"] == 0 {
+		t.Error("the label with a comma did not survive quoting")
+	}
+	if seen["Broken"] != 0 {
+		t.Error("a failed policy has rows")
+	}
+}
+
+func policy(t *testing.T, f *results.File, label string) *results.Policy {
+	t.Helper()
+	for _, p := range f.Policies {
+		if p.Label == label {
+			return p
+		}
+	}
+	t.Fatalf("no policy %q", label)
+	return nil
+}
+
+func indexOf(xs []int, x int) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestAt: rounds that are checkpoints become columns (table) or the only
+// rows (CSV); others are an error naming the checkpoints, and nothing is
+// written; JSON refuses --at.
+func TestAt(t *testing.T) {
+	f := small(t)
+	var b bytes.Buffer
+	if err := report.Write(&b, f, report.Options{Format: report.FormatCSV, At: []int{200}}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		if r[3] != "200" {
+			t.Errorf("--at 200 kept row %q", r)
+		}
+	}
+	if len(recs) != 1+3*4+3 { // 3 policies x 4 metrics + 3 diagnostics of ReMaxGrad
+		t.Errorf("%d rows at t=200", len(recs)-1)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		format report.Format
+		at     []int
+		want   string
+	}{
+		{"not a checkpoint", report.FormatTable, []int{10, 20}, "round 20 is not a checkpoint (checkpoints: 1, 5, 10, 50, 100, 200)"},
+		{"beyond the horizon", report.FormatCSV, []int{201}, "round 201 is not a checkpoint"},
+		{"json", report.FormatJSON, []int{10}, "json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			err := report.Write(&b, f, report.Options{Format: tc.format, At: tc.at})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if b.Len() != 0 {
+				t.Errorf("wrote %d bytes before failing", b.Len())
+			}
+		})
+	}
+}
+
+func TestParse(t *testing.T) {
+	if r, err := report.ParseRounds(" 1000, 5000,20000"); err != nil || len(r) != 3 || r[2] != 20000 {
+		t.Errorf("ParseRounds = %v, %v", r, err)
+	}
+	for _, bad := range []string{"10,x", "0", "-5"} {
+		if _, err := report.ParseRounds(bad); err == nil {
+			t.Errorf("ParseRounds(%q) accepted", bad)
+		}
+	}
+	if f, err := report.ParseFormat("Markdown"); err != nil || f != report.FormatMarkdown {
+		t.Errorf("ParseFormat(Markdown) = %v, %v", f, err)
+	}
+	if _, err := report.ParseFormat("xml"); err == nil {
+		t.Error("ParseFormat(xml) accepted")
+	}
+}
+
+// TestJSON: the json format is the results file, readable back unchanged.
+func TestJSON(t *testing.T) {
+	f := small(t)
+	var b bytes.Buffer
+	if err := report.Write(&b, f, report.Options{Format: report.FormatJSON}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := results.Decode(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b2 bytes.Buffer
+	if err := g.Encode(&b2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), b2.Bytes()) {
+		t.Error("json output does not round-trip")
+	}
+}
