@@ -5,7 +5,7 @@ BIN     := bin
 PLUGINS := ts klucb remax remaxgrad
 SCENARIO ?= two_arm
 
-.PHONY: all build run test proto bench bench-paper clean
+.PHONY: all build run test proto python-stubs bench bench-paper clean
 
 all: build
 
@@ -40,6 +40,11 @@ proto:
 		--go_out=. --go_opt=module=github.com/regretbench/regretbench \
 		--go-grpc_out=. --go-grpc_opt=module=github.com/regretbench/regretbench \
 		sdk/proto/policy.proto
+
+# Regenerate the Python example's committed gRPC stubs (needs Debian's
+# protobuf-compiler and python3-grpc-tools).
+python-stubs:
+	examples/python/gen_stubs.sh
 
 clean:
 	rm -rf $(BIN)

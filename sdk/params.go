@@ -122,7 +122,13 @@ func Resolve(decl []Param, values map[string]any) (Params, error) {
 	sort.Strings(names)
 	out := make(Params, len(decl))
 	for _, d := range decl {
-		out[d.Name] = d.Default
+		// Coerce defaults too, so a default written as a Go int reads as
+		// int64 in process exactly as it does over the wire.
+		v, err := d.Type.Coerce(d.Default)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: default: %w", d.Name, err)
+		}
+		out[d.Name] = v
 	}
 	for _, k := range names {
 		d, ok := byName[k]

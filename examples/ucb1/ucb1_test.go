@@ -1,0 +1,13 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/sdk/sdktest"
+)
+
+func TestConformance(t *testing.T) {
+	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })
+	t.Run("bernoulli", func(t *testing.T) { sdktest.Run(t, plugin, sdktest.WithFamily(sdk.Bernoulli)) })
+}

@@ -1,0 +1,251 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/plugins/klucb/klucb"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// pythonWithGRPC makes sure `python3` on PATH can import grpc and protobuf,
+// as the plugin's `#!/usr/bin/env python3` line needs: when the first
+// python3 on PATH cannot (a pyenv shim, say) but Debian's /usr/bin/python3
+// can, it puts a directory with a python3 link to the latter first on PATH
+// for this test. It skips the test when no python3 has both modules.
+func pythonWithGRPC(t *testing.T) {
+	t.Helper()
+	const probe = "import grpc, google.protobuf"
+	var tried []string
+	for _, cand := range []string{"python3", "/usr/bin/python3"} {
+		path, err := exec.LookPath(cand)
+		if err != nil {
+			tried = append(tried, cand+": not found")
+			continue
+		}
+		out, err := exec.Command(path, "-c", probe).CombinedOutput()
+		if err != nil {
+			tried = append(tried, path+": "+strings.TrimSpace(lastLine(string(out))))
+			continue
+		}
+		if cand != "python3" {
+			dir := t.TempDir()
+			if err := os.Symlink(path, filepath.Join(dir, "python3")); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}
+		return
+	}
+	t.Skipf("no python3 can import grpc and protobuf (install Debian's python3-grpcio and python3-protobuf): %s",
+		strings.Join(tried, "; "))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// installPython puts the Python example into dir as bench-plugin-klucbpy,
+// with its generated stubs beside it, and returns its path.
+func installPython(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "examples", "python")
+	dst := filepath.Join(dir, "bench-plugin-klucbpy")
+	linkOrCopy(t, filepath.Join(src, "bench-plugin-klucbpy"), dst)
+	stubs, err := filepath.Glob(filepath.Join(src, "regretbench_pb", "*.py"))
+	if err != nil || len(stubs) == 0 {
+		t.Fatalf("no generated stubs in %s: %v", filepath.Join(src, "regretbench_pb"), err)
+	}
+	for _, s := range stubs {
+		linkOrCopy(t, s, filepath.Join(dir, "regretbench_pb", filepath.Base(s)))
+	}
+	return dst
+}
+
+// TestPythonPlugin runs the Python KL-UCB next to its Go twin through the
+// CLI: every per-replication final value is bit-identical. The Python code
+// reproduces Go's operations and Go's math.Log; Go compiles x*y+z without
+// fusing on amd64, where this holds exactly (on arm64 Go fuses into FMA).
+func TestPythonPlugin(t *testing.T) {
+	pythonWithGRPC(t)
+	dir := freshPluginDir(t, "klucb")
+	installPython(t, dir)
+	scen := writeFile(t, "py.yaml", `
+name: python
+environment: {means: [0.5, 0.2, 0.45, 0.45, 0.1], noise_sd: 0.7}
+horizon: 600
+runs: 12
+seed: 17
+policies:
+  - {plugin: klucbpy, label: PY}
+  - {plugin: klucb, label: GO}
+  - {plugin: klucbpy, label: PY c=1.5, params: {c: 1.5}}
+  - {plugin: klucb, label: GO c=1.5, params: {c: 1.5}}
+`)
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", scen, "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	f, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Policies) != 4 {
+		t.Fatalf("%d policies, want 4", len(f.Policies))
+	}
+	for i := 0; i < 4; i += 2 {
+		py, gop := f.Policies[i], f.Policies[i+1]
+		if len(py.Final["regret"]) != 12 {
+			t.Fatalf("%s: %d final regrets, want 12", py.Label, len(py.Final["regret"]))
+		}
+		if !reflect.DeepEqual(py.Final, gop.Final) {
+			t.Errorf("%s and %s differ:\n python %v\n go     %v", py.Label, gop.Label, py.Final["regret"], gop.Final["regret"])
+		}
+		if py.PluginVersion != "1.0.0" || py.PluginSHA256 != fileSHA256(t, filepath.Join(dir, "bench-plugin-klucbpy")) {
+			t.Errorf("%s: identity recorded as version %q sha256 %q", py.Label, py.PluginVersion, py.PluginSHA256)
+		}
+	}
+
+	t.Run("listed", func(t *testing.T) {
+		stdout, stderr, code := bench(t, "--plugin-dir", dir, "plugins")
+		if code != 0 || !strings.Contains(stdout, "klucbpy") || !strings.Contains(stdout, "exploration constant") {
+			t.Errorf("bench plugins: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+	})
+}
+
+// TestPythonPluginProtocol drives the Python plugin through the SDK client
+// with the unary Step as well as the stream, against KL-UCB in process,
+// and checks it honours go-plugin's lifecycle: Kill is graceful because
+// the controller's Shutdown is served.
+func TestPythonPluginProtocol(t *testing.T) {
+	pythonWithGRPC(t)
+	path := installPython(t, t.TempDir())
+	sc, err := scenario.Parse("t.yaml", []byte(`
+environment: {means: [0.3, 0.5, 0.45], noise_sd: 1}
+horizon: 300
+runs: 8
+seed: 4
+init_pulls: 2
+policies: [{plugin: klucbpy, label: K}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(launch engine.Launcher) *results.File {
+		t.Helper()
+		f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch, Batch: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	want := run(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+		c, err := sdk.NewLocal(sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New})
+		if err != nil {
+			return nil, err
+		}
+		d, err := c.Describe(ctx)
+		return &engine.Plugin{Conn: c, Desc: d}, err
+	})
+	for _, noStream := range []bool{false, true} {
+		var logs syncBuffer
+		var closeTook time.Duration
+		got := run(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+			c, err := sdk.Launch(path, sdk.LaunchOptions{NoStream: noStream, Log: &logs})
+			if err != nil {
+				return nil, err
+			}
+			d, err := c.Describe(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d.Name != "klucbpy" || d.ProtocolVersion != 1 || !d.StepStream ||
+				len(d.Params) != 1 || !reflect.DeepEqual(d.Params[0], klucb.Params[0]) {
+				t.Errorf("describe: %+v", d)
+			}
+			return &engine.Plugin{Conn: timedClose{c, &closeTook}, Desc: d}, nil
+		})
+		if !reflect.DeepEqual(got.Policies[0].Final, want.Policies[0].Final) {
+			t.Errorf("noStream=%v: the Python plugin's results differ from KL-UCB in process:\n python %v\n go     %v",
+				noStream, got.Policies[0].Final["regret"], want.Policies[0].Final["regret"])
+		}
+		// go-plugin logs this when Shutdown is not served and it had to
+		// wait and then kill the process.
+		for _, bad := range []string{"plugin failed to exit gracefully", "Unimplemented"} {
+			if strings.Contains(logs.String(), bad) {
+				t.Errorf("noStream=%v: go-plugin logged %q:\n%s", noStream, bad, logs.String())
+			}
+		}
+		t.Logf("noStream=%v: Kill took %v", noStream, closeTook)
+	}
+}
+
+// TestPythonPluginRefusesToRunAlone: run by hand, without the magic
+// cookie or with a protocol version it does not speak, the script exits
+// non-zero and says why.
+func TestPythonPluginRefusesToRunAlone(t *testing.T) {
+	pythonWithGRPC(t)
+	path := installPython(t, t.TempDir())
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"no cookie", nil, "REGRETBENCH_PLUGIN"},
+		{"other version", []string{sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
+			"PLUGIN_PROTOCOL_VERSIONS=2,3"}, "protocol versions 2,3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(path)
+			cmd.Env = append(withoutCookie(os.Environ()), tc.env...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+				t.Fatalf("exit: %v, want non-zero\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr.String())
+			}
+		})
+	}
+}
+
+func withoutCookie(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if !strings.HasPrefix(e, sdk.Handshake.MagicCookieKey+"=") && !strings.HasPrefix(e, "PLUGIN_") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// timedClose measures how long closing the plugin (go-plugin's Kill) takes.
+type timedClose struct {
+	*sdk.Client
+	took *time.Duration
+}
+
+func (c timedClose) Close() error {
+	start := time.Now()
+	err := c.Client.Close()
+	*c.took = time.Since(start)
+	return err
+}

@@ -1,0 +1,330 @@
+package sdktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// transport connects the kit to a fresh instance of a plugin.
+type transport struct {
+	name string
+	conn func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error)
+}
+
+// transports are the paths every rule runs over: in process with no RPC,
+// and over go-plugin's real gRPC codec with the streaming and the unary
+// Step (a non-Go plugin may serve only the latter).
+var transports = []transport{
+	{"local", func(_ context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
+		c, err := sdk.NewLocal(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { c.Close() }, nil
+	}},
+	{"grpc", grpcConn(false)},
+	{"grpc-unary", grpcConn(true)},
+}
+
+func grpcConn(noStream bool) func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
+	return func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
+		ctx, cancel := context.WithCancel(ctx)
+		rc, err := sdk.ServeInProcess(ctx, p)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		c, err := sdk.Attach(rc, sdk.LaunchOptions{NoStream: noStream})
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		// The client uses the Steps stream only after Describe reports it,
+		// as the host does.
+		if _, err := c.Describe(ctx); err != nil {
+			c.Close()
+			cancel()
+			return nil, nil, err
+		}
+		return c, func() { c.Close(); cancel() }, nil
+	}
+}
+
+// harness is the state of one rule over one transport.
+type harness struct {
+	ctx      context.Context
+	cfg      config
+	plugin   sdk.Plugin // the plugin under test, wrapped by watch
+	declared sdk.Plugin // as given
+	rec      *recorder
+	tr       transport
+	closers  []func()
+}
+
+// conn returns a fresh instance of the plugin over the harness's transport.
+func (h *harness) conn() (sdk.Conn, error) {
+	c, closeFn, err := h.tr.conn(h.ctx, h.plugin)
+	if err != nil {
+		return nil, fmt.Errorf("connecting over %s: %w", h.tr.name, err)
+	}
+	h.closers = append(h.closers, closeFn)
+	return c, nil
+}
+
+func (h *harness) closeAll() {
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		h.closers[i]()
+	}
+}
+
+// spec is one session the kit plays.
+type spec struct {
+	arms, horizon, initPulls int
+	reps                     []uint64
+	seed                     uint64
+	params                   map[string]any
+	diagEvery                int // ask for diagnostics every diagEvery rounds; 0: never
+}
+
+// spec returns the harness's default session over replications reps.
+func (h *harness) spec(reps ...uint64) spec {
+	return spec{arms: h.cfg.arms, horizon: h.cfg.horizon, initPulls: 1, reps: reps,
+		seed: h.cfg.seed, params: h.cfg.params}
+}
+
+// indices returns the replication indices from..from+n-1.
+func indices(from, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(from + i)
+	}
+	return out
+}
+
+// player plays one session round by round against the kit's environment,
+// checking every answer, and records the arms chosen.
+type player struct {
+	s     spec
+	sess  sdk.SessionConn
+	cfg   config
+	round int
+	prevA []int32
+	prevR []float64
+	pulls [][]int     // pulls[i][arm] so far, replication position i
+	arms  [][]int32   // arms[i][t-1]
+	diags [][]float64 // diagnostics of the last round asked for, as returned
+}
+
+func (h *harness) open(c sdk.Conn, s spec) (*player, error) {
+	sess, err := c.Open(h.ctx, &sdk.OpenRequest{
+		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
+		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
+		InitPulls: s.initPulls, Params: s.params,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open (arms %d, horizon %d, init_pulls %d, replications %v): %w",
+			s.arms, s.horizon, s.initPulls, s.reps, err)
+	}
+	p := &player{s: s, sess: sess, cfg: h.cfg, pulls: make([][]int, len(s.reps)), arms: make([][]int32, len(s.reps))}
+	for i := range p.pulls {
+		p.pulls[i] = make([]int, s.arms)
+		p.arms[i] = make([]int32, 0, s.horizon)
+	}
+	return p, nil
+}
+
+// done reports whether the session has played its horizon.
+func (p *player) done() bool { return p.round >= p.s.horizon }
+
+// step plays the next round and checks the answer.
+func (p *player) step(ctx context.Context) error {
+	t := p.round + 1
+	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
+	res, err := p.sess.Step(ctx, t, p.prevA, p.prevR, want)
+	if err != nil {
+		return fmt.Errorf("round %d: %w", t, err)
+	}
+	n := len(p.s.reps)
+	if len(res.Arms) != n {
+		return fmt.Errorf("round %d: %d arms returned for %d replications", t, len(res.Arms), n)
+	}
+	if want {
+		p.diags = p.diags[:0]
+		for _, d := range res.Diagnostics {
+			p.diags = append(p.diags, slices.Clone(d))
+		}
+	}
+	p.prevA = slices.Grow(p.prevA[:0], n)[:n]
+	p.prevR = slices.Grow(p.prevR[:0], n)[:n]
+	forced := t <= p.s.arms*p.s.initPulls
+	for i, a := range res.Arms {
+		if a < 0 || int(a) >= p.s.arms {
+			return fmt.Errorf("round %d: replication %d: arm %d outside 0..%d", t, p.s.reps[i], a, p.s.arms-1)
+		}
+		if forced && int(a) != (t-1)%p.s.arms {
+			return fmt.Errorf("round %d: replication %d: arm %d during the initial pulls, want (t-1) mod K = %d",
+				t, p.s.reps[i], a, (t-1)%p.s.arms)
+		}
+		p.arms[i] = append(p.arms[i], a)
+		p.prevA[i] = a
+		p.prevR[i] = p.cfg.reward(p.s.reps[i], int(a), p.pulls[i][a], p.s.arms)
+		p.pulls[i][a]++
+	}
+	p.round = t
+	return nil
+}
+
+// play runs the rest of the session and closes it.
+func (p *player) play(ctx context.Context) error {
+	for !p.done() {
+		if err := p.step(ctx); err != nil {
+			return err
+		}
+	}
+	return p.close(ctx)
+}
+
+func (p *player) close(ctx context.Context) error {
+	if err := p.sess.Close(ctx); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}
+
+// playAll opens a session of s on c and plays it to the end.
+func (h *harness) playAll(c sdk.Conn, s spec) (*player, error) {
+	p, err := h.open(c, s)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.play(h.ctx)
+}
+
+// mean is the kit's mean of arm a of k: spread evenly over [0.3, 0.7],
+// decreasing with the index, so the best arm is arm 0.
+func mean(a, k int) float64 {
+	if k < 2 {
+		return 0.5
+	}
+	return 0.7 - 0.4*float64(a)/float64(k-1)
+}
+
+// reward is the reward of the n-th pull (0-based) of arm a in replication
+// r: a function of (r, a, n) only, so every path sees the same rewards.
+func (c config) reward(r uint64, a, n, k int) float64 {
+	h := sdk.Mix(sdk.Mix(sdk.Mix(r^0x6b69747265776172)^uint64(a)) ^ uint64(n))
+	u1 := float64(h>>11+1) / (1 << 53) // (0, 1]
+	u2 := float64(sdk.Mix(h)>>11) / (1 << 53)
+	mu := mean(a, k)
+	if c.family == sdk.Bernoulli {
+		if u1 <= mu {
+			return 1
+		}
+		return 0
+	}
+	// Box-Muller: a standard normal from two uniforms.
+	z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+	return mu + c.noiseSD*z
+}
+
+// sameArms compares two players' arms replication by replication.
+func sameArms(what string, got, want *player) error {
+	var errs []error
+	for i := range want.arms {
+		if j := firstDiff(got.arms[i], want.arms[i]); j >= 0 {
+			errs = append(errs, fmt.Errorf("%s: replication %d: round %d: arm %d, want %d",
+				what, want.s.reps[i], j+1, at(got.arms[i], j), at(want.arms[i], j)))
+		}
+		if len(errs) == 3 {
+			errs = append(errs, errors.New("(further differences not shown)"))
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func firstDiff(a, b []int32) int {
+	for j := range max(len(a), len(b)) {
+		if j >= len(a) || j >= len(b) || a[j] != b[j] {
+			return j
+		}
+	}
+	return -1
+}
+
+func at(a []int32, j int) int32 {
+	if j < len(a) {
+		return a[j]
+	}
+	return -1
+}
+
+// recorder collects violations seen inside the plugin, where the policies
+// run (possibly on several goroutines).
+type recorder struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (r *recorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errs) < 5 {
+		r.errs = append(r.errs, fmt.Errorf(format, args...))
+	}
+}
+
+func (r *recorder) err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Join(r.errs...)
+}
+
+// watch wraps p's per-replication policies so the kit sees Select calls
+// from the inside. A BatchPolicy is left alone: its forced rounds are
+// checked on the answers only.
+func watch(p sdk.Plugin, rec *recorder) sdk.Plugin {
+	if p.New == nil {
+		return p
+	}
+	inner := p.New
+	p.New = func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+		pol, err := inner(s, r)
+		if err != nil || pol == nil {
+			return pol, err
+		}
+		w := &watched{Policy: pol, rec: rec, init: s.InitRounds(), index: r.Index}
+		if d, ok := pol.(sdk.Diagnoser); ok {
+			return &watchedDiag{watched: w, d: d}, nil
+		}
+		return w, nil
+	}
+	return p
+}
+
+type watched struct {
+	sdk.Policy
+	rec   *recorder
+	init  int
+	index uint64
+}
+
+func (w *watched) Select(t int) int {
+	if t <= w.init {
+		w.rec.add("replication %d: Select(%d) was called during the host-forced initial rounds 1..%d", w.index, t, w.init)
+	}
+	return w.Policy.Select(t)
+}
+
+type watchedDiag struct {
+	*watched
+	d sdk.Diagnoser
+}
+
+func (w *watchedDiag) Diagnose(out []float64) { w.d.Diagnose(out) }
