@@ -36,6 +36,7 @@ type runOptions struct {
 	stepTimeout  time.Duration
 	startTimeout time.Duration
 	quiet        bool
+	gate         gateOptions // --baseline and friends: the one-call gate
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -50,6 +51,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	fs.DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
+	addGateRunFlags(fs, &ro.gate)
 }
 
 // signalCause is the cancellation cause of a context ended by a signal.
@@ -149,6 +151,10 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
+	base, gateOpt, err := ro.gate.loadBaseline(sc, ro.policies)
+	if err != nil {
+		return err
+	}
 	opts := engine.Options{
 		Launch:      ro.launcher(),
 		Batch:       ro.batch,
@@ -168,6 +174,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		if err := report.Tables(ro.stdout, file); err != nil {
 			return errors.Join(runErr, err)
 		}
+	}
+	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
+		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt)
 	}
 	if runErr != nil {
 		var sc signalCause

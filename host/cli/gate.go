@@ -1,0 +1,263 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+)
+
+// Exit codes specific to gating (bench gate, and bench --baseline).
+const (
+	ExitRegression   = ExitFailure // a policy regressed
+	ExitInconclusive = 4           // a comparison was inconclusive and --require-conclusive is set
+)
+
+const gateExitCodes = `Exit codes:
+  0  no regression (every policy better, same, or inconclusive)
+  1  regression: some policy is worse than the baseline by more than the
+     margin, significant after the Holm correction
+  2  usage or input error: bad flag, unreadable or invalid results file,
+     baseline and current are different experiments (family, arms, means,
+     noise_sd, horizon or init_pulls differ; the message lists each) and
+     --force is not given. Any unexpected error also exits 2, never 1.
+  3  a policy failed in CURRENT (status "failed") or is missing from it
+  4  a comparison was inconclusive and --require-conclusive is set
+When several apply the first of 2, 3, 1, 4 wins; stderr names every policy
+concerned.`
+
+// gateOptions are the gate flags, shared by bench gate and the one-call
+// form bench --scenario X --baseline BASE.json.
+type gateOptions struct {
+	metric            string
+	margin            string
+	alpha             float64
+	force             bool
+	requireConclusive bool
+
+	baseline     string // run flags only
+	saveBaseline string
+}
+
+func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
+	d := gate.DefaultOptions
+	fs.StringVar(&g.metric, "metric", d.Metric, "metric to gate on: regret, underestimation, regret_under or regret_not_under")
+	fs.StringVar(&g.margin, "margin", "5%", "tolerated worsening, relative to the baseline mean: 5% or 0.05")
+	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests; the CI level is 1-alpha")
+	fs.BoolVar(&g.force, "force", false, "compare different experiments anyway (unpaired)")
+	fs.BoolVar(&g.requireConclusive, "require-conclusive", false, "exit 4 when a comparison is inconclusive")
+}
+
+// addGateRunFlags adds the one-call form's flags to a run's flags.
+func addGateRunFlags(fs *pflag.FlagSet, g *gateOptions) {
+	fs.StringVar(&g.baseline, "baseline", "", "after the run, gate its results against this baseline results file (exit codes as bench gate)")
+	fs.StringVar(&g.saveBaseline, "save-baseline", "", "write the results file here as a baseline, only when the call succeeds (every policy ok, no regression)")
+	addGateFlags(fs, g)
+}
+
+func (g *gateOptions) options() (gate.Options, error) {
+	m, err := gate.ParseMargin(g.margin)
+	if err != nil {
+		return gate.Options{}, fmt.Errorf("--margin: %w", err)
+	}
+	o := gate.Options{Metric: g.metric, Margin: m, Alpha: g.alpha, Force: g.force}
+	if err := o.Check(); err != nil {
+		return gate.Options{}, err
+	}
+	return o, nil
+}
+
+func newGateCmd(ro *runOptions) *cobra.Command {
+	g := &gateOptions{}
+	cmd := &cobra.Command{
+		Use:   "gate BASELINE.json CURRENT.json",
+		Short: "Exit non-zero when a policy regressed between two results files",
+		Long: `gate compares, for every policy of BASELINE, the per-replication final values
+of a metric (regret by default; lower is better) in CURRENT with those in
+BASELINE, and prints a table: baseline and current mean ± standard error,
+delta in % of the baseline mean, its (1-alpha) confidence interval, the
+Holm-adjusted p-value and a verdict.
+
+When both files are the same experiment with the same seed and replication
+indices, replication r of both faced the same rewards (common random
+numbers) and the test is a paired t-test on the per-replication
+differences; otherwise it is Welch's unpaired t-test, and the table says so.
+
+Verdicts (m = margin x |baseline mean|, delta = current - baseline mean):
+  worse         delta > m, significant at alpha after Holm's correction over
+                every policy compared: a regression
+  better        delta < -m, likewise
+  same          the CI of delta lies within [-m, m]
+  inconclusive  none of these: more replications needed
+
+` + gateExitCodes + `
+
+  bench gate base.json new.json
+  bench gate base.json new.json --metric regret_under --margin 10% --alpha 0.05`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return inputOnError(runGate(ro.stdout, g, args[0], args[1]))
+		},
+	}
+	addGateFlags(cmd.Flags(), g)
+	return cmd
+}
+
+// inputOnError gives any error without an exit code of its own the code 2:
+// for gate, exit 1 means a regression and must never come from a bug or a
+// bad file.
+func inputOnError(err error) error {
+	var e *exitError
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return withCode(ExitInput, err)
+}
+
+func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
+	opt, err := g.options()
+	if err != nil {
+		return withCode(ExitInput, err)
+	}
+	base, err := results.ReadFile(basePath)
+	if err != nil {
+		return withCode(ExitInput, fmt.Errorf("baseline: %w", err))
+	}
+	cur, err := results.ReadFile(curPath)
+	if err != nil {
+		return withCode(ExitInput, fmt.Errorf("current: %w", err))
+	}
+	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive)
+}
+
+// gateFiles compares, prints the table and turns the report into the exit
+// code of bench gate.
+func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive bool) error {
+	rep, err := gate.Compare(base, cur, opt)
+	if err != nil {
+		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
+	}
+	if err := gate.WriteTable(w, rep, baseName, curName); err != nil {
+		return withCode(ExitInput, err)
+	}
+	var msgs []string
+	code := ExitOK
+	if f := rep.Failures(); len(f) > 0 {
+		code = ExitPolicy
+		for _, r := range f {
+			if r.Verdict == gate.Missing {
+				msgs = append(msgs, fmt.Sprintf("policy %q is missing from %s", r.Label, curName))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("policy %q failed in %s: %s", r.Label, curName, r.Note))
+			}
+		}
+	}
+	if reg := rep.Regressions(); len(reg) > 0 {
+		if code == ExitOK {
+			code = ExitRegression
+		}
+		for _, r := range reg {
+			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %+.1f%% worse than the baseline (margin %s, Holm-adjusted p=%.2g)",
+				r.Label, opt.Metric, 100*r.Estimate.Delta/nonzero(r.Base.Mean), pctString(opt.Margin), r.PWorse))
+		}
+	}
+	if inc := rep.Inconclusives(); requireConclusive && len(inc) > 0 {
+		if code == ExitOK {
+			code = ExitInconclusive
+		}
+		var labels []string
+		for _, r := range inc {
+			labels = append(labels, fmt.Sprintf("%q", r.Label))
+		}
+		msgs = append(msgs, fmt.Sprintf("inconclusive (--require-conclusive): %s; more replications narrow the CI", strings.Join(labels, ", ")))
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return withCode(code, fmt.Errorf("gate: %s", strings.Join(msgs, "; ")))
+}
+
+func nonzero(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func pctString(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
+}
+
+// gateScenario is the part of the results file's scenario that the engine
+// will write for sc and that decides compatibility, so the one-call form
+// can refuse an incompatible baseline before spending a run on it.
+func gateScenario(sc *scenario.Scenario) results.Scenario {
+	return results.Scenario{
+		Name: sc.Name, Family: string(sc.Family()), Arms: sc.K(), Horizon: sc.Horizon,
+		Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
+	}
+}
+
+// loadBaseline reads --baseline and, unless --force, refuses it before the
+// run when it is a different experiment from sc. With --policy (only
+// non-empty) it keeps just those policies of the baseline: the others were
+// deliberately not run, so they are not missing. It returns nil when
+// --baseline is not set.
+func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*results.File, gate.Options, error) {
+	if g.baseline == "" {
+		return nil, gate.Options{}, nil
+	}
+	opt, err := g.options()
+	if err != nil {
+		return nil, opt, withCode(ExitInput, err)
+	}
+	base, err := results.ReadFile(g.baseline)
+	if err != nil {
+		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
+	}
+	if d := gate.Differences(base.Scenario, gateScenario(sc)); len(d) > 0 && !g.force {
+		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, &gate.IncompatibleError{Differences: d}))
+	}
+	if len(only) > 0 {
+		base.Policies = slices.DeleteFunc(base.Policies, func(p *results.Policy) bool { return !slices.Contains(only, p.Label) })
+	}
+	return base, opt, nil
+}
+
+// afterRun ends the one-call form once the run's tables are printed: it
+// gates file against base when --baseline is set, then writes
+// --save-baseline when everything succeeded. runErr is nil or a policy
+// failure.
+func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options) error {
+	err := runErr
+	if base != nil {
+		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive))
+		switch {
+		case gerr == nil:
+		case runErr != nil:
+			err = withCode(ExitCode(gerr), errors.Join(runErr, gerr))
+		default:
+			err = gerr
+		}
+	}
+	if g.saveBaseline != "" && err != nil {
+		return withCode(ExitCode(err), fmt.Errorf("%w (--save-baseline %s not written)", err, g.saveBaseline))
+	}
+	if g.saveBaseline != "" {
+		if werr := file.WriteFile(g.saveBaseline); werr != nil {
+			return withCode(ExitInput, fmt.Errorf("--save-baseline: %w", werr))
+		}
+	}
+	return err
+}

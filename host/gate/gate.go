@@ -1,0 +1,272 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// Options are the settings of one gate call.
+type Options struct {
+	Metric string  // final value compared: regret, underestimation, regret_under or regret_not_under
+	Margin float64 // tolerated worsening, relative to the baseline mean (0.05 is 5%)
+	Alpha  float64 // family-wise error rate of the Holm-corrected tests, and 1 - the CI level
+	Force  bool    // compare different experiments anyway (unpaired)
+}
+
+// DefaultOptions are bench gate's defaults.
+var DefaultOptions = Options{Metric: "regret", Margin: 0.05, Alpha: 0.01}
+
+// IncompatibleError refuses to compare two different experiments.
+type IncompatibleError struct {
+	Differences []string // as returned by Differences
+}
+
+func (e *IncompatibleError) Error() string {
+	return "baseline and current are different experiments: " + strings.Join(e.Differences, "; ") +
+		" (--force compares them anyway, unpaired)"
+}
+
+// Verdict is the outcome of one policy's comparison.
+type Verdict string
+
+// Verdicts. The first four are comparisons; the rest say why a policy was
+// not compared.
+const (
+	Better       Verdict = "better"       // significantly better than the baseline by more than the margin
+	Worse        Verdict = "worse"        // significantly worse by more than the margin: a regression
+	Same         Verdict = "same"         // the CI of delta lies within ± the margin
+	Inconclusive Verdict = "inconclusive" // none of the above: more replications needed
+	Failed       Verdict = "FAILED"       // the policy failed in the current file
+	Missing      Verdict = "MISSING"      // in the baseline, absent from the current file
+	New          Verdict = "new"          // only in the current file: nothing to compare with
+	NoBaseline   Verdict = "no baseline"  // the policy failed in the baseline
+)
+
+// Summary is one sample's mean, standard error of the mean and size.
+type Summary struct {
+	Mean, SE float64
+	N        int
+}
+
+func summarize(x []float64) Summary {
+	if len(x) == 0 {
+		return Summary{Mean: math.NaN(), SE: math.NaN()}
+	}
+	m, v := stat.MeanVariance(x, nil)
+	if len(x) < 2 {
+		v = math.NaN()
+	}
+	return Summary{Mean: m, SE: math.Sqrt(v / float64(len(x))), N: len(x)}
+}
+
+// Row is one policy's comparison.
+type Row struct {
+	Label    string
+	Verdict  Verdict
+	Base     Summary
+	Cur      Summary
+	Estimate Estimate // delta = current - baseline mean, with its SE
+	Lo, Hi   float64  // the (1-alpha) confidence interval of delta
+	Margin   float64  // the margin in the metric's units: Options.Margin * |baseline mean|
+	PWorse   float64  // Holm-adjusted p-value of H0: delta <= Margin; NaN when not tested
+	PBetter  float64  // Holm-adjusted p-value of H0: delta >= -Margin; NaN when not tested
+	Note     string   // why the policy was not compared, or the failure's error
+}
+
+// Compared reports whether the row holds a test result.
+func (r Row) Compared() bool {
+	switch r.Verdict {
+	case Better, Worse, Same, Inconclusive:
+		return !math.IsNaN(r.PWorse)
+	}
+	return false
+}
+
+// P is the adjusted p-value of the one-sided test in the direction of the
+// observed delta: PBetter when delta < 0, PWorse otherwise.
+func (r Row) P() float64 {
+	if r.Estimate.Delta < 0 {
+		return r.PBetter
+	}
+	return r.PWorse
+}
+
+// Report is the outcome of a gate call.
+type Report struct {
+	Options     Options
+	Horizon     int
+	Paired      bool
+	Pairing     string   // why the test is paired or not
+	Differences []string // differences between the scenarios (only with Force)
+	Comparisons int      // size of each Holm family
+	Rows        []Row
+	Warnings    []string
+}
+
+func (r *Report) with(v ...Verdict) []Row {
+	var out []Row
+	for _, row := range r.Rows {
+		for _, x := range v {
+			if row.Verdict == x {
+				out = append(out, row)
+			}
+		}
+	}
+	return out
+}
+
+// Regressions are the rows whose verdict is Worse.
+func (r *Report) Regressions() []Row { return r.with(Worse) }
+
+// Failures are the policies that failed in, or are missing from, the
+// current file.
+func (r *Report) Failures() []Row { return r.with(Failed, Missing) }
+
+// Inconclusives are the rows whose verdict is Inconclusive.
+func (r *Report) Inconclusives() []Row { return r.with(Inconclusive) }
+
+// Check validates o.
+func (o Options) Check() error {
+	if _, err := (&results.Policy{}).Metric(o.Metric); err != nil {
+		return err
+	}
+	if math.IsNaN(o.Margin) || math.IsInf(o.Margin, 0) || o.Margin < 0 {
+		return fmt.Errorf("margin %v: must be finite and >= 0", o.Margin)
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return fmt.Errorf("alpha %v: must be in (0, 1)", o.Alpha)
+	}
+	return nil
+}
+
+// Compare gates cur against base: for every policy label of base it
+// compares the per-replication final values of opt.Metric (see the package
+// doc for the tests and verdicts). It returns an *IncompatibleError when
+// the two files are different experiments and opt.Force is not set.
+func Compare(base, cur *results.File, opt Options) (*Report, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	if err := uniqueLabels(base); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	if err := uniqueLabels(cur); err != nil {
+		return nil, fmt.Errorf("current: %w", err)
+	}
+	diffs := Differences(base.Scenario, cur.Scenario)
+	if len(diffs) > 0 && !opt.Force {
+		return nil, &IncompatibleError{Differences: diffs}
+	}
+	rep := &Report{Options: opt, Horizon: cur.Scenario.Horizon, Differences: diffs}
+	rep.Paired, rep.Pairing = pairing(base, cur, diffs)
+	if base.Scenario.Name != cur.Scenario.Name {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("scenario names differ (baseline %q, current %q)", base.Scenario.Name, cur.Scenario.Name))
+	}
+	if !base.Complete {
+		rep.Warnings = append(rep.Warnings, "the baseline file is marked incomplete (an interrupted run)")
+	}
+	if !cur.Complete {
+		rep.Warnings = append(rep.Warnings, "the current file is marked incomplete (an interrupted run)")
+	}
+
+	curBy := map[string]*results.Policy{}
+	for _, p := range cur.Policies {
+		curBy[p.Label] = p
+	}
+	seen := map[string]bool{}
+	var pw, pb []float64
+	smallN := false
+	for _, bp := range base.Policies {
+		seen[bp.Label] = true
+		row := Row{Label: bp.Label, PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		cp := curBy[bp.Label]
+		switch {
+		case cp == nil:
+			row.Verdict, row.Note = Missing, "absent from the current file"
+		case cp.Status == results.StatusFailed:
+			row.Verdict, row.Note = Failed, cp.Error
+			row.Base = summarize(bp.Final[opt.Metric])
+		case bp.Status == results.StatusFailed:
+			row.Verdict, row.Note = NoBaseline, "failed in the baseline: "+bp.Error
+			row.Cur = summarize(cp.Final[opt.Metric])
+		default:
+			b, c := bp.Final[opt.Metric], cp.Final[opt.Metric]
+			row.Base, row.Cur = summarize(b), summarize(c)
+			var err error
+			if rep.Paired {
+				row.Estimate, err = PairedT(b, c)
+			} else {
+				row.Estimate, err = Welch(b, c)
+			}
+			row.Verdict = Inconclusive
+			if err != nil {
+				row.Note = err.Error()
+				break
+			}
+			smallN = smallN || row.Estimate.N < 30
+			row.Margin = opt.Margin * math.Abs(row.Base.Mean)
+			row.Lo, row.Hi = row.Estimate.CI(1 - opt.Alpha)
+			row.PWorse = row.Estimate.PAbove(row.Margin)
+			row.PBetter = row.Estimate.PBelow(-row.Margin)
+		}
+		rep.Rows = append(rep.Rows, row)
+		pw = append(pw, row.PWorse)
+		pb = append(pb, row.PBetter)
+	}
+	for _, cp := range cur.Policies {
+		if !seen[cp.Label] {
+			rep.Rows = append(rep.Rows, Row{Label: cp.Label, Verdict: New, Note: "not in the baseline",
+				Cur: summarize(cp.Final[opt.Metric]), PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
+			pw = append(pw, math.NaN())
+			pb = append(pb, math.NaN())
+		}
+	}
+	if smallN {
+		rep.Warnings = append(rep.Warnings, "fewer than 30 replications: the t-test leans on the central limit theorem; use more")
+	}
+
+	// Regression tests form one Holm family and improvement tests another:
+	// exit status 1 then has a family-wise false-alarm rate of at most
+	// alpha, and the "better" labels likewise.
+	pw, pb = Holm(pw), Holm(pb)
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		if row.Verdict != Inconclusive || math.IsNaN(pw[i]) {
+			continue
+		}
+		rep.Comparisons++
+		row.PWorse, row.PBetter = pw[i], pb[i]
+		row.Verdict = verdict(*row, opt.Alpha)
+	}
+	return rep, nil
+}
+
+// verdict applies the package doc's rules to a tested row whose p-values
+// are already adjusted.
+func verdict(r Row, alpha float64) Verdict {
+	switch {
+	case r.PWorse < alpha:
+		return Worse
+	case r.PBetter < alpha:
+		return Better
+	case r.Lo >= -r.Margin && r.Hi <= r.Margin:
+		return Same
+	}
+	return Inconclusive
+}
+
+func uniqueLabels(f *results.File) error {
+	seen := map[string]bool{}
+	for _, p := range f.Policies {
+		if seen[p.Label] {
+			return fmt.Errorf("policy label %q appears twice", p.Label)
+		}
+		seen[p.Label] = true
+	}
+	return nil
+}
