@@ -14,9 +14,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/registry"
-	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -36,7 +39,10 @@ type runOptions struct {
 	stepTimeout  time.Duration
 	startTimeout time.Duration
 	quiet        bool
-	gate         gateOptions // --baseline and friends: the one-call gate
+	gate         gateOptions   // --baseline and friends: the one-call gate
+	output       outputOptions // --format, --at, --plot, --plot-format
+	shard        string        // --shard I/N
+	resume       bool
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -51,7 +57,10 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	fs.DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
+	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
+	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
 	addGateRunFlags(fs, &ro.gate)
+	addOutputFlags(fs, &ro.output)
 }
 
 // signalCause is the cancellation cause of a context ended by a signal.
@@ -155,23 +164,81 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := ro.output.check(sc.Checkpoints); err != nil {
+		return err // bad --format/--at/--plot-format: nothing has run yet
+	}
 	opts := engine.Options{
 		Launch:      ro.launcher(),
 		Batch:       ro.batch,
 		Jobs:        ro.jobs,
 		StepTimeout: ro.stepTimeout,
 	}
+	var spec shard.Spec
+	nrep := sc.Runs
+	if ro.shard != "" {
+		if spec, err = shard.Parse(ro.shard); err != nil {
+			return withCode(ExitInput, err)
+		}
+		opts.Replications = spec.Replications(sc.Runs)
+		opts.Traces = true
+		nrep = len(opts.Replications)
+	}
+	order := labels(sc)
+	var kept *results.File
+	if ro.resume {
+		if kept, err = resumable(ro.out, sc, spec); err != nil {
+			return withCode(ExitInput, err)
+		}
+		if kept != nil {
+			var todo []string
+			for _, l := range order {
+				if kept.Policy(l) == nil {
+					todo = append(todo, l)
+				}
+			}
+			if len(todo) == 0 {
+				fmt.Fprintf(ro.stderr, "bench: --resume: %s already holds every policy\n", ro.out)
+				return ro.finish(ctx, kept, nil, base, gateOpt)
+			}
+			if err := sc.Select(todo); err != nil {
+				return err
+			}
+		}
+	}
+	pr := progress.New(ro.stderr, !ro.quiet)
+	b := ro.batch
+	if b <= 0 {
+		b = (nrep + 1) / 2
+		if nrep < 64 {
+			b = nrep
+		}
+	}
+	pr.SetSessions((nrep + b - 1) / b)
+	opts.Progress = pr.Func()
 	file, runErr := engine.Run(ctx, sc, opts)
+	pr.Wait()
 	if file == nil {
 		return runErr
 	}
+	if ro.shard != "" {
+		file.Shard.Index, file.Shard.Count = spec.Index, spec.Count
+	}
+	if kept != nil {
+		file.Policies = append(kept.Policies, file.Policies...)
+		file.SortPolicies(order)
+	}
+	return ro.finish(ctx, file, runErr, base, gateOpt)
+}
+
+// finish writes, renders and gates the results of a run.
+func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options) error {
 	if ro.out != "" {
 		if err := file.WriteFile(ro.out); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
 	if len(file.Policies) > 0 {
-		if err := report.Tables(ro.stdout, file); err != nil {
+		if err := ro.output.render(ro.stdout, file); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -189,4 +256,49 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 	}
 	return runErr
+}
+
+func labels(sc *scenario.Scenario) []string {
+	out := make([]string, len(sc.Policies))
+	for i, p := range sc.Policies {
+		out[i] = p.Label
+	}
+	return out
+}
+
+// resumable reads the --out file of an earlier run of the same scenario and
+// returns it with only its completed policies; nil when there is none.
+func resumable(path string, sc *scenario.Scenario, spec shard.Spec) (*results.File, error) {
+	if path == "" {
+		return nil, fmt.Errorf("--resume needs --out FILE")
+	}
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, nil
+	}
+	f, err := results.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	means := sc.TrueMeans()
+	s := f.Scenario
+	if s.Name != sc.Name || s.Horizon != sc.Horizon || s.Runs != sc.Runs || s.Seed != sc.Seed ||
+		s.InitPulls != sc.InitPulls || len(s.Means) != len(means) || s.NoiseSD != sc.Environment.NoiseSD ||
+		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
+		return nil, fmt.Errorf("--resume: %s holds another run (scenario %s, T=%d, runs=%d, seed %d, shard %d/%d); remove it or choose another --out",
+			path, s.Name, s.Horizon, s.Runs, s.Seed, f.Shard.Index, f.Shard.Count)
+	}
+	for i := range means {
+		if s.Means[i] != means[i] {
+			return nil, fmt.Errorf("--resume: %s was run with other means", path)
+		}
+	}
+	var ok []*results.Policy
+	for _, p := range f.Policies {
+		if p.Status == results.StatusOK {
+			ok = append(ok, p)
+		}
+	}
+	f.Policies = ok
+	f.Complete = true
+	return f, nil
 }

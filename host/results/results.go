@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 )
 
 // Schema identifies version 1 of the results file.
@@ -170,6 +171,9 @@ func ReadFile(path string) (*File, error) {
 
 // Decode parses and checks a results file's contents.
 func Decode(data []byte) (*File, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("empty file")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f File
@@ -179,6 +183,10 @@ func Decode(data []byte) (*File, error) {
 			return nil, fmt.Errorf("not valid JSON (truncated?): %w", err)
 		}
 		return nil, err
+	}
+	// One object and nothing else: a second one is two files run together.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the results object at byte %d (two files concatenated?)", dec.InputOffset())
 	}
 	if err := f.Check(); err != nil {
 		return nil, err
@@ -194,17 +202,54 @@ func (f *File) Check() error {
 	if f.Scenario.Arms != len(f.Scenario.Means) {
 		return fmt.Errorf("scenario.arms = %d but %d means", f.Scenario.Arms, len(f.Scenario.Means))
 	}
+	if f.Scenario.Runs < 1 || f.Scenario.Horizon < 1 {
+		return fmt.Errorf("scenario.runs = %d and scenario.horizon = %d, want both >= 1", f.Scenario.Runs, f.Scenario.Horizon)
+	}
+	if f.Shard.Count < 1 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count {
+		return fmt.Errorf("shard %d/%d: want 0 <= index < count", f.Shard.Index, f.Shard.Count)
+	}
 	nrep := f.Scenario.Runs
 	if f.Shard.Replications != nil {
 		nrep = len(f.Shard.Replications)
 	}
 	for i, p := range f.Policies {
-		if p.Status == StatusFailed {
+		if p == nil {
+			return fmt.Errorf("policies[%d]: null", i)
+		}
+		switch p.Status {
+		case StatusOK:
+		case StatusFailed:
+			if p.Error == "" {
+				return fmt.Errorf("policies[%d] %q: status failed without an error", i, p.Label)
+			}
 			continue
+		default:
+			return fmt.Errorf("policies[%d] %q: unknown status %q (want %q or %q)", i, p.Label, p.Status, StatusOK, StatusFailed)
 		}
 		n := len(p.Checkpoints)
 		if n == 0 || p.Checkpoints[n-1] != f.Scenario.Horizon {
 			return fmt.Errorf("policies[%d] %q: checkpoints must end at the horizon %d", i, p.Label, f.Scenario.Horizon)
+		}
+		for c := 1; c < n; c++ {
+			if p.Checkpoints[c] <= p.Checkpoints[c-1] || p.Checkpoints[0] < 1 {
+				return fmt.Errorf("policies[%d] %q: checkpoints must increase from 1 or more, got %v", i, p.Label, p.Checkpoints)
+			}
+		}
+		for name, d := range p.Diagnostics {
+			if len(d.Mean) != len(d.Checkpoints) || len(d.SE) != len(d.Checkpoints) {
+				return fmt.Errorf("policies[%d] %q: diagnostics.%s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(d.Mean), len(d.SE), len(d.Checkpoints))
+			}
+			if p.Traces != nil && p.Traces.Diagnostics != nil {
+				tr := p.Traces.Diagnostics[name]
+				if len(tr) != len(d.Checkpoints) {
+					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), len(d.Checkpoints))
+				}
+				for c, row := range tr {
+					if len(row) != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+					}
+				}
+			}
 		}
 		for _, name := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
 			s, _ := p.Metric(name)
@@ -228,4 +273,29 @@ func (f *File) Check() error {
 		}
 	}
 	return nil
+}
+
+// Policy returns the policy with the given label, or nil.
+func (f *File) Policy(label string) *Policy {
+	for _, p := range f.Policies {
+		if p.Label == label {
+			return p
+		}
+	}
+	return nil
+}
+
+// SortPolicies orders the policies as labels lists them; others go last.
+func (f *File) SortPolicies(labels []string) {
+	rank := map[string]int{}
+	for i, l := range labels {
+		rank[l] = i + 1
+	}
+	key := func(p *Policy) int {
+		if r := rank[p.Label]; r > 0 {
+			return r
+		}
+		return len(labels) + 1
+	}
+	sort.SliceStable(f.Policies, func(i, j int) bool { return key(f.Policies[i]) < key(f.Policies[j]) })
 }
