@@ -3,11 +3,13 @@ package sdk
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -55,12 +57,15 @@ type LaunchOptions struct {
 
 // Client is a plugin process launched and spoken to over go-plugin.
 type Client struct {
-	path   string
-	pc     *plugin.Client
-	rpc    pb.PolicyClient
-	tail   *ringBuffer
-	stream bool
-	noStr  bool
+	path         string
+	pc           *plugin.Client
+	rpc          pb.PolicyClient
+	tail         *ringBuffer
+	stream       bool
+	noStr        bool
+	startTimeout time.Duration
+	cp           plugin.ClientProtocol // set by connect
+	attached     bool                  // made by Attach: Close closes the connection
 }
 
 // Launch starts the plugin executable at path and completes the handshake.
@@ -84,10 +89,14 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Managed:          true,
 		StartTimeout:     opts.StartTimeout,
-		Stderr:           tail,
-		SyncStdout:       tail,
-		SyncStderr:       tail,
-		Logger:           hclog.NewNullLogger(),
+		// The raw stderr (panics, the SDK's log, anything written before
+		// Serve) and what a Go plugin writes to os.Stderr after Serve both
+		// feed the tail quoted in errors, each whole lines at a time.
+		// Stdout after the handshake is not the plugin's to use: drop it.
+		Stderr:     tail.lineWriter(),
+		SyncStderr: tail.lineWriter(),
+		SyncStdout: io.Discard,
+		Logger:     hclog.NewNullLogger(),
 	}
 	if opts.Log != nil {
 		cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Level: hclog.Debug, Output: opts.Log})
@@ -95,10 +104,11 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	if len(opts.SHA256) > 0 {
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
 	}
-	c := &Client{path: path, pc: plugin.NewClient(cfg), tail: tail, noStr: opts.NoStream}
-	if err := c.connect(); err != nil {
+	c := &Client{path: path, pc: plugin.NewClient(cfg), tail: tail, noStr: opts.NoStream, startTimeout: opts.StartTimeout}
+	if op, err := c.connect(); err != nil {
+		// Kill waits for go-plugin's stderr reader, so the tail is whole.
 		c.pc.Kill()
-		return nil, err
+		return nil, c.fail(op, err)
 	}
 	return c, nil
 }
@@ -115,43 +125,74 @@ func Attach(rc *plugin.ReattachConfig, opts LaunchOptions) (*Client, error) {
 		Logger:          hclog.NewNullLogger(),
 		Stderr:          tail,
 	})
-	c := &Client{path: "reattach:" + rc.Addr.String(), pc: pc, tail: tail, noStr: opts.NoStream}
-	if err := c.connect(); err != nil {
+	c := &Client{path: "reattach:" + rc.Addr.String(), pc: pc, tail: tail, noStr: opts.NoStream, startTimeout: 10 * time.Second, attached: true}
+	if op, err := c.connect(); err != nil {
 		pc.Kill()
-		return nil, err
+		return nil, c.fail(op, err)
 	}
 	return c, nil
 }
 
-func (c *Client) connect() error {
+// connect completes the handshake and dispenses the policy client; on
+// failure it returns the step that failed.
+func (c *Client) connect() (string, error) {
 	cp, err := c.pc.Client()
 	if err != nil {
-		return c.fail("start", err)
+		return "start", err
 	}
 	raw, err := cp.Dispense(pluginName)
 	if err != nil {
-		return c.fail("dispense", err)
+		return "dispense", err
 	}
 	c.rpc = raw.(pb.PolicyClient)
-	return nil
+	c.cp = cp
+	return "", nil
 }
 
-// fail wraps err with the plugin path, a hint for the common causes and the
-// plugin's last stderr lines.
+// handshakeHint explains, after "is it a regretbench plugin?", what a
+// plugin must do to start.
+const handshakeHint = "is it a regretbench plugin? A plugin must call sdk.Serve, or print the go-plugin handshake line, before writing anything to stdout"
+
+// fail wraps a start-up error with the plugin path, an explanation of the
+// common causes in bench's terms, and the plugin's last stderr lines.
+// go-plugin's own messages for these cases are long and generic.
 func (c *Client) fail(op string, err error) error {
 	msg := err.Error()
-	hint := ""
 	switch {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
-		hint = " (its SHA-256 does not match the pinned sha256)"
-	case strings.Contains(msg, "Incompatible API version"):
-		hint = fmt.Sprintf(" (bench speaks protocol version %d)", ProtocolVersion)
-	case strings.Contains(msg, "Unrecognized remote plugin message"), strings.Contains(msg, "plugin exited before we could connect"):
-		hint = " (is it a regretbench plugin? it must call sdk.Serve, or print the go-plugin handshake first on stdout)"
+		err = fmt.Errorf("%w (its SHA-256 does not match the pinned sha256)", err)
+	case strings.Contains(strings.ToLower(msg), "incompatible api version"):
+		err = fmt.Errorf("%s (bench speaks protocol version %d)", firstLine(msg), ProtocolVersion)
+	case strings.HasPrefix(msg, "Unrecognized remote plugin message: "):
+		line := firstLine(strings.TrimPrefix(msg, "Unrecognized remote plugin message: "))
+		if line == "" && strings.Contains(msg, "Failed to read any lines") {
+			err = fmt.Errorf("it exited or closed its stdout without completing the handshake (%s)", handshakeHint)
+		} else {
+			err = fmt.Errorf("its first line on stdout, %q, is not the go-plugin handshake (%s)", truncate(line, 200), handshakeHint)
+		}
+	case strings.Contains(msg, "plugin exited before we could connect"):
+		err = fmt.Errorf("it exited before completing the handshake (%s)", handshakeHint)
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		hint = " (it did not complete the handshake in time; raise --start-timeout if it is just slow)"
+		err = fmt.Errorf("it did not complete the handshake within the start timeout %v (raise --start-timeout if it is just slow)", c.startTimeout)
+	case strings.Contains(msg, "exec format error"):
+		err = fmt.Errorf("%w (the system cannot execute it: a binary for another OS or architecture, or a script without a #! line?)", err)
 	}
-	return &PluginError{Path: c.path, Op: op, Err: fmt.Errorf("%w%s", err, hint), Stderr: c.StderrTail(8)}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines)}
+}
+
+// tailLines is how many of a plugin's last stderr lines errors quote.
+const tailLines = 8
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // PluginError is an error from or about a plugin process. Its message names
@@ -164,17 +205,32 @@ type PluginError struct {
 	Exited bool   // the process had exited when the error was seen
 }
 
+// Error formats the error as one paragraph: the plugin, the operation and
+// the cause on the first line, then the plugin's stderr lines indented.
 func (e *PluginError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plugin %s: %s: %v", e.Path, e.Op, e.Err)
+	fmt.Fprintf(&b, "plugin %s: %s: %s", e.Path, e.Op, noBlankLines(e.Err.Error()))
 	if e.Exited {
 		b.WriteString(" (the plugin process exited)")
 	}
-	if e.Stderr != "" {
+	if s := noBlankLines(e.Stderr); s != "" {
 		b.WriteString("\n  plugin stderr (last lines):\n    ")
-		b.WriteString(strings.ReplaceAll(strings.TrimRight(e.Stderr, "\n"), "\n", "\n    "))
+		b.WriteString(strings.ReplaceAll(s, "\n", "\n    "))
 	}
 	return b.String()
+}
+
+// noBlankLines drops the empty lines of s, which would split an error
+// message into paragraphs.
+func noBlankLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, strings.TrimRight(l, " \t\r"))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (e *PluginError) Unwrap() error { return e.Err }
@@ -190,23 +246,45 @@ func (c *Client) StderrTail(n int) string { return c.tail.lastLines(n) }
 
 // Close kills the plugin process (gracefully first) and waits for it.
 func (c *Client) Close() error {
+	if c.attached {
+		// Kill is a no-op for a test-mode reattach: close our connection
+		// ourselves, but not through cp.Close, which would also shut down
+		// the in-process server.
+		if g, ok := c.cp.(*plugin.GRPCClient); ok {
+			g.Conn.Close()
+		}
+	}
 	c.pc.Kill()
 	return nil
 }
 
 func (c *Client) rpcErr(op string, err error) error {
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable && st.Code() != codes.Canceled {
+	st, ok := status.FromError(err)
+	switch {
+	case ok && st.Code() == codes.Unavailable:
+		// The connection broke, most likely because the process died.
+		// go-plugin marks it exited once it has read the last of its
+		// stderr, which holds the crash message: wait a little for that.
+		for deadline := time.Now().Add(2 * time.Second); !c.pc.Exited() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if c.pc.Exited() {
+			err = errors.New("the connection to the plugin broke")
+		}
+	case ok && st.Code() != codes.Canceled && st.Code() != codes.DeadlineExceeded:
 		err = errors.New(st.Message())
 	}
-	if c.pc.Exited() {
-		// Give the stderr copier a moment to drain the crash message.
-		time.Sleep(50 * time.Millisecond)
-	}
-	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(8), Exited: c.pc.Exited()}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
 }
 
-// Describe implements Conn.
+// Describe implements Conn. It is part of starting a plugin, so a plugin
+// that does not answer within the start timeout fails.
 func (c *Client) Describe(ctx context.Context) (*Description, error) {
+	if _, ok := ctx.Deadline(); !ok && c.startTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.startTimeout)
+		defer cancel()
+	}
 	r, err := c.rpc.Describe(ctx, &pb.DescribeRequest{})
 	if err != nil {
 		return nil, c.rpcErr("describe", err)
@@ -340,6 +418,38 @@ func (r *ringBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// lineWriter returns a writer into r that passes on whole lines only, so
+// that two sources writing into r at once do not interleave mid-line.
+func (r *ringBuffer) lineWriter() io.Writer { return &lineWriter{r: r} }
+
+type lineWriter struct {
+	mu      sync.Mutex
+	r       *ringBuffer
+	partial []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	if i := strings.LastIndexByte(string(w.partial), '\n'); i >= 0 {
+		w.r.Write(w.partial[:i+1])
+		w.partial = append(w.partial[:0], w.partial[i+1:]...)
+	}
+	if len(w.partial) > 4096 {
+		w.r.Write(append(w.partial, '\n'))
+		w.partial = w.partial[:0]
+	}
+	return len(p), nil
+}
+
+// panicLines bounds how far back lastLines looks for the start of a Go
+// panic or fatal error, whose first line says what went wrong.
+const panicLines = 40
+
+// lastLines returns the last n lines, or, when a Go panic or fatal error
+// began within the last panicLines lines, every line from its first.
+// go-plugin's JSON log lines are shown as "level: message".
 func (r *ringBuffer) lastLines(n int) string {
 	r.mu.Lock()
 	s := strings.TrimRight(string(r.buf), "\n")
@@ -348,10 +458,47 @@ func (r *ringBuffer) lastLines(n int) string {
 		return ""
 	}
 	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	from := max(len(lines)-n, 0)
+	for i := len(lines) - 1; i >= max(len(lines)-panicLines, 0); i-- {
+		if strings.HasPrefix(lines[i], "panic: ") || strings.HasPrefix(lines[i], "fatal error: ") {
+			from = min(from, i)
+			break
+		}
+	}
+	lines = lines[from:]
+	for i, l := range lines {
+		lines[i] = plainLogLine(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// plainLogLine renders an hclog JSON line as "level: message key=value...";
+// other lines are returned as they are.
+func plainLogLine(l string) string {
+	if !strings.HasPrefix(l, "{") {
+		return l
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(l), &m) != nil {
+		return l
+	}
+	msg, ok := m["@message"].(string)
+	if !ok {
+		return l
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: %s", m["@level"], msg)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !strings.HasPrefix(k, "@") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%v", k, m[k])
+	}
+	return b.String()
 }
 
 // Local runs a Plugin in the calling process with no RPC at all: the

@@ -42,7 +42,8 @@ type coreSession struct {
 	mu    sync.Mutex
 	spec  Session
 	n     int
-	round int // last round answered
+	reps  []uint64 // global replication indices, for error messages
+	round int      // last round answered
 	pol   BatchPolicy
 	step  BatchStep
 	diag  [][]float64
@@ -83,7 +84,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		return 0, fmt.Errorf("open: %w", err)
 	}
 	n := len(reps)
-	s := &coreSession{spec: spec, n: n, pol: pol}
+	s := &coreSession{spec: spec, n: n, reps: req.Replications, pol: pol}
 	s.step.Arms = make([]int32, n)
 	s.diag = make([][]float64, len(c.p.Diagnostics))
 	for d := range s.diag {
@@ -143,12 +144,26 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 		st.Diagnostics = s.diag
 	}
 	if err := protect(func() error { return s.pol.Step(st) }); err != nil {
-		return StepResult{}, fmt.Errorf("session %d round %d: %w", id, round, err)
+		// The caller names the round: the host's error already says
+		// "step round t", the in-process engine adds it.
+		return StepResult{}, err
+	}
+	// Check a BatchPolicy's answer here, where the error can name the
+	// replication in the author's terms (the host checks again, for
+	// plugins not built on this SDK).
+	if len(st.Arms) != s.n {
+		return StepResult{}, fmt.Errorf("the policy returned %d arms for %d replications", len(st.Arms), s.n)
 	}
 	if round <= s.spec.InitRounds() {
 		forced := int32((round - 1) % s.spec.Arms)
 		for i := range st.Arms {
 			st.Arms[i] = forced
+		}
+	} else {
+		for i, a := range st.Arms {
+			if a < 0 || int(a) >= s.spec.Arms {
+				return StepResult{}, fmt.Errorf("replication %d: the policy returned arm %d, want 0..%d", s.reps[i], a, s.spec.Arms-1)
+			}
 		}
 	}
 	s.round = round

@@ -79,7 +79,15 @@ func SignalContext(parent context.Context) (context.Context, func()) {
 		case s := <-ch:
 			cancel(signalCause{s})
 		case <-ctx.Done():
+			return
 		}
+		// A second signal means "stop now": kill the plugins and exit.
+		s := <-ch
+		sdk.Cleanup()
+		if s == syscall.SIGTERM {
+			os.Exit(ExitTerminated)
+		}
+		os.Exit(ExitInterrupted)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
@@ -252,7 +260,11 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 			if sc.sig == syscall.SIGTERM {
 				code = ExitTerminated
 			}
-			return withCode(code, fmt.Errorf("%v: partial results written, marked incomplete", sc))
+			where := "printed (no --out)"
+			if ro.out != "" {
+				where = "written to " + ro.out + ", marked incomplete"
+			}
+			return withCode(code, fmt.Errorf("%v: partial results %s", sc, where))
 		}
 	}
 	return runErr

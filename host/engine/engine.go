@@ -116,6 +116,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	jobsList := make([]*job, len(sc.Policies))
 	for i, pol := range sc.Policies {
 		key := pol.Plugin + "@" + pol.SHA256
+		if ctx.Err() != nil {
+			// Interrupted while starting plugins: start no more.
+			jobsList[i] = &job{idx: i, pol: pol, res: &results.Policy{Label: pol.Label, Plugin: pol.Plugin, Status: "skipped"}}
+			continue
+		}
 		if _, done := plugins[key]; !done && launchErr[key] == nil {
 			p, err := opts.Launch(ctx, pol)
 			if err != nil {
@@ -150,7 +155,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		sem = make(chan struct{}, jobs)
 	}
 	for _, j := range jobsList {
-		if j.res.Status == results.StatusFailed {
+		if j.res.Status == results.StatusFailed || j.res.Status == "skipped" {
 			continue
 		}
 		wg.Add(1)
@@ -252,7 +257,14 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	if conc <= 0 {
 		conc = 2
 	}
-	errs := make([]error, len(spans))
+	// The first session to fail fails the policy and stops its siblings,
+	// whose own errors would only be the cancellation.
+	pctx := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var firstErr error
+	var failOnce sync.Once
+	fail := func(err error) { failOnce.Do(func() { firstErr = err; cancel() }) }
 	var wg sync.WaitGroup
 	next := make(chan int, len(spans))
 	for k := range spans {
@@ -265,13 +277,13 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 			defer wg.Done()
 			for k := range next {
 				if ctx.Err() != nil {
-					errs[k] = ctx.Err()
+					fail(ctx.Err())
 					continue
 				}
 				lo, hi := spans[k].lo, spans[k].hi
 				tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
 				if err != nil {
-					errs[k] = err
+					fail(err)
 					continue
 				}
 				for m := range recorded {
@@ -290,10 +302,11 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	if firstErr != nil {
+		if pctx.Err() != nil {
+			return pctx.Err()
 		}
+		return firstErr
 	}
 	r := j.res
 	r.Checkpoints = cps
@@ -340,19 +353,9 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	conn := j.plugin.Conn
-	sess, err := conn.Open(ctx, &sdk.OpenRequest{
-		Arms: K, Horizon: T, Replications: reps, Seed: sc.Seed, Family: sc.Family(),
-		NoiseSD: sc.Environment.NoiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
-		InitPulls: sc.InitPulls, Params: j.params,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("opening a session: %w", err)
-	}
-	defer sess.Close(context.WithoutCancel(ctx))
-
-	// A watchdog fails the session when a round takes longer than the step
-	// timeout; it costs nothing per round but an atomic store.
+	// A watchdog fails the session when opening it, a round or closing it
+	// takes longer than the step timeout; it costs nothing per round but an
+	// atomic store. round is 0 while the session opens.
 	var round atomic.Int64
 	var timedOut atomic.Bool
 	go func() {
@@ -372,6 +375,31 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 					return
 				}
 			}
+		}
+	}()
+
+	// The noise sd is sent only when the scenario declares it known to the
+	// learner (DESIGN §2): a plugin learns nothing else about the arms.
+	noiseSD := 0.0
+	if sc.Environment.IsNoiseKnown() {
+		noiseSD = sc.Environment.NoiseSD
+	}
+	sess, err := j.plugin.Conn.Open(ctx, &sdk.OpenRequest{
+		Arms: K, Horizon: T, Replications: reps, Seed: sc.Seed, Family: sc.Family(),
+		NoiseSD: noiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
+		InitPulls: sc.InitPulls, Params: j.params,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening a session: %w", stepErr(err, timedOut.Load(), opts.StepTimeout))
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			// The session failed: release it in the plugin if it still
+			// answers, without waiting long for a plugin in trouble.
+			cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), min(opts.StepTimeout, 5*time.Second))
+			sess.Close(cctx)
+			ccancel()
 		}
 	}()
 
@@ -395,8 +423,9 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 		wantDiag := len(diag) > 0 && dc < len(diagCP) && diagCP[dc] == t
 		res, err := sess.Step(ctx, t, prevA, prevR, wantDiag)
 		if err != nil {
-			if timedOut.Load() {
-				return nil, nil, fmt.Errorf("round %d: no answer within the step timeout %v (--step-timeout): %w", t, opts.StepTimeout, err)
+			err = stepErr(err, timedOut.Load(), opts.StepTimeout)
+			if _, ok := errors.AsType[*sdk.PluginError](err); ok {
+				return nil, nil, err // it names the round
 			}
 			return nil, nil, fmt.Errorf("round %d: %w", t, err)
 		}
@@ -434,8 +463,29 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 			opts.Progress(j.pol.Label, t, T)
 		}
 	}
-	if err := sess.Close(ctx); err != nil {
-		return nil, nil, fmt.Errorf("closing the session: %w", err)
+	// Every round is played: an interruption from now on must not lose the
+	// session, so closing it has a timeout of its own instead of ctx.
+	closed = true
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.StepTimeout)
+	defer ccancel()
+	if err := sess.Close(cctx); err != nil {
+		return nil, nil, fmt.Errorf("closing the session: %w", stepErr(err, cctx.Err() == context.DeadlineExceeded, opts.StepTimeout))
 	}
 	return tr, diag, nil
+}
+
+// stepErr replaces the cancellation error of a call the step-timeout
+// watchdog cut short by what happened, keeping the plugin's name and last
+// stderr lines.
+func stepErr(err error, timedOut bool, timeout time.Duration) error {
+	if !timedOut {
+		return err
+	}
+	msg := fmt.Errorf("no answer within the step timeout %v (--step-timeout)", timeout)
+	if pe, ok := errors.AsType[*sdk.PluginError](err); ok {
+		c := *pe
+		c.Err = msg
+		return &c
+	}
+	return fmt.Errorf("%w: %v", msg, err)
 }

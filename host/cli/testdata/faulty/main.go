@@ -1,0 +1,170 @@
+// Command faulty is a deliberately broken regretbench plugin for the fault
+// catalogue in host/cli/fault_test.go. The test builds it once and links it
+// into a plugin directory under several names, bench-plugin-faulty-MODE; a
+// plugin receives no arguments, so the mode is read from os.Args[0].
+//
+// Faults that happen in a round happen at round faultRound, after the
+// host-forced initial rounds of the test scenarios. Before failing, every
+// mode writes a line starting "faulty MODE:" to the process's real stderr,
+// so the test can check that bench quotes the plugin's last stderr lines.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+const faultRound = 5
+
+// stderr is the real fd 2: go-plugin's Serve swaps os.Stderr for a pipe
+// into its stdio stream, whose tail a dying process may never deliver.
+var stderr = os.Stderr
+
+var mode = strings.TrimPrefix(filepath.Base(os.Args[0]), "bench-plugin-faulty-")
+
+func say(format string, args ...any) {
+	fmt.Fprintf(stderr, "faulty %s: %s\n", mode, fmt.Sprintf(format, args...))
+}
+
+func main() {
+	switch mode {
+	case "stdout-before":
+		fmt.Println("hello from a chatty init()")
+	case "exit-early":
+		say("cannot load my model file, exiting")
+		os.Exit(1)
+	case "slow-start":
+		say("warming up for a minute")
+		time.Sleep(time.Minute)
+	case "slow-ok":
+		time.Sleep(300 * time.Millisecond)
+	case "bad-version":
+		say("speaking protocol version 2")
+		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 2,
+			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: sdk.Handshake.MagicCookieValue})
+		return
+	case "bad-cookie":
+		say("expecting another host's cookie")
+		serveRaw(plugin.HandshakeConfig{ProtocolVersion: sdk.ProtocolVersion,
+			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: "not-regretbench"})
+		return
+	}
+	sdk.Serve(sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", NewBatch: newBatch})
+}
+
+// serveRaw serves go-plugin with a handshake other than the SDK's and no
+// services: the host must reject it before asking for any.
+func serveRaw(hc plugin.HandshakeConfig) {
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: hc,
+		VersionedPlugins: map[int]plugin.PluginSet{
+			int(hc.ProtocolVersion): {"policy": emptyPlugin{}},
+		},
+		GRPCServer: plugin.DefaultGRPCServer,
+		Logger:     hclog.NewNullLogger(),
+	})
+}
+
+type emptyPlugin struct{ plugin.NetRPCUnsupportedPlugin }
+
+func (emptyPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error { return nil }
+func (emptyPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, errors.New("host side only")
+}
+
+// batch pulls arm (t + replication) mod K, a valid policy until its fault.
+type batch struct {
+	s    sdk.Session
+	reps []sdk.Replica
+	spy  *json.Encoder
+}
+
+func newBatch(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+	if mode == "hang-open" {
+		say("hanging in Open")
+		select {}
+	}
+	b := &batch{s: s, reps: reps}
+	if mode == "spy" {
+		f, err := os.OpenFile(os.Getenv("FAULTY_SPY_FILE"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		b.spy = json.NewEncoder(f)
+		idx := make([]uint64, len(reps))
+		for i, r := range reps {
+			idx[i] = r.Index
+		}
+		env := os.Environ()
+		b.spy.Encode(map[string]any{"open": s, "replications": idx, "args": os.Args, "env": env})
+	}
+	return b, nil
+}
+
+func (b *batch) Step(st *sdk.BatchStep) error {
+	t := st.Round
+	if b.spy != nil {
+		b.spy.Encode(map[string]any{"round": t, "prev_arms": st.PrevArms, "prev_rewards": st.PrevRewards, "diag": st.Diagnostics != nil})
+	}
+	for i := range st.Arms {
+		st.Arms[i] = int32((t + i) % b.s.Arms)
+	}
+	if mode == "slow-steps" {
+		if p := os.Getenv("FAULTY_PROGRESS"); p != "" && t%10 == 0 {
+			os.WriteFile(p, []byte(strconv.Itoa(t)), 0o644)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if mode == "finisher" && t == b.s.Horizon {
+		if p := os.Getenv("FAULTY_DONE"); p != "" {
+			os.WriteFile(p, []byte("done"), 0o644)
+		}
+	}
+	if t == faultRound {
+		return b.fault(st)
+	}
+	if mode == "stdout-after" && t == faultRound+1 {
+		// Both the swapped os.Stdout and the raw fd 1 the handshake used.
+		fmt.Println("faulty stdout-after: a debugging print")
+		os.NewFile(1, "stdout").WriteString("faulty stdout-after: a raw write to fd 1\n")
+	}
+	return nil
+}
+
+func (b *batch) fault(st *sdk.BatchStep) error {
+	switch mode {
+	case "crash-exit":
+		say("giving up at round %d", st.Round)
+		os.Exit(7)
+	case "crash-panic":
+		say("about to panic at round %d", st.Round)
+		go func() { panic(fmt.Sprintf("faulty crash-panic: boom at round %d", st.Round)) }()
+		select {}
+	case "hang":
+		say("hanging at round %d", st.Round)
+		select {}
+	case "wrong-arms":
+		say("dropping an arm at round %d", st.Round)
+		st.Arms = st.Arms[:len(st.Arms)-1]
+	case "arm-range":
+		say("choosing arm %d at round %d", b.s.Arms, st.Round)
+		st.Arms[len(st.Arms)-1] = int32(b.s.Arms)
+	case "step-error":
+		say("model diverged at round %d", st.Round)
+		return fmt.Errorf("faulty step-error: model diverged at round %d", st.Round)
+	}
+	return nil
+}

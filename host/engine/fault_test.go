@@ -1,0 +1,107 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// rogue is a plugin connection that does not go through the SDK's checks,
+// as a plugin written in another language might not: its answer to round
+// 5 is whatever answer returns.
+type rogue struct {
+	answer func(n int) (sdk.StepResult, error)
+	block  bool // Open never returns (until ctx ends)
+}
+
+func (r *rogue) Describe(context.Context) (*sdk.Description, error) {
+	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion}, nil
+}
+
+func (r *rogue) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
+	if r.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &rogueSession{r: r, n: len(req.Replications)}, nil
+}
+
+func (r *rogue) Close() error { return nil }
+
+type rogueSession struct {
+	r    *rogue
+	n    int
+	arms []int32
+}
+
+func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, _ bool) (sdk.StepResult, error) {
+	if round == 5 {
+		return s.r.answer(s.n)
+	}
+	s.arms = make([]int32, s.n)
+	return sdk.StepResult{Arms: s.arms}, nil
+}
+
+func (s *rogueSession) Close(context.Context) error { return nil }
+
+// TestRoguePlugin: the host checks every answer itself; a bad one fails
+// the policy with a message naming the round, and the other policies of
+// the scenario still finish.
+func TestRoguePlugin(t *testing.T) {
+	sc := parse(t, `
+environment: {means: [0.9, 0.8, 0.5], noise_sd: 0.3}
+horizon: 20
+runs: 3
+policies:
+  - {plugin: rogue, label: Rogue}
+  - {plugin: ts, label: TS}
+`)
+	for _, c := range []struct {
+		name  string
+		rogue *rogue
+		want  string
+	}{
+		{"too few arms", &rogue{answer: func(n int) (sdk.StepResult, error) { return sdk.StepResult{Arms: make([]int32, n-1)}, nil }},
+			"round 5: plugin returned 2 arms for 3 replications"},
+		{"arm out of range", &rogue{answer: func(n int) (sdk.StepResult, error) {
+			a := make([]int32, n)
+			a[1] = 3
+			return sdk.StepResult{Arms: a}, nil
+		}}, "round 5: replication 1: plugin returned arm 3, want 0..2"},
+		{"negative arm", &rogue{answer: func(n int) (sdk.StepResult, error) {
+			a := make([]int32, n)
+			a[0] = -1
+			return sdk.StepResult{Arms: a}, nil
+		}}, "replication 0: plugin returned arm -1"},
+		{"error", &rogue{answer: func(int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("out of memory") }},
+			"round 5: out of memory"},
+		{"hangs in Open", &rogue{block: true}, "opening a session: no answer within the step timeout 200ms (--step-timeout)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+				if p.Plugin == "rogue" {
+					d, _ := c.rogue.Describe(ctx)
+					return &engine.Plugin{Conn: c.rogue, Desc: d}, nil
+				}
+				return local(ctx, p)
+			}
+			f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch, StepTimeout: 200 * time.Millisecond})
+			if !errors.Is(err, engine.ErrPolicyFailed) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `policy "Rogue"`) {
+				t.Fatalf("error %v, want ErrPolicyFailed naming Rogue and %q", err, c.want)
+			}
+			if len(f.Policies) != 2 || f.Policies[0].Status != results.StatusFailed || f.Policies[1].Status != results.StatusOK {
+				t.Errorf("statuses: %s %q, %s %q", f.Policies[0].Label, f.Policies[0].Status, f.Policies[1].Label, f.Policies[1].Status)
+			}
+			if !f.Complete {
+				t.Error("a failed policy marked the file incomplete")
+			}
+		})
+	}
+}

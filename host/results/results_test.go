@@ -1,0 +1,167 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// validFile is a small well-formed results file: two policies (one failed)
+// over 3 replications with two checkpoints, as a shard file with traces.
+func validFile() *File {
+	series := func() Series { return Series{Mean: []float64{1, 2}, SE: []float64{0.1, 0.2}} }
+	final := map[string][]float64{}
+	traces := map[string][][]float64{}
+	for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+		final[m] = []float64{1, 2, 3}
+		traces[m] = [][]float64{{0, 1, 2}, {1, 2, 3}}
+	}
+	return &File{
+		Schema: Schema,
+		Scenario: Scenario{Name: "t", Family: "gaussian", Arms: 2, Horizon: 10, Runs: 3, Seed: 1, InitPulls: 1,
+			Means: []float64{0.5, 0.4}, NoiseSD: 1, Checkpoints: []int{5, 10}},
+		Shard:    Shard{Index: 0, Count: 1},
+		Complete: true,
+		Policies: []*Policy{
+			{Label: "TS", Plugin: "ts", PluginVersion: "1", Params: map[string]any{}, Status: StatusOK,
+				Checkpoints: []int{5, 10}, Regret: series(), Under: series(), RegretUnder: series(), RegretNot: series(),
+				Final: final, Diagnostics: map[string]DiagSeries{"gap": {Checkpoints: []int{5, 10}, Mean: []float64{1, 2}, SE: []float64{0, 0}}},
+				Traces: &Traces{Metrics: traces, Diagnostics: map[string][][]float64{"gap": {{0, 0, 0}, {1, 1, 1}}}}},
+			{Label: "Broken", Plugin: "x", Params: map[string]any{}, Status: StatusFailed, Error: "plugin x: crashed"},
+		},
+	}
+}
+
+func encoded(t testing.TB, f *File) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := f.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDecodeValid(t *testing.T) {
+	data := encoded(t, validFile())
+	f, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := encoded(t, f); !bytes.Equal(again, data) {
+		t.Errorf("decode/encode round trip differs:\n%s\nvs\n%s", again, data)
+	}
+}
+
+// TestBadFiles is the catalogue of bad results files: each is refused with
+// a message saying what is wrong, and nothing panics. bench merge and bench
+// gate read files through ReadFile and exit 2 on these errors.
+func TestBadFiles(t *testing.T) {
+	valid := encoded(t, validFile())
+	edit := func(f func(*File)) []byte {
+		v := validFile()
+		f(v)
+		return encoded(t, v)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "empty file"},
+		{"whitespace", []byte(" \n"), "empty file"},
+		{"truncated", valid[:len(valid)/2], "not valid JSON (truncated?)"},
+		{"truncated at the end", valid[:len(valid)-3], "not valid JSON (truncated?)"},
+		{"not JSON", []byte("regret,1,2\n"), "not valid JSON"},
+		{"JSON list", []byte("[1, 2]"), "cannot unmarshal array"},
+		{"two documents", append(append([]byte{}, valid...), valid...), "data after the results object"},
+		{"trailing garbage", append(append([]byte{}, valid...), "}x"...), "data after the results object"},
+		{"unknown field", bytes.Replace(valid, []byte(`"complete"`), []byte(`"completed": true, "complete"`), 1), `unknown field "completed"`},
+		{"wrong type", bytes.Replace(valid, []byte(`"arms": 2`), []byte(`"arms": "2"`), 1), "scenario.arms"},
+		{"wrong schema version", edit(func(f *File) { f.Schema = "regretbench/results/v2" }), `schema "regretbench/results/v2", want "regretbench/results/v1"`},
+		{"no schema", edit(func(f *File) { f.Schema = "" }), `schema "", want`},
+		{"arms and means", edit(func(f *File) { f.Scenario.Means = f.Scenario.Means[:1] }), "scenario.arms = 2 but 1 means"},
+		{"no runs", edit(func(f *File) { f.Scenario.Runs = 0 }), "scenario.runs = 0"},
+		{"no horizon", edit(func(f *File) { f.Scenario.Horizon = 0 }), "scenario.horizon = 0"},
+		{"shard index", edit(func(f *File) { f.Shard.Index = 1 }), "shard 1/1"},
+		{"shard count", edit(func(f *File) { f.Shard.Count = 0 }), "shard 0/0"},
+		{"null policy", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": [null, `), 1), "policies[0]: null"},
+		{"checkpoints short of T", edit(func(f *File) { f.Policies[0].Checkpoints = []int{5, 9} }), `policies[0] "TS": checkpoints must end at the horizon 10`},
+		{"checkpoints not increasing", edit(func(f *File) { f.Policies[0].Checkpoints = []int{10, 10} }), `policies[0] "TS": checkpoints must increase`},
+		{"mean length", edit(func(f *File) { f.Policies[0].Regret.Mean = []float64{1} }), `policies[0] "TS": regret has 1 means and 2 SEs for 2 checkpoints`},
+		{"se length", edit(func(f *File) { f.Policies[0].RegretNot.SE = nil }), `regret_not_under has 2 means and 0 SEs`},
+		{"final length", edit(func(f *File) { f.Policies[0].Final["regret_under"] = []float64{1} }), "final.regret_under has 1 values for 3 replications"},
+		{"final missing", edit(func(f *File) { delete(f.Policies[0].Final, "underestimation") }), "final.underestimation has 0 values"},
+		{"shard replications", edit(func(f *File) { f.Shard.Replications = []uint64{0, 2} }), "has 3 values for 2 replications"},
+		{"trace checkpoints", edit(func(f *File) { f.Policies[0].Traces.Metrics["regret"] = f.Policies[0].Traces.Metrics["regret"][:1] }), "traces.metrics.regret has 1 checkpoints, want 2"},
+		{"trace row", edit(func(f *File) { f.Policies[0].Traces.Metrics["regret"][1] = []float64{1} }), "traces.metrics.regret[1] has 1 values for 3 replications"},
+		{"diagnostic length", edit(func(f *File) {
+			f.Policies[0].Diagnostics["gap"] = DiagSeries{Checkpoints: []int{10}, Mean: []float64{1, 2}}
+		}),
+			`diagnostics.gap has 2 means and 0 SEs for 1 checkpoints`},
+		{"diagnostic trace", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["gap"] = [][]float64{{1}} }), "traces.diagnostics.gap"},
+		{"failed without error", edit(func(f *File) { f.Policies[1].Error = "" }), `policies[1] "Broken": status failed without an error`},
+		{"unknown status", edit(func(f *File) { f.Policies[0].Status = "done" }), `policies[0] "TS": unknown status "done"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Decode(c.data)
+			if err == nil {
+				t.Fatalf("no error; decoded %+v", f)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error\n\t%v\nlacks %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReadFileNamesTheFile: errors start with the file's path, as merge
+// and gate print them.
+func TestReadFileNamesTheFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(p, []byte(`{"schema": "x"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(p)
+	if err == nil || !strings.HasPrefix(err.Error(), "results "+p+": ") {
+		t.Errorf("error %v does not start with the path", err)
+	}
+}
+
+// TestWriteFileAtomic: WriteFile replaces the file in one rename, leaves
+// no temporary file behind, and on failure leaves an existing file whole.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	f := validFile()
+	if err := f.WriteFile(p); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(p)
+	// A value JSON cannot encode fails the write before the rename.
+	f.Policies[0].Params["bad"] = func() {}
+	if err := f.WriteFile(p); err == nil {
+		t.Fatal("writing an unencodable file succeeded")
+	}
+	if now, _ := os.ReadFile(p); !bytes.Equal(now, old) {
+		t.Error("a failed write changed the existing file")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("directory holds %v, want r.json alone", names)
+	}
+	// A directory that cannot take the temporary file fails cleanly too.
+	if err := validFile().WriteFile(filepath.Join(dir, "missing", "r.json")); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+	var back File
+	if err := json.Unmarshal(old, &back); err != nil {
+		t.Errorf("the file written is not JSON: %v", err)
+	}
+}
