@@ -108,7 +108,7 @@ policies:
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != c.code {
 				t.Errorf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "partial results written, marked incomplete") {
+			if !strings.Contains(stderr.String(), "partial results written to "+out+", marked incomplete") {
 				t.Errorf("stderr does not say partial results were written:\n%s", stderr.String())
 			}
 			f, rerr := results.ReadFile(out)
