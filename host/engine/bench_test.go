@@ -42,7 +42,7 @@ func pluginBinary(b *testing.B, name string) string {
 // ratio of the two is the transport overhead.
 func BenchmarkEngine(b *testing.B) {
 	const runs, horizon = 1000, 500
-	for _, pol := range []string{"ts", "klucb"} {
+	for _, pol := range []string{"ts", "klucb", "remax"} {
 		for _, mode := range []string{"local", "plugin"} {
 			b.Run(fmt.Sprintf("%s/K=10/%s", pol, mode), func(b *testing.B) {
 				sc, err := scenario.Parse("bench.yaml", []byte(fmt.Sprintf(`

@@ -15,6 +15,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/plugins/klucb/klucb"
+	"github.com/regretbench/regretbench/plugins/remax/remax"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -32,6 +33,7 @@ func (s *scripted) Observe(int, int, float64) {}
 var plugins = map[string]sdk.Plugin{
 	"ts":    {Name: "ts", Version: "1", Params: thompson.Params, New: thompson.New},
 	"klucb": {Name: "klucb", Version: "1", Params: klucb.Params, New: klucb.New},
+	"remax": {Name: "remax", Version: "1", Params: remax.Params, Diagnostics: remax.Diagnostics, New: remax.New},
 	"scripted": {Name: "scripted", Version: "1", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 		return &scripted{k: s.Arms, idx: r.Index}, nil
 	}},
