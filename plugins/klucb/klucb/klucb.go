@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/regretbench/regretbench/plugins/internal/armstat"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -105,45 +106,26 @@ func gaussianIndex(mu, n, sd, l float64) float64 {
 }
 
 type gaussian struct {
-	c        float64
-	sd2x2    float64   // 2 sd^2
-	sum      []float64 // running reward sum per arm
-	n        []float64 // pull count per arm
-	mean     []float64 // sum/n
-	width    []float64 // sqrt(2 sd^2 / n): U_i = mean_i + width_i*sqrt(L)
-	unpulled int
+	c     float64
+	sd2x2 float64 // 2 sd^2
+	arms  armstat.Stats
+	width []float64 // sqrt(2 sd^2 / N_i): U_i = Mean_i + width_i*sqrt(L)
 }
 
 func newGaussian(k int, sd, c float64) *gaussian {
-	buf := make([]float64, 4*k)
-	return &gaussian{
-		c:        c,
-		sd2x2:    2 * sd * sd,
-		sum:      buf[0*k : 1*k : 1*k],
-		n:        buf[1*k : 2*k : 2*k],
-		mean:     buf[2*k : 3*k : 3*k],
-		width:    buf[3*k : 4*k : 4*k],
-		unpulled: k,
-	}
-}
-
-func firstUnpulled(n []float64) int {
-	for i, c := range n {
-		if c == 0 {
-			return i
-		}
-	}
-	return 0
+	p := &gaussian{c: c, sd2x2: 2 * sd * sd}
+	p.arms = armstat.New(k, &p.width)
+	return p
 }
 
 // Select returns argmax_i mean_i + sqrt(2 sd^2 L(t)/N_i), lowest index on
 // ties.
 func (p *gaussian) Select(t int) int {
-	if p.unpulled > 0 {
-		return firstUnpulled(p.n)
+	if i, ok := p.arms.FirstUnpulled(); ok {
+		return i
 	}
 	s := math.Sqrt(level(t, p.c))
-	mean := p.mean
+	mean := p.arms.Mean
 	width := p.width[:len(mean)]
 	best, bestV := 0, mean[0]+width[0]*s
 	for i := 1; i < len(mean); i++ {
@@ -156,13 +138,8 @@ func (p *gaussian) Select(t int) int {
 
 // Observe adds the reward to the pulled arm's running sum and count.
 func (p *gaussian) Observe(t, arm int, reward float64) {
-	if p.n[arm] == 0 {
-		p.unpulled--
-	}
-	p.sum[arm] += reward
-	p.n[arm]++
-	p.mean[arm] = p.sum[arm] / p.n[arm]
-	p.width[arm] = math.Sqrt(p.sd2x2 / p.n[arm])
+	p.arms.Observe(arm, reward)
+	p.width[arm] = math.Sqrt(p.sd2x2 / p.arms.N[arm])
 }
 
 // kl is the Bernoulli KL divergence kl(p, q) with 0 log 0 = 0; p and q in
@@ -234,34 +211,24 @@ func bernoulliIndex(p, n, l float64) float64 {
 const newtonSteps = 4
 
 type bernoulli struct {
-	c        float64
-	succ     []float64 // S_i: sum of rewards
-	n        []float64 // N_i
-	mean     []float64 // S_i/N_i
-	unpulled int
+	c    float64
+	arms armstat.Stats // Sum is S_i, the sum of clamped rewards
 }
 
 func newBernoulli(k int, c float64) *bernoulli {
-	buf := make([]float64, 3*k)
-	return &bernoulli{
-		c:        c,
-		succ:     buf[0*k : 1*k : 1*k],
-		n:        buf[1*k : 2*k : 2*k],
-		mean:     buf[2*k : 3*k : 3*k],
-		unpulled: k,
-	}
+	return &bernoulli{c: c, arms: armstat.New(k)}
 }
 
 // Select returns the argmax of the Bernoulli KL-UCB indices, lowest index on
 // ties. An arm whose Pinsker bound (an upper bound on its computed index)
 // does not exceed the best index so far cannot win and is skipped.
 func (p *bernoulli) Select(t int) int {
-	if p.unpulled > 0 {
-		return firstUnpulled(p.n)
+	if i, ok := p.arms.FirstUnpulled(); ok {
+		return i
 	}
 	l := level(t, p.c)
-	mean := p.mean
-	n := p.n[:len(mean)]
+	mean := p.arms.Mean
+	n := p.arms.N[:len(mean)]
 	best, bestV := 0, bernoulliIndex(mean[0], n[0], l)
 	for i := 1; i < len(mean); i++ {
 		if pinsker(mean[i], n[i], l) <= bestV {
@@ -276,10 +243,5 @@ func (p *bernoulli) Select(t int) int {
 
 // Observe adds the reward, clamped to [0, 1], to the pulled arm.
 func (p *bernoulli) Observe(t, arm int, reward float64) {
-	if p.n[arm] == 0 {
-		p.unpulled--
-	}
-	p.succ[arm] += min(max(reward, 0), 1)
-	p.n[arm]++
-	p.mean[arm] = p.succ[arm] / p.n[arm]
+	p.arms.Observe(arm, min(max(reward, 0), 1))
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -28,6 +29,9 @@ func mustNew(t testing.TB, s sdk.Session) sdk.Policy {
 	}
 	return p
 }
+
+// newPolicy is mustNew as a simtest.NewPolicy; the seed is unused.
+func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
 
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
@@ -125,7 +129,7 @@ func TestGaussianIndexClosedForm(t *testing.T) {
 			for i := range int(tc.n) {
 				p.Observe(i+1, 0, tc.mu+0.1*float64(2*(i%2)-1)*float64(1-int(tc.n)%2)) // mean exactly mu
 			}
-			u := p.mean[0] + p.width[0]*math.Sqrt(level(tc.t, tc.c))
+			u := p.arms.Mean[0] + p.width[0]*math.Sqrt(level(tc.t, tc.c))
 			if math.Abs(u-tc.want) > 1e-7 {
 				t.Fatalf("policy index = %.9f, hand-computed %.9f", u, tc.want)
 			}
@@ -282,7 +286,7 @@ func TestBernoulliSelectMatchesBruteForce(t *testing.T) {
 		l := level(tt, p.c)
 		want, wantV := 0, math.Inf(-1)
 		for i := range k {
-			if v := bernoulliIndex(p.mean[i], p.n[i], l); v > wantV {
+			if v := bernoulliIndex(p.arms.Mean[i], p.arms.N[i], l); v > wantV {
 				want, wantV = i, v
 			}
 		}
@@ -297,48 +301,13 @@ func TestDeterministic(t *testing.T) {
 		t.Run(string(s.Family), func(t *testing.T) {
 			s.Horizon = 2000
 			means := []float64{0.5, 0.45, 0.4}
-			_, a := simulate(t, s, means, 3)
-			_, b := simulate(t, s, means, 3)
+			_, a := simtest.Simulate(t, newPolicy, s, means, 3)
+			_, b := simtest.Simulate(t, newPolicy, s, means, 3)
 			if fmt.Sprint(a) != fmt.Sprint(b) {
 				t.Fatal("same rewards gave different arm sequences")
 			}
 		})
 	}
-}
-
-// simulate runs one replication in process, the host's way: forced rounds
-// 1..K*InitPulls pull arm (t-1) mod K, then Select and Observe. It returns
-// the pseudo-regret and the arms pulled.
-func simulate(t testing.TB, s sdk.Session, means []float64, seed uint64) (float64, []int) {
-	t.Helper()
-	p := mustNew(t, s)
-	env := rand.New(rand.NewPCG(seed, 0x656e76))
-	best := means[0]
-	for _, m := range means {
-		best = max(best, m)
-	}
-	arms := make([]int, 0, s.Horizon)
-	regret := 0.0
-	for round := 1; round <= s.Horizon; round++ {
-		var a int
-		if round <= s.InitRounds() {
-			a = (round - 1) % s.Arms
-		} else {
-			a = p.Select(round)
-		}
-		var r float64
-		if s.Family == sdk.Bernoulli {
-			if env.Float64() < means[a] {
-				r = 1
-			}
-		} else {
-			r = means[a] + s.NoiseSD*env.NormFloat64()
-		}
-		p.Observe(round, a, r)
-		regret += best - means[a]
-		arms = append(arms, a)
-	}
-	return regret, arms
 }
 
 func TestRegretBeatsUniform(t *testing.T) {
@@ -354,97 +323,24 @@ func TestRegretBeatsUniform(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			const seeds = 20
-			total := 0.0
-			for seed := range uint64(seeds) {
-				r, _ := simulate(t, tc.s, tc.means, seed)
-				total += r
-			}
-			mean := total / seeds
-			best, sum := 0.0, 0.0
-			for _, m := range tc.means {
-				best = max(best, m)
-				sum += m
-			}
-			uniform := float64(tc.s.Horizon) * (best - sum/float64(len(tc.means)))
-			t.Logf("mean regret %.2f, uniform %.1f, ratio %.1f", mean, uniform, uniform/mean)
-			if mean > uniform/tc.factor {
-				t.Fatalf("mean regret %.2f not below uniform %.1f / %v", mean, uniform, tc.factor)
-			}
+			simtest.CheckBeatsUniform(t, newPolicy, tc.s, tc.means, 20, tc.factor)
 		})
 	}
 }
 
 func TestSelectObserveAllocationFree(t *testing.T) {
 	for _, s := range []sdk.Session{gaussSession(10, 0.15, 0), bernSession(10, 0)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			p := mustNew(t, s)
-			round := 0
-			for a := range s.Arms {
-				round++
-				p.Observe(round, a, 0.5)
-			}
-			allocs := testing.AllocsPerRun(1000, func() {
-				round++
-				a := p.Select(round)
-				p.Observe(round, a, float64(round&1))
-			})
-			if allocs != 0 {
-				t.Fatalf("Select+Observe allocates %v times per round", allocs)
-			}
-		})
-	}
-}
-
-func benchRound(b *testing.B, s sdk.Session) {
-	means := make([]float64, s.Arms)
-	for i := range means {
-		means[i] = 0.9 - 0.05*float64(i)
-	}
-	p := mustNew(b, s)
-	env := rand.New(rand.NewPCG(2, 3))
-	const ring = 4096
-	noise := make([]float64, ring)
-	for i := range noise {
-		if s.Family == sdk.Bernoulli {
-			noise[i] = env.Float64()
-		} else {
-			noise[i] = s.NoiseSD * env.NormFloat64()
-		}
-	}
-	round := 0
-	for a := range s.Arms {
-		round++
-		p.Observe(round, a, means[a])
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		round++
-		a := p.Select(round)
-		var r float64
-		if s.Family == sdk.Bernoulli {
-			if noise[i&(ring-1)] < means[a] {
-				r = 1
-			}
-		} else {
-			r = means[a] + noise[i&(ring-1)]
-		}
-		p.Observe(round, a, r)
+		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
 	}
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed
 // replication.
 func BenchmarkRound(b *testing.B) {
-	for _, k := range []int{2, 10, 80} {
-		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) { benchRound(b, gaussSession(k, 0.15, 0)) })
-	}
+	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0) })
 }
 
 // BenchmarkRoundBernoulli is BenchmarkRound for the bisection index.
 func BenchmarkRoundBernoulli(b *testing.B) {
-	for _, k := range []int{2, 10, 80} {
-		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) { benchRound(b, bernSession(k, 0)) })
-	}
+	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return bernSession(k, 0) })
 }

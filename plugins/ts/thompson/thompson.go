@@ -32,6 +32,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/regretbench/regretbench/plugins/internal/armstat"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -82,42 +83,23 @@ func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 type gaussian struct {
 	rng      *rand.Rand
 	varScale float64
-	sum      []float64 // running reward sum per arm
-	n        []float64 // pull count per arm
-	mean     []float64 // sum/n, refreshed by Observe
-	scale    []float64 // posterior sd sqrt(varScale/n), refreshed by Observe
-	unpulled int       // arms with n == 0
+	arms     armstat.Stats
+	scale    []float64 // posterior sd sqrt(varScale/N_i), refreshed by Observe
 }
 
 func newGaussian(k int, sd, infl float64, rng *rand.Rand) *gaussian {
-	buf := make([]float64, 4*k)
-	return &gaussian{
-		rng:      rng,
-		varScale: sd * sd * infl,
-		sum:      buf[0*k : 1*k : 1*k],
-		n:        buf[1*k : 2*k : 2*k],
-		mean:     buf[2*k : 3*k : 3*k],
-		scale:    buf[3*k : 4*k : 4*k],
-		unpulled: k,
-	}
-}
-
-func firstUnpulled(n []float64) int {
-	for i, c := range n {
-		if c == 0 {
-			return i
-		}
-	}
-	return 0
+	p := &gaussian{rng: rng, varScale: sd * sd * infl}
+	p.arms = armstat.New(k, &p.scale)
+	return p
 }
 
 // Select draws theta_i ~ N(mean_i, scale_i^2) for every arm and returns the
 // argmax, lowest index on ties.
 func (p *gaussian) Select(t int) int {
-	if p.unpulled > 0 {
-		return firstUnpulled(p.n)
+	if i, ok := p.arms.FirstUnpulled(); ok {
+		return i
 	}
-	mean := p.mean
+	mean := p.arms.Mean
 	scale := p.scale[:len(mean)]
 	rng := p.rng
 	best := 0
@@ -132,13 +114,8 @@ func (p *gaussian) Select(t int) int {
 
 // Observe adds the reward to the pulled arm's running sum and count.
 func (p *gaussian) Observe(t, arm int, reward float64) {
-	if p.n[arm] == 0 {
-		p.unpulled--
-	}
-	p.sum[arm] += reward
-	p.n[arm]++
-	p.mean[arm] = p.sum[arm] / p.n[arm]
-	p.scale[arm] = math.Sqrt(p.varScale / p.n[arm])
+	p.arms.Observe(arm, reward)
+	p.scale[arm] = math.Sqrt(p.varScale / p.arms.N[arm])
 }
 
 // bernoulli is Beta-Bernoulli TS. For each arm it caches the Marsaglia–Tsang

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/sdk"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -28,6 +29,15 @@ func mustNew(t testing.TB, s sdk.Session, r sdk.Replica) sdk.Policy {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// newPolicy is mustNew with replica(seed), as a simtest.NewPolicy.
+func newPolicy(tb testing.TB, s sdk.Session, seed uint64) sdk.Policy {
+	return mustNew(tb, s, replica(seed))
+}
+
+func bernSession(k int) sdk.Session {
+	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1}
 }
 
 func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
@@ -71,56 +81,21 @@ func TestParamsResolve(t *testing.T) {
 	}
 }
 
-// simulate runs one replication of a K-armed bandit in process, the host's
-// way: forced rounds 1..K*InitPulls pull arm (t-1) mod K, then Select and
-// Observe. It returns the pseudo-regret and the arms pulled.
-func simulate(t testing.TB, s sdk.Session, means []float64, seed uint64) (float64, []int) {
-	t.Helper()
-	p := mustNew(t, s, replica(seed))
-	env := rand.New(rand.NewPCG(seed, 0x656e76))
-	best := means[0]
-	for _, m := range means {
-		best = max(best, m)
-	}
-	arms := make([]int, 0, s.Horizon)
-	regret := 0.0
-	for round := 1; round <= s.Horizon; round++ {
-		var a int
-		if round <= s.InitRounds() {
-			a = (round - 1) % s.Arms
-		} else {
-			a = p.Select(round)
-		}
-		var r float64
-		if s.Family == sdk.Bernoulli {
-			if env.Float64() < means[a] {
-				r = 1
-			}
-		} else {
-			r = means[a] + s.NoiseSD*env.NormFloat64()
-		}
-		p.Observe(round, a, r)
-		regret += best - means[a]
-		arms = append(arms, a)
-	}
-	return regret, arms
-}
-
 func TestDeterministicGivenSeed(t *testing.T) {
 	tests := []struct {
 		name string
 		s    sdk.Session
 	}{
 		{"gaussian", gaussSession(3, 0.3, 1)},
-		{"bernoulli", sdk.Session{Arms: 3, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1}},
+		{"bernoulli", bernSession(3)},
 	}
 	means := []float64{0.5, 0.45, 0.4}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.s.Horizon = 2000
-			_, a := simulate(t, tc.s, means, 7)
-			_, b := simulate(t, tc.s, means, 7)
-			_, c := simulate(t, tc.s, means, 8)
+			_, a := simtest.Simulate(t, newPolicy, tc.s, means, 7)
+			_, b := simtest.Simulate(t, newPolicy, tc.s, means, 7)
+			_, c := simtest.Simulate(t, newPolicy, tc.s, means, 8)
 			if fmt.Sprint(a) != fmt.Sprint(b) {
 				t.Fatal("same seed gave different arm sequences")
 			}
@@ -129,6 +104,18 @@ func TestDeterministicGivenSeed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// arm0Frequency returns the fraction of draws calls of p.Select(t) that
+// return arm 0.
+func arm0Frequency(p sdk.Policy, t, draws int) float64 {
+	hits := 0
+	for range draws {
+		if p.Select(t) == 0 {
+			hits++
+		}
+	}
+	return float64(hits) / float64(draws)
 }
 
 // TestTwoArmChoiceProbability fixes a two-arm Gaussian posterior by feeding
@@ -169,13 +156,7 @@ func TestTwoArmChoiceProbability(t *testing.T) {
 			}
 			want := prob(tc.infl)
 			se := math.Sqrt(want * (1 - want) / draws)
-			hits := 0
-			for range draws {
-				if p.Select(round+1) == 0 {
-					hits++
-				}
-			}
-			got := float64(hits) / draws
+			got := arm0Frequency(p, round+1, draws)
 			if math.Abs(got-want) > 4*se {
 				t.Fatalf("P(select arm 0) = %.4f, closed form %.4f, |diff| = %.1f SE > 4", got, want, math.Abs(got-want)/se)
 			}
@@ -254,13 +235,7 @@ func TestBernoulliPolicySamplesPosterior(t *testing.T) {
 	bp.ga[1], bp.gb[1] = newGammaShape(1+1e6), newGammaShape(1+1e6)
 	want := 1 - distuv.Beta{Alpha: 7, Beta: 6}.CDF(0.5)
 	se := math.Sqrt(want * (1 - want) / draws)
-	hits := 0
-	for range draws {
-		if p.Select(round+1) == 0 {
-			hits++
-		}
-	}
-	got := float64(hits) / draws
+	got := arm0Frequency(p, round+1, draws)
 	// Arm 1's Beta(1+1e6, 1+1e6) draw has sd 3.5e-4 around 0.5; smoothing
 	// the Beta(7, 6) CDF over it shifts the probability by about
 	// |pdf'(0.5)| * sd^2 / 2 < 1e-6, far below the SE (~3.5e-3).
@@ -277,27 +252,11 @@ func TestRegretBeatsUniform(t *testing.T) {
 		factor float64 // mean regret must be below uniform regret / factor
 	}{
 		{"gaussian 0.9/0.8 sd 0.15", gaussSession(2, 0.15, 1), []float64{0.9, 0.8}, 20},
-		{"bernoulli 0.9/0.8", sdk.Session{Arms: 2, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1}, []float64{0.9, 0.8}, 5},
+		{"bernoulli 0.9/0.8", bernSession(2), []float64{0.9, 0.8}, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			const seeds = 20
-			total := 0.0
-			for seed := range uint64(seeds) {
-				r, _ := simulate(t, tc.s, tc.means, seed)
-				total += r
-			}
-			mean := total / seeds
-			best, sum := 0.0, 0.0
-			for _, m := range tc.means {
-				best = max(best, m)
-				sum += m
-			}
-			uniform := float64(tc.s.Horizon) * (best - sum/float64(len(tc.means)))
-			t.Logf("mean regret %.2f, uniform %.1f, ratio %.1f", mean, uniform, uniform/mean)
-			if mean > uniform/tc.factor {
-				t.Fatalf("mean regret %.2f not below uniform %.1f / %v", mean, uniform, tc.factor)
-			}
+			simtest.CheckBeatsUniform(t, newPolicy, tc.s, tc.means, 20, tc.factor)
 		})
 	}
 }
@@ -308,81 +267,22 @@ func TestSelectObserveAllocationFree(t *testing.T) {
 		s    sdk.Session
 	}{
 		{"gaussian", gaussSession(10, 0.15, 1)},
-		{"bernoulli", sdk.Session{Arms: 10, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1}},
+		{"bernoulli", bernSession(10)},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := mustNew(t, tc.s, replica(1))
-			round := 0
-			for a := range tc.s.Arms {
-				round++
-				p.Observe(round, a, 0.5)
-			}
-			allocs := testing.AllocsPerRun(1000, func() {
-				round++
-				a := p.Select(round)
-				p.Observe(round, a, float64(round&1))
-			})
-			if allocs != 0 {
-				t.Fatalf("Select+Observe allocates %v times per round", allocs)
-			}
-		})
-	}
-}
-
-func benchRound(b *testing.B, s sdk.Session) {
-	means := make([]float64, s.Arms)
-	for i := range means {
-		means[i] = 0.9 - 0.05*float64(i)
-	}
-	p := mustNew(b, s, replica(1))
-	env := rand.New(rand.NewPCG(2, 3))
-	const ring = 4096
-	noise := make([]float64, ring)
-	for i := range noise {
-		if s.Family == sdk.Bernoulli {
-			noise[i] = env.Float64()
-		} else {
-			noise[i] = s.NoiseSD * env.NormFloat64()
-		}
-	}
-	round := 0
-	for a := range s.Arms {
-		round++
-		p.Observe(round, a, means[a])
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		round++
-		a := p.Select(round)
-		var r float64
-		if s.Family == sdk.Bernoulli {
-			if noise[i&(ring-1)] < means[a] {
-				r = 1
-			}
-		} else {
-			r = means[a] + noise[i&(ring-1)]
-		}
-		p.Observe(round, a, r)
+		t.Run(tc.name, func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, tc.s) })
 	}
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed
 // replication.
 func BenchmarkRound(b *testing.B) {
-	for _, k := range []int{2, 10, 80} {
-		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) { benchRound(b, gaussSession(k, 0.15, 1)) })
-	}
+	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 1) })
 }
 
 // BenchmarkRoundBernoulli is BenchmarkRound for Beta-Bernoulli TS.
 func BenchmarkRoundBernoulli(b *testing.B) {
-	for _, k := range []int{2, 10, 80} {
-		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			benchRound(b, sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1})
-		})
-	}
+	simtest.BenchRounds(b, newPolicy, bernSession)
 }
 
 var sink float64
