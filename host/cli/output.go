@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -10,6 +11,7 @@ import (
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
 )
 
 // outputOptions are the flags that choose how a run's results are shown:
@@ -23,7 +25,7 @@ type outputOptions struct {
 
 func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
 	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se) or json (the results file)")
-	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (each must be a checkpoint; with csv, keep only these rounds)")
+	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (added to the checkpoints of a run; with csv, keep only these rounds)")
 	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, diagnostics) into this directory")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
 }
@@ -51,14 +53,22 @@ func (o *outputOptions) parse() (report.Options, []string, error) {
 	return report.Options{Format: format, At: at}, formats, nil
 }
 
-// check validates the flags before a run, --at against the scenario's
-// checkpoints, so a typo costs no run.
-func (o *outputOptions) check(checkpoints []int) error {
+// check validates the flags before a run, so a typo costs no run, and adds
+// the --at rounds to the scenario's checkpoints: asking for the regret at
+// round 1000 records it there rather than failing because 1000 was not a
+// default checkpoint. Rounds beyond the horizon are an error.
+func (o *outputOptions) check(sc *scenario.Scenario) error {
 	ro, _, err := o.parse()
 	if err != nil {
 		return err
 	}
-	if err := report.CheckAt(checkpoints, ro.At); err != nil {
+	for _, t := range ro.At {
+		if t >= 1 && t <= sc.Horizon && !slices.Contains(sc.Checkpoints, t) {
+			sc.Checkpoints = append(sc.Checkpoints, t)
+		}
+	}
+	slices.Sort(sc.Checkpoints)
+	if err := report.CheckAt(sc.Checkpoints, ro.At); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--at: %w", err))
 	}
 	return nil

@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
 )
 
 // smallResults is the report package's fixture (3 ok policies, one failed).
@@ -68,9 +70,11 @@ func TestRender(t *testing.T) {
 }
 
 // TestOutputFlagErrors: bad flag values are input errors (exit 2), found
-// before a run: --at is checked against the scenario's checkpoints.
+// before a run; --at rounds within the horizon become checkpoints, beyond
+// it they are refused.
 func TestOutputFlagErrors(t *testing.T) {
 	cps := []int{1, 5, 10, 50, 100, 200}
+	sc := func() *scenario.Scenario { return &scenario.Scenario{Horizon: 200, Checkpoints: slices.Clone(cps)} }
 	for _, tc := range []struct {
 		name string
 		o    outputOptions
@@ -78,20 +82,24 @@ func TestOutputFlagErrors(t *testing.T) {
 	}{
 		{"format", outputOptions{format: "xml"}, "--format"},
 		{"at syntax", outputOptions{format: "table", at: "10,abc"}, "--at"},
-		{"at not a checkpoint", outputOptions{format: "table", at: "20"}, "round 20 is not a checkpoint (checkpoints: 1, 5, 10, 50, 100, 200)"},
+		{"at beyond the horizon", outputOptions{format: "table", at: "20,300"}, "round 300 is not a checkpoint (checkpoints: 1, 5, 10, 20, 50, 100, 200)"},
 		{"at with json", outputOptions{format: "json", at: "10"}, "--at does not apply"},
 		{"plot format", outputOptions{format: "table", plotDir: "x", plotFormats: "gif"}, "--plot-format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.o.check(cps)
+			err := tc.o.check(sc())
 			if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != ExitInput {
 				t.Fatalf("err = %v (exit %d), want exit %d and %q", err, ExitCode(err), ExitInput, tc.want)
 			}
 		})
 	}
-	ok := outputOptions{format: "csv", at: "10,200"}
-	if err := ok.check(cps); err != nil {
+	ok := outputOptions{format: "csv", at: "10,20,200"}
+	s := sc()
+	if err := ok.check(s); err != nil {
 		t.Errorf("valid flags rejected: %v", err)
+	}
+	if want := []int{1, 5, 10, 20, 50, 100, 200}; !slices.Equal(s.Checkpoints, want) {
+		t.Errorf("checkpoints %v, want %v (--at 20 added)", s.Checkpoints, want)
 	}
 }
 

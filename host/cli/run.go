@@ -172,7 +172,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := ro.output.check(sc.Checkpoints); err != nil {
+	if err := ro.output.check(sc); err != nil {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
 	opts := engine.Options{
