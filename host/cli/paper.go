@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ var paperRuns = []struct {
 
 func newPaperCmd(ro *runOptions) *cobra.Command {
 	var dir string
-	var runs int
+	var runs, horizon int
 	cmd := &cobra.Command{
 		Use:   "paper",
 		Short: "Reproduce every experiment of the ReMax paper at full scale",
@@ -53,18 +54,19 @@ two_arm.json, three_arm.json and ten_arm.json (the ReMax, TS and KL-UCB rows of
 the remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return paperRun(cmd.Context(), ro, dir, runs, cmd.Flags().Changed("runs"))
+			return paperRun(cmd.Context(), ro, dir, runs, cmd.Flags().Changed("runs"), horizon)
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", "paper-results", "directory for the results files and reports")
 	cmd.Flags().IntVar(&runs, "runs", 0, "override every scenario's replications (for a quick look; the paper's are 1000 and 100)")
+	cmd.Flags().IntVar(&horizon, "horizon", 0, "override every scenario's horizon (for a quick look)")
 	cmd.Flags().IntVar(&ro.jobs, "jobs", 0, "policies run at once across all scenarios (0: one per core)")
 	cmd.Flags().DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	cmd.Flags().DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
 	return cmd
 }
 
-func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet bool) error {
+func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet bool, horizon int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
 	}
@@ -72,11 +74,18 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	slots := make(chan struct{}, jobs)
-	start := time.Now()
-	files := make([]*results.File, len(paperRuns))
-	errs := make([]error, len(paperRuns))
-	var wg sync.WaitGroup
+	// Every (scenario, policy) pair is one job. With common random numbers
+	// a policy's results do not depend on the others of its scenario, so
+	// the jobs can run in any order: longest first (LPT), so that the cores
+	// do not idle at the end while one long job finishes alone.
+	type job struct {
+		scen  int
+		label string
+		sc    *scenario.Scenario
+		cost  float64
+	}
+	var list []job
+	scens := make([]*scenario.Scenario, len(paperRuns))
 	for i, pr := range paperRuns {
 		sc, err := scenario.Named(pr.scenario)
 		if err != nil {
@@ -88,15 +97,66 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet
 				return withCode(ExitInput, fmt.Errorf("--runs %d: %w", runs, err))
 			}
 		}
+		if horizon > 0 {
+			if err := sc.SetHorizon(horizon); err != nil {
+				return withCode(ExitInput, fmt.Errorf("--horizon %d: %w", horizon, err))
+			}
+		}
+		scens[i] = sc
+		for _, p := range sc.Policies {
+			one := *sc
+			one.Policies = []scenario.Policy{p}
+			list = append(list, job{scen: i, label: p.Label, sc: &one, cost: policyCost(sc, p)})
+		}
+	}
+	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
+	start := time.Now()
+	parts := make([]*results.File, len(list))
+	errs := make([]error, len(list))
+	next := make(chan int, len(list))
+	for k := range list {
+		next <- k
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
 		wg.Add(1)
-		go func(i int, sc *scenario.Scenario) {
+		go func() {
 			defer wg.Done()
-			files[i], errs[i] = engine.Run(ctx, sc, engine.Options{Launch: ro.launcher(), Slots: slots, StepTimeout: ro.stepTimeout})
-		}(i, sc)
+			for k := range next {
+				if ctx.Err() != nil {
+					errs[k] = ctx.Err()
+					continue
+				}
+				parts[k], errs[k] = engine.Run(ctx, list[k].sc, engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout})
+			}
+		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 
+	// Reassemble each scenario's file, its policies in scenario order.
+	files := make([]*results.File, len(paperRuns))
+	for k, j := range list {
+		part := parts[k]
+		if part == nil {
+			continue
+		}
+		if files[j.scen] == nil {
+			f := *part
+			f.Scenario.Name, f.Scenario.Description = scens[j.scen].Name, scens[j.scen].Description
+			f.Policies = nil
+			files[j.scen] = &f
+		}
+		f := files[j.scen]
+		f.Policies = append(f.Policies, part.Policies...)
+		f.Complete = f.Complete && part.Complete
+	}
+	for i, f := range files {
+		if f != nil {
+			f.SortPolicies(labels(scens[i]))
+		}
+	}
 	var all []*results.File
 	for i, pr := range paperRuns {
 		f := files[i]
@@ -153,6 +213,24 @@ func writeReport(dir, name string, f *results.File) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, name+".txt"), b.Bytes(), 0o644)
+}
+
+// policyCost is a rough relative cost of running policy p on sc, used only
+// to start the longest jobs first: replication-rounds times a per-round
+// cost that grows with K as the plugins' benchmarks do.
+func policyCost(sc *scenario.Scenario, p scenario.Policy) float64 {
+	k := float64(sc.K())
+	per := 10 * k // ts, klucb and unknown plugins
+	switch p.Plugin {
+	case "remax":
+		per = 20 * k * k
+	case "remaxgrad":
+		per = 1000 * k
+		if m, ok := p.Params["m"].(int64); !ok || m == 2 {
+			per *= 2 // M = 2 takes more Adam steps before the KKT gap stops it
+		}
+	}
+	return float64(sc.Runs) * float64(sc.Horizon) * per
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {

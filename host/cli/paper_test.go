@@ -1,0 +1,62 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// TestPaper: bench paper writes every scenario's results (and the two-,
+// three- and ten-arm files taken from the sweeps), with policies in
+// scenario order, and its numbers are those of the single-scenario runs
+// although it schedules policies longest first across scenarios.
+func TestPaper(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Final values at T") || !strings.Contains(stdout, "ReMaxGrad M=4") {
+		t.Errorf("summary table missing:\n%s", stdout)
+	}
+	for _, name := range []string{"two_arm", "three_arm", "ten_arm", "obd", "movielens", "failure_mode",
+		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
+		for _, ext := range []string{".json", ".txt"} {
+			if _, err := os.Stat(filepath.Join(dir, name+ext)); err != nil {
+				t.Errorf("missing %s%s: %v", name, ext, err)
+			}
+		}
+	}
+	f, err := results.ReadFile(filepath.Join(dir, "failure_mode.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range f.Policies {
+		got = append(got, p.Label)
+	}
+	if want := []string{"ReMax", "ReMax c2=2", "ReMax c2=3", "ReMax c2=4", "TS", "KL-UCB"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("failure_mode policies %v, want %v", got, want)
+	}
+	single := filepath.Join(t.TempDir(), "ten.json")
+	if _, stderr, code := bench(t, "--scenario", "ten_arm", "--runs", "4", "--horizon", "120", "-q", "--out", single); code != 0 {
+		t.Fatalf("ten_arm: exit %d\n%s", code, stderr)
+	}
+	a, err := results.ReadFile(filepath.Join(dir, "ten_arm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadFile(single)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b.Policies {
+		if a.Policies[i].Label != b.Policies[i].Label || !reflect.DeepEqual(a.Policies[i].Final, b.Policies[i].Final) {
+			t.Errorf("ten_arm %s: bench paper differs from bench --scenario ten_arm", b.Policies[i].Label)
+		}
+	}
+}
