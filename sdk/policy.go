@@ -1,6 +1,10 @@
 package sdk
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
 
 // Family names the reward distribution of a scenario's arms.
 type Family string
@@ -86,3 +90,24 @@ type BatchPolicy interface {
 // lists each replication's global index and its own random source, in the
 // order of the BatchStep slices.
 type BatchFactory func(s Session, replicas []Replica) (BatchPolicy, error)
+
+// RewardSD returns the reward standard deviation a policy with a Gaussian
+// posterior may use: for the gaussian family the declared NoiseSD, which
+// must be known to the learner, positive and finite; for bernoulli 0.5, the
+// largest standard deviation of a {0, 1} reward. Policies call it instead of
+// checking NoiseKnown themselves, so none can use an undeclared sd.
+func (s Session) RewardSD() (float64, error) {
+	switch s.Family {
+	case Gaussian:
+		if !s.NoiseKnown {
+			return 0, fmt.Errorf("gaussian rewards need a known noise sd (the scenario declares noise_known: false)")
+		}
+		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
+			return 0, fmt.Errorf("gaussian noise sd %v: want a finite value > 0", s.NoiseSD)
+		}
+		return s.NoiseSD, nil
+	case Bernoulli:
+		return 0.5, nil
+	}
+	return 0, fmt.Errorf("unsupported reward family %q", s.Family)
+}

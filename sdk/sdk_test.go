@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -152,6 +153,32 @@ func TestOpenRejectsBadParams(t *testing.T) {
 		_, err := local.Open(ctx, &sdk.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: params})
 		if err == nil {
 			t.Errorf("%s: Open accepted %v", name, params)
+		}
+	}
+}
+
+// TestRewardSD: a policy gets the gaussian sd only when it is declared
+// known, positive and finite; bernoulli gets the largest {0,1} sd.
+func TestRewardSD(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    sdk.Session
+		want float64
+		err  string
+	}{
+		{"known", sdk.Session{Family: sdk.Gaussian, NoiseSD: 0.15, NoiseKnown: true}, 0.15, ""},
+		{"unknown", sdk.Session{Family: sdk.Gaussian, NoiseSD: 0.15}, 0, "known noise sd"},
+		{"zero", sdk.Session{Family: sdk.Gaussian, NoiseKnown: true}, 0, "want a finite value > 0"},
+		{"inf", sdk.Session{Family: sdk.Gaussian, NoiseSD: math.Inf(1), NoiseKnown: true}, 0, "want a finite value > 0"},
+		{"bernoulli", sdk.Session{Family: sdk.Bernoulli}, 0.5, ""},
+		{"other", sdk.Session{Family: "poisson"}, 0, `unsupported reward family "poisson"`},
+	} {
+		sd, err := tc.s.RewardSD()
+		if tc.err == "" && (err != nil || sd != tc.want) {
+			t.Errorf("%s: got %v, %v; want %v", tc.name, sd, err, tc.want)
+		}
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: got %v, %v; want an error containing %q", tc.name, sd, err, tc.err)
 		}
 	}
 }

@@ -70,19 +70,14 @@ func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if !(c >= 0) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("klucb: c must be finite and >= 0, got %v", c)
 	}
-	switch s.Family {
-	case sdk.Gaussian:
-		if !s.NoiseKnown {
-			return nil, fmt.Errorf("klucb: gaussian family needs a known noise sd (NoiseKnown is false)")
-		}
-		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
-			return nil, fmt.Errorf("klucb: gaussian noise sd must be finite and > 0, got %v", s.NoiseSD)
-		}
-		return newGaussian(s.Arms, s.NoiseSD, c), nil
-	case sdk.Bernoulli:
+	sd, err := s.RewardSD()
+	if err != nil {
+		return nil, fmt.Errorf("klucb: %w", err)
+	}
+	if s.Family == sdk.Bernoulli {
 		return newBernoulli(s.Arms, c), nil
 	}
-	return nil, fmt.Errorf("klucb: unsupported reward family %q", s.Family)
+	return newGaussian(s.Arms, sd, c), nil
 }
 
 // level returns L(t) = log t + c*max(0, log log t), the c term only when

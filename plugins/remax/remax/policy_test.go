@@ -51,7 +51,7 @@ func TestNewRejects(t *testing.T) {
 		edit func(*sdk.Session, *sdk.Replica)
 		want string // substring of the error
 	}{
-		{"unknown gaussian noise", func(s *sdk.Session, _ *sdk.Replica) { s.NoiseKnown = false }, "unknown noise"},
+		{"unknown gaussian noise", func(s *sdk.Session, _ *sdk.Replica) { s.NoiseKnown = false }, "known noise sd"},
 		{"zero noise", func(s *sdk.Session, _ *sdk.Replica) { s.NoiseSD = 0 }, "noise sd"},
 		{"no arms", func(s *sdk.Session, _ *sdk.Replica) { s.Arms = 0 }, "arms"},
 		{"unknown family", func(s *sdk.Session, _ *sdk.Replica) { s.Family = "poisson" }, "family"},

@@ -63,10 +63,6 @@ var Params = []sdk.Param{{
 // Diagnostics names the diagnostics the policy reports, in Diagnose order.
 var Diagnostics = []string{"support_size", "fallbacks"}
 
-// bernoulliSD is the posterior scale used for Bernoulli rewards: the
-// largest standard deviation of a {0, 1} reward, sqrt(1/2 * 1/2).
-const bernoulliSD = 0.5
-
 // New returns the ReMax policy of one replication. It implements
 // sdk.Policy and sdk.Diagnoser and draws its arms with r.Rand.
 func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
@@ -76,20 +72,9 @@ func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if r.Rand == nil {
 		return nil, errors.New("remax: replica has no random source")
 	}
-	var sd float64
-	switch s.Family {
-	case sdk.Gaussian:
-		if !s.NoiseKnown {
-			return nil, errors.New("remax: gaussian rewards with unknown noise sd: the posterior variance sd^2/N needs a known sd")
-		}
-		sd = s.NoiseSD
-		if !(sd > 0) || math.IsInf(sd, 0) {
-			return nil, fmt.Errorf("remax: noise sd %v, want a positive finite value", sd)
-		}
-	case sdk.Bernoulli:
-		sd = bernoulliSD
-	default:
-		return nil, fmt.Errorf("remax: unsupported reward family %q", s.Family)
+	sd, err := s.RewardSD()
+	if err != nil {
+		return nil, fmt.Errorf("remax: %w", err)
 	}
 	c2 := 1.0
 	if _, ok := s.Params["variance_inflation"]; ok {

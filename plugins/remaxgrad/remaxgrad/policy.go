@@ -8,10 +8,6 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// BernoulliSD is the reward standard deviation assumed for bernoulli
-// rewards: 0.5, the largest a {0,1} reward can have.
-const BernoulliSD = 0.5
-
 // Policy is one replication's ReMaxGrad policy (Algorithm 2). It implements
 // sdk.Policy and sdk.Diagnoser.
 type Policy struct {
@@ -35,7 +31,7 @@ var (
 
 // New builds the ReMaxGrad policy of one replication. The posterior uses
 // the known noise sd for gaussian rewards (an error if it is not known) and
-// BernoulliSD for bernoulli rewards.
+// 0.5 for bernoulli rewards (sdk.Session.RewardSD).
 func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	return NewPolicy(s, r)
 }
@@ -46,20 +42,9 @@ func NewPolicy(s sdk.Session, r sdk.Replica) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("remaxgrad: %w", err)
 	}
-	var sd float64
-	switch s.Family {
-	case sdk.Gaussian:
-		if !s.NoiseKnown {
-			return nil, fmt.Errorf("remaxgrad: gaussian rewards need a known noise sd (the posterior is N(muhat, c2 sd^2/N))")
-		}
-		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
-			return nil, fmt.Errorf("remaxgrad: noise sd %v: want a finite value > 0", s.NoiseSD)
-		}
-		sd = s.NoiseSD
-	case sdk.Bernoulli:
-		sd = BernoulliSD
-	default:
-		return nil, fmt.Errorf("remaxgrad: unsupported reward family %q", s.Family)
+	sd, err := s.RewardSD()
+	if err != nil {
+		return nil, fmt.Errorf("remaxgrad: %w", err)
 	}
 	if s.Arms < 1 {
 		return nil, fmt.Errorf("remaxgrad: %d arms", s.Arms)

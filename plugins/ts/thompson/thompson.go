@@ -63,19 +63,14 @@ func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if !(infl > 0) || math.IsInf(infl, 0) {
 		return nil, fmt.Errorf("thompson: inflation must be finite and > 0, got %v", infl)
 	}
-	switch s.Family {
-	case sdk.Gaussian:
-		if !s.NoiseKnown {
-			return nil, fmt.Errorf("thompson: gaussian family needs a known noise sd (NoiseKnown is false)")
-		}
-		if !(s.NoiseSD > 0) || math.IsInf(s.NoiseSD, 0) {
-			return nil, fmt.Errorf("thompson: gaussian noise sd must be finite and > 0, got %v", s.NoiseSD)
-		}
-		return newGaussian(s.Arms, s.NoiseSD, infl, r.Rand), nil
-	case sdk.Bernoulli:
+	sd, err := s.RewardSD()
+	if err != nil {
+		return nil, fmt.Errorf("thompson: %w", err)
+	}
+	if s.Family == sdk.Bernoulli {
 		return newBernoulli(s.Arms, r.Rand), nil
 	}
-	return nil, fmt.Errorf("thompson: unsupported reward family %q", s.Family)
+	return newGaussian(s.Arms, sd, infl, r.Rand), nil
 }
 
 // gaussian is Gaussian TS with posterior N(sum_i/N_i, varScale/N_i),
