@@ -50,10 +50,6 @@ type Options struct {
 	Batch int
 	// Jobs is how many policies run at once; 0 means GOMAXPROCS.
 	Jobs int
-	// Slots, when non-nil, is a semaphore shared with other concurrent
-	// runs (bench paper schedules every scenario's policies on it); it
-	// replaces Jobs.
-	Slots chan struct{}
 	// Sessions is how many sessions (batches) of one policy run at once;
 	// 0 means 2.
 	Sessions int
@@ -150,10 +146,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 
 	var wg sync.WaitGroup
-	sem := opts.Slots
-	if sem == nil {
-		sem = make(chan struct{}, jobs)
-	}
+	sem := make(chan struct{}, jobs)
 	for _, j := range jobsList {
 		if j.res.Status == results.StatusFailed || j.res.Status == "skipped" {
 			continue

@@ -79,11 +79,6 @@ func (t *Tracker) Round(round int, arms []int32, rewards []float64) {
 	}
 }
 
-// IsCheckpoint reports whether round is the next checkpoint.
-func (t *Tracker) IsCheckpoint(round int) bool {
-	return t.next < len(t.checkpoints) && t.checkpoints[t.next] == round
-}
-
 // Summary is a mean and its standard error.
 type Summary struct {
 	Mean float64
