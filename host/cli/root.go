@@ -145,7 +145,7 @@ func bindViper(cmd *cobra.Command) error {
 		}
 		for _, s := range vals {
 			if e := fs.Set(f.Name, strings.TrimSpace(s)); e != nil {
-				err = withCode(ExitInput, fmt.Errorf("--%s from environment or config (%v): %w", f.Name, val, e))
+				err = withCode(ExitInput, fmt.Errorf("--%s from BENCH_%s or the config file (%v): %w", f.Name, strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")), val, e))
 				return
 			}
 		}
