@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
+
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -317,7 +319,7 @@ func TestUnpulledArmFirst(t *testing.T) {
 }
 
 func TestRoundNoAlloc(t *testing.T) {
-	means := obdMeans()
+	means, _ := simtest.Shipped(t, "obd")
 	p := newPolicy(t, gaussianSession(len(means), 1, 1), 1)
 	simulate(p, means, 1, 500, 1)
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -2,27 +2,13 @@ package remaxgrad
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
+
 	"github.com/regretbench/regretbench/sdk"
 )
-
-// obdCTR lists the Open Bandit Dataset click-through rates of the paper's
-// Table tab:obd-arm-means, in arm order.
-var obdCTR = []float64{
-	0.0029265, 0.0014464, 0.0021134, 0.0026464, 0.0018947, 0.0032350, 0.0024874, 0.0052780,
-	0.0037272, 0.0025919, 0.0015018, 0.0033327, 0.0018368, 0.0020283, 0.0029336, 0.0030222,
-	0.0032011, 0.0036364, 0.0036137, 0.0018426, 0.0017718, 0.0023036, 0.0028038, 0.0025506,
-	0.0024710, 0.0019308, 0.0021782, 0.0016784, 0.0037885, 0.0015287, 0.0045120, 0.0041963,
-	0.0036784, 0.0032292, 0.0055569, 0.0055678, 0.0028800, 0.0035584, 0.0044478, 0.0053337,
-	0.0026211, 0.0055760, 0.0035852, 0.0048702, 0.0024826, 0.0051337, 0.0039318, 0.0055106,
-	0.0044275, 0.0057023, 0.0034024, 0.0056714, 0.0049135, 0.0028941, 0.0026866, 0.0038009,
-	0.0026913, 0.0037623, 0.0049876, 0.0055036, 0.0048012, 0.0059725, 0.0044809, 0.0056396,
-	0.0033993, 0.0041044, 0.0038471, 0.0019121, 0.0018957, 0.0035998, 0.0022913, 0.0030215,
-	0.0027332, 0.0025879, 0.0020447, 0.0026221, 0.0036932, 0.0024460, 0.0052332, 0.0056697,
-}
 
 // instance is a gaussian bandit of the paper's experiments.
 type instance struct {
@@ -32,16 +18,17 @@ type instance struct {
 	warm  int // rounds played before measuring, about a quarter of the horizon
 }
 
-func paperInstances() []instance {
-	obd := make([]float64, len(obdCTR))
-	for i, c := range obdCTR {
-		obd[i] = c * math.Sqrt(1e3) / 0.057774753125 // Appendix "Real-data arm means"
+// paperInstances are the shipped two_arm, ten_arm and obd scenarios.
+func paperInstances(tb testing.TB) []instance {
+	var out []instance
+	for _, c := range []struct {
+		scenario string
+		warm     int
+	}{{"two_arm", 5000}, {"ten_arm", 5000}, {"obd", 750}} {
+		means, sd := simtest.Shipped(tb, c.scenario)
+		out = append(out, instance{fmt.Sprintf("K=%d", len(means)), means, sd, c.warm})
 	}
-	return []instance{
-		{"K=2", []float64{0.9, 0.8}, 0.15, 5000},
-		{"K=10", []float64{0.1, 0.05, 0.05, 0.05, 0.02, 0.02, 0.01, 0.01, 0.01, 0.01}, 0.05, 5000},
-		{"K=80", obd, 1, 750},
-	}
+	return out
 }
 
 // bandit drives a policy the way the host does: forced initial pulls, then
@@ -94,10 +81,10 @@ func BenchmarkRound(b *testing.B) {
 		m    int
 	}
 	var cases []cfg
-	for _, in := range paperInstances() {
+	for _, in := range paperInstances(b) {
 		cases = append(cases, cfg{in, 2})
 	}
-	cases = append(cases, cfg{paperInstances()[1], 4})
+	cases = append(cases, cfg{paperInstances(b)[1], 4})
 	for _, c := range cases {
 		name := c.inst.name
 		if c.m != 2 {
