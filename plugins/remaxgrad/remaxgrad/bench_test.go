@@ -2,9 +2,11 @@ package remaxgrad
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/normal"
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -103,6 +105,81 @@ func BenchmarkRound(b *testing.B) {
 				steps += bd.pol.steps
 			}
 			b.ReportMetric(float64(steps)/float64(b.N), "steps/op")
+		})
+	}
+}
+
+// BenchmarkHorizon plays whole replications of the paper's ReMaxGrad
+// sweeps (two_arm, three_arm, ten_arm; T = 20000) for M = 2, 3, 4, so that
+// rounds are weighted as in a full run: ns/round times 2e7 is the CPU time
+// of one policy of `bench paper`.
+func BenchmarkHorizon(b *testing.B) {
+	for _, sc := range []string{"two_arm", "three_arm", "ten_arm"} {
+		means, sd := simtest.Shipped(b, sc)
+		in := instance{sc, means, sd, 0}
+		for _, m := range []int{2, 3, 4} {
+			b.Run(fmt.Sprintf("%s,M=%d", sc, m), func(b *testing.B) {
+				const horizon = 20000
+				steps := 0
+				for i := range b.N {
+					bd := newBandit(b, in, m, uint64(i))
+					for range horizon {
+						bd.round()
+						steps += bd.pol.steps
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*horizon), "ns/round")
+				b.ReportMetric(float64(steps)/float64(b.N*horizon), "steps/round")
+			})
+		}
+	}
+}
+
+// tenArmState loads an optimizer with the ten-arm instance's posterior at
+// about round 5000 (pull counts typical of ReMax there) and logits that
+// spread pi over several arms.
+func tenArmState(m int) (o *Optimizer, src *normal.Source, mean, sd []float64) {
+	cfg := DefaultConfig()
+	cfg.M = m
+	mean = []float64{0.1, 0.05, 0.05, 0.05, 0.02, 0.02, 0.01, 0.01, 0.01, 0.01}
+	pulls := []float64{4000, 200, 200, 200, 100, 100, 50, 50, 50, 50}
+	sd = make([]float64, len(mean))
+	for i, n := range pulls {
+		sd[i] = 0.05 / math.Sqrt(n)
+	}
+	o, src = NewOptimizer(len(mean), cfg), normal.New(1)
+	o.DrawSamples(src, mean, sd)
+	z := o.Logits()
+	for i := range z {
+		z[i] = -0.3 * float64(i%4)
+	}
+	o.Policy()
+	return o, src, mean, sd
+}
+
+// BenchmarkDrawSamples measures the sampling part of a ten-arm round: S*K
+// normals, then the pairwise sums (M = 2) or the sorted orderings (M > 2).
+func BenchmarkDrawSamples(b *testing.B) {
+	for _, m := range []int{2, 3} {
+		b.Run(fmt.Sprintf("K=10,M=%d", m), func(b *testing.B) {
+			o, src, mean, sd := tenArmState(m)
+			for range b.N {
+				o.DrawSamples(src, mean, sd)
+			}
+		})
+	}
+}
+
+// BenchmarkGradient measures one gradient evaluation (one Adam step's
+// main cost) on a ten-arm round's samples.
+func BenchmarkGradient(b *testing.B) {
+	for _, m := range []int{2, 3, 4} {
+		b.Run(fmt.Sprintf("K=10,M=%d", m), func(b *testing.B) {
+			o, _, _, _ := tenArmState(m)
+			pi, g := o.CurrentPolicy(), make([]float64, 10)
+			for range b.N {
+				o.Gradient(g, pi)
+			}
 		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/regretbench/regretbench/plugins/internal/normal"
 )
 
 // randSimplex returns a random point of the simplex with every coordinate
@@ -166,14 +168,14 @@ func TestOptimizerGradient(t *testing.T) {
 					sd[i] = 0.02 + 0.1*rng.Float64()
 				}
 				o := NewOptimizer(k, c)
-				o.DrawSamples(rand.New(rand.NewPCG(4, uint64(k))), mean, sd)
+				o.DrawSamples(normal.New(uint64(k)), mean, sd)
 				// Redraw the same normals in the same (mean-sorted) order.
 				samples := make([][]float64, c.Samples)
-				nrng := rand.New(rand.NewPCG(4, uint64(k)))
+				nsrc := normal.New(uint64(k))
 				for s := range samples {
 					samples[s] = make([]float64, k)
 					for _, a := range o.rank {
-						samples[s][a] = mean[a] + sd[a]*nrng.NormFloat64()
+						samples[s][a] = mean[a] + sd[a]*nsrc.Norm()
 					}
 				}
 				pi := randSimplex(rng, k)

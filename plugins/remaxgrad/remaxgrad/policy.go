@@ -3,7 +3,8 @@ package remaxgrad
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
+
+	"github.com/regretbench/regretbench/plugins/internal/normal"
 
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -12,8 +13,8 @@ import (
 // sdk.Policy and sdk.Diagnoser.
 type Policy struct {
 	k   int
-	rng *rand.Rand
-	v1  float64 // posterior variance after one pull: c2 * sd^2
+	src *normal.Source // this replication's normals and uniforms
+	v1  float64        // posterior variance after one pull: c2 * sd^2
 
 	n, sum, mean, sd []float64 // per arm: pulls, reward sum, muhat, posterior sd
 	unpulled         int       // arms with no pull yet
@@ -54,7 +55,7 @@ func NewPolicy(s sdk.Session, r sdk.Replica) (*Policy, error) {
 	}
 	k := s.Arms
 	p := &Policy{
-		k: k, rng: r.Rand, v1: c.VarianceInflation * sd * sd,
+		k: k, src: normal.New(r.Rand.Uint64()), v1: c.VarianceInflation * sd * sd,
 		n: make([]float64, k), sum: make([]float64, k),
 		mean: make([]float64, k), sd: make([]float64, k),
 		unpulled: k,
@@ -78,11 +79,11 @@ func (p *Policy) Select(t int) int {
 	if p.k == 1 {
 		return 0
 	}
-	p.opt.DrawSamples(p.rng, p.mean, p.sd)
+	p.opt.DrawSamples(p.src, p.mean, p.sd)
 	p.steps, _ = p.opt.Run()
 	p.selected = true
 	pi := p.opt.CurrentPolicy()
-	u := p.rng.Float64()
+	u := p.src.Float64()
 	last := 0
 	for i, x := range pi {
 		if x > 0 {
