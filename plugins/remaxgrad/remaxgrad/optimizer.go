@@ -74,6 +74,8 @@ type Optimizer struct {
 	gen       uint32
 
 	norm   []float64 // a round's standard normals, sample by sample
+	mr, sr []float64 // means and sds in rank order (K <= 256)
+	rank8  []uint8   // rank as bytes (K <= 256)
 	keys   []float64 // one sample's theta in rank order
 	rank   []int32   // arms by decreasing posterior mean: the order samples are drawn in
 	bucket []uint8   // bucket sort scratch (K <= 256)
@@ -112,6 +114,7 @@ func NewOptimizer(k int, c Config) *Optimizer {
 		o.pa, o.ga = new([maxSmallK]float64), new([maxSmallK]float64)
 		o.pi = o.pa[:k:k]
 		o.ord8 = make([]uint8, k*c.Samples)
+		o.mr, o.sr, o.rank8 = make([]float64, k), make([]float64, k), make([]uint8, k)
 		if k >= minBucketK {
 			o.bucket, o.count = make([]uint8, k), make([]int32, k+1)
 			o.tkeys, o.tord = make([]float64, k), make([]uint8, k)
@@ -225,23 +228,34 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 		o.buildPair(o.cap)
 		return
 	}
-	for s := 0; s < o.cap; s++ {
-		z := o.norm[s*k : s*k+k]
-		if o.ord8 != nil {
-			ord := o.ord8[o.nu*k : o.nu*k+k]
-			for r, a := range rank {
-				keys[r] = mean[a] + sd[a]*z[r]
-				ord[r] = uint8(a)
-			}
-			o.sort8(keys, ord)
-		} else {
+	if o.ord8 == nil {
+		for s := 0; s < o.cap; s++ {
+			z := o.norm[s*k : s*k+k]
 			ord := o.ord32[o.nu*k : o.nu*k+k]
 			for r, a := range rank {
 				keys[r] = mean[a] + sd[a]*z[r]
 				ord[r] = a
 			}
 			sortDesc(keys, ord)
+			o.addSorted()
 		}
+		return
+	}
+	// The fast path reads the means, sds and arms in rank order from
+	// arrays of length K, so that the per-sample loop has no bounds checks.
+	mr, sr, r8 := o.mr[:k], o.sr[:k], o.rank8[:k]
+	for r, a := range rank {
+		mr[r], sr[r], r8[r] = mean[a], sd[a], uint8(a)
+	}
+	for s := 0; s < o.cap; s++ {
+		ord := o.ord8[o.nu*k : o.nu*k+k]
+		z := o.norm[s*k : s*k+k]
+		ord, z, mr, sr, r8 = ord[:len(keys)], z[:len(keys)], mr[:len(keys)], sr[:len(keys)], r8[:len(keys)]
+		for r := range keys {
+			keys[r] = mr[r] + sr[r]*z[r]
+			ord[r] = r8[r]
+		}
+		o.sort8(keys, ord)
 		o.addSorted()
 	}
 }
@@ -367,9 +381,11 @@ func (o *Optimizer) addSorted() {
 	k, u := o.k, o.nu
 	keys := o.keys[:k]
 	d := o.diff[u*k : u*k+k]
-	for r := 0; r < k-1; r++ {
-		d[r] = keys[r] - keys[r+1]
+	d, next := d[:k-1], keys[1:]
+	for r := range d {
+		d[r] = keys[r] - next[r]
 	}
+	d = d[:k]
 	d[k-1] = 0
 	o.minSum += keys[k-1]
 	o.n++
@@ -515,7 +531,7 @@ func (o *Optimizer) grad2(g, pi *[maxSmallK]float64) {
 	}
 }
 
-// gradM is grad2 for any M: rank r' is weighted by (1-P_{r'})^{M-1}.
+// gradM is grad2 for M > 2: rank r' is weighted by (1-P_{r'})^{M-1}.
 func (o *Optimizer) gradM(g, pi *[maxSmallK]float64) {
 	k, e := o.k, o.m-1
 	u := 0
@@ -528,8 +544,9 @@ func (o *Optimizer) gradM(g, pi *[maxSmallK]float64) {
 		var ta, tb, tc, td, ca, cb, cc, cd float64
 		for r := len(oa) - 1; r >= 0; r-- {
 			ia, ib, ic, id := oa[r], ob[r], oc[r], od[r]
-			wa, wb, wc, wd := ta, tb, tc, td
-			for i := 1; i < e; i++ {
+			// w = t^e with e = M-1 >= 2; the paper's M <= 4 take no loop.
+			wa, wb, wc, wd := ta*ta, tb*tb, tc*tc, td*td
+			for i := 2; i < e; i++ {
 				wa *= ta
 				wb *= tb
 				wc *= tc
