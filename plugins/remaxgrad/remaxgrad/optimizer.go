@@ -140,9 +140,6 @@ func NewOptimizer(k int, c Config) *Optimizer {
 	return o
 }
 
-// setColumn stores sample s of arm a in the arm-major sample buffer.
-func (o *Optimizer) setColumn(a, s int, x float64) { o.cols[a*o.cap+s] = x }
-
 // buildPair computes the pairwise sums of the n samples in the arm-major
 // buffer: pair[i][j] = sum_s max(theta_si, theta_sj), pair[i][i] =
 // sum_s theta_si. It uses max(a,b) = (a + b + |a-b|)/2, so each pair costs
@@ -161,25 +158,32 @@ func (o *Optimizer) buildPair(n int) {
 		o.pair[i*k+i] = sum
 	}
 	for i := 0; i < k; i++ {
-		ci := col(i)
 		for j := i + 1; j < k; j++ {
-			cj := col(j)[:len(ci)]
-			var d0, d1, d2, d3 float64
-			s := 0
-			for ; s+3 < len(ci); s += 4 {
-				d0 += math.Abs(ci[s] - cj[s])
-				d1 += math.Abs(ci[s+1] - cj[s+1])
-				d2 += math.Abs(ci[s+2] - cj[s+2])
-				d3 += math.Abs(ci[s+3] - cj[s+3])
-			}
-			for ; s < len(ci); s++ {
-				d0 += math.Abs(ci[s] - cj[s])
-			}
-			v := 0.5 * (o.pair[i*k+i] + o.pair[j*k+j] + ((d0 + d1) + (d2 + d3)))
+			d := absDiffSum(col(i), col(j))
+			v := 0.5 * (o.pair[i*k+i] + o.pair[j*k+j] + d)
 			o.pair[i*k+j], o.pair[j*k+i] = v, v
 		}
 	}
 	o.n = n
+}
+
+// absDiffSum returns sum_s |a[s] - b[s]| over len(a) <= len(b) elements,
+// with four independent sums and no bounds checks in the loop.
+func absDiffSum(a, b []float64) float64 {
+	b = b[:len(a)]
+	var d0, d1, d2, d3 float64
+	s := 0
+	for ; s+4 <= len(a); s += 4 {
+		x, y := (*[4]float64)(a[s:]), (*[4]float64)(b[s:])
+		d0 += math.Abs(x[0] - y[0])
+		d1 += math.Abs(x[1] - y[1])
+		d2 += math.Abs(x[2] - y[2])
+		d3 += math.Abs(x[3] - y[3])
+	}
+	for ; s < len(a); s++ {
+		d0 += math.Abs(a[s] - b[s])
+	}
+	return (d0 + d1) + (d2 + d3)
 }
 
 // Logits returns the logits z, aliased: writes change the warm start of the
@@ -219,10 +223,13 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 	o.clearSamples()
 	src.Fill(o.norm)
 	if o.pair != nil {
-		for s := 0; s < o.cap; s++ {
-			z := o.norm[s*k : s*k+k]
-			for r, a := range rank {
-				o.setColumn(int(a), s, mean[a]+sd[a]*z[r])
+		// Arm a's samples, column a, use the normals at a's rank position.
+		for r, a := range rank {
+			m, v := mean[a], sd[a]
+			c := o.cols[int(a)*o.cap : int(a)*o.cap+o.cap]
+			z := o.norm[r:]
+			for s := range c {
+				c[s] = m + v*z[s*k]
 			}
 		}
 		o.buildPair(o.cap)
@@ -270,7 +277,7 @@ func (o *Optimizer) SetSamples(theta [][]float64) {
 	if o.pair != nil {
 		for s, th := range theta {
 			for a, x := range th[:k] {
-				o.setColumn(a, s, x)
+				o.cols[a*o.cap+s] = x
 			}
 		}
 		o.buildPair(len(theta))
