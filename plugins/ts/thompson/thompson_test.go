@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/normal"
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/sdk"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -332,16 +333,32 @@ func TestGonumBetaAllocates(t *testing.T) {
 
 // BenchmarkRoundBaseline is the floor for BenchmarkRound: K posterior draws
 // and an argmax in a tight loop on fixed means, no interface call and no
-// Observe.
+// Observe, with the normals TS uses (normal.Source) and, for comparison,
+// with rand.Rand.NormFloat64.
 func BenchmarkRoundBaseline(b *testing.B) {
 	for _, k := range []int{2, 10, 80} {
-		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 2))
-			mean := make([]float64, k)
-			scale := make([]float64, k)
-			for i := range mean {
-				mean[i], scale[i] = 0.9-0.05*float64(i), 0.15
+		mean := make([]float64, k)
+		scale := make([]float64, k)
+		for i := range mean {
+			mean[i], scale[i] = 0.9-0.05*float64(i), 0.15
+		}
+		b.Run(fmt.Sprintf("K=%d/normal.Source", k), func(b *testing.B) {
+			src, z := normal.New(1), make([]float64, k)
+			acc := 0
+			for i := 0; i < b.N; i++ {
+				src.Fill(z)
+				best, bestV := 0, mean[0]+scale[0]*z[0]
+				for j := 1; j < k; j++ {
+					if v := mean[j] + scale[j]*z[j]; v > bestV {
+						best, bestV = j, v
+					}
+				}
+				acc += best
 			}
+			sink += float64(acc)
+		})
+		b.Run(fmt.Sprintf("K=%d/rand.Rand", k), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
 			acc := 0
 			for i := 0; i < b.N; i++ {
 				best, bestV := 0, mean[0]+scale[0]*rng.NormFloat64()
