@@ -254,6 +254,10 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 	for r, a := range rank {
 		mr[r], sr[r], r8[r] = mean[a], sd[a], uint8(a)
 	}
+	if o.codeIdx != nil {
+		o.drawMerged(mr, sr, r8)
+		return
+	}
 	for s := 0; s < o.cap; s++ {
 		ord := o.ord8[o.nu*k : o.nu*k+k]
 		z := o.norm[s*k : s*k+k]
@@ -265,6 +269,48 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 		o.sort8(keys, ord)
 		o.addSorted()
 	}
+}
+
+// drawMerged is the sampling loop for K <= maxDedupeK: each sample is
+// sorted in registers-sized arrays and its gaps are added straight into
+// the slot of its ordering (what addSorted does, without storing the sample
+// first). mr, sr and r8 are the means, sds and arms in rank order.
+func (o *Optimizer) drawMerged(mr, sr []float64, r8 []uint8) {
+	k := len(mr)
+	sr, r8 = sr[:k], r8[:k]
+	var keys [maxDedupeK]float64
+	var ord [maxDedupeK]uint8
+	for s := 0; s < o.cap; s++ {
+		z := o.norm[s*k : s*k+k]
+		z = z[:k]
+		for r := range k {
+			keys[r] = mr[r] + sr[r]*z[r]
+			ord[r] = r8[r]
+		}
+		sortDesc(keys[:k], ord[:k])
+		code := 0
+		for _, a := range ord[:k] {
+			code = code*k + int(a)
+		}
+		var d []float64
+		if o.codeStamp[code] != o.gen {
+			u := o.nu
+			o.codeStamp[code], o.codeIdx[code] = o.gen, int32(u)
+			o.nu++
+			copy(o.ord8[u*k:u*k+k], ord[:k])
+			d = o.diff[u*k : u*k+k]
+			clear(d)
+		} else {
+			u := int(o.codeIdx[code])
+			d = o.diff[u*k : u*k+k]
+		}
+		d = d[:k]
+		for r := 0; r+1 < k; r++ {
+			d[r] += keys[r] - keys[r+1]
+		}
+		o.minSum += keys[k-1]
+	}
+	o.n += o.cap
 }
 
 // SetSamples replaces the loaded samples by theta[s][i], s < Samples.
@@ -470,8 +516,10 @@ func (o *Optimizer) Gradient(g, pi []float64) {
 			dot += o.pair[l*k+l] * pi[l]
 		}
 		for i := range g[:k] {
+			row := o.pair[i*k : i*k+k]
+			row = row[:len(pi)]
 			var r float64
-			for l, x := range o.pair[i*k : i*k+k] {
+			for l, x := range row {
 				r += x * pi[l]
 			}
 			g[i] = r - dot
