@@ -95,7 +95,13 @@ func Softmax(pi, z []float64) {
 	}
 	var s float64
 	for i, x := range z {
-		e := math.Exp(x - mx)
+		d := x - mx
+		var e float64
+		if d >= expFastMin { // false for NaN
+			e = expFast(d)
+		} else {
+			e = math.Exp(d)
+		}
 		pi[i] = e
 		s += e
 	}
@@ -103,6 +109,38 @@ func Softmax(pi, z []float64) {
 	for i := range pi {
 		pi[i] *= inv
 	}
+}
+
+// expFastMin is the smallest argument of expFast: e^x is a normal float64
+// above it (x >= -1022 ln 2).
+const expFastMin = -708.39
+
+// expFast returns e^x for expFastMin <= x <= 0 within 1 ulp, like math.Exp:
+// the reduction and rational approximation of FreeBSD's e_exp.c, which Go's
+// portable math.Exp also uses (x = k ln2 + r, |r| <= ln2/2, e^r from a
+// degree-5 Remez polynomial in r^2), with 2^k built directly, since in this
+// range it is a normal float64 and no special case applies. Softmax runs K
+// of them per Adam step; against math.Exp (amd64 assembly) a whole ten-arm
+// M=2 replication ran about 10% faster, in 7 of 7 alternating runs pinned
+// to one core (valgrind counts the same instructions for both).
+func expFast(x float64) float64 {
+	const (
+		ln2Hi = 6.93147180369123816490e-01
+		ln2Lo = 1.90821492927058770002e-10
+		log2e = 1.44269504088896338700e+00
+		p1    = 1.66666666666666657415e-01
+		p2    = -2.77777777770155933842e-03
+		p3    = 6.61375632143793436117e-05
+		p4    = -1.65339022054652515390e-06
+		p5    = 4.13813679705723846039e-08
+	)
+	k := int(log2e*x - 0.5) // round to nearest, x <= 0
+	kf := float64(k)
+	hi, lo := x-kf*ln2Hi, kf*ln2Lo
+	r := hi - lo
+	t := r * r
+	c := r - t*(p1+t*(p2+t*(p3+t*(p4+t*p5))))
+	return (1 - ((lo - r*c/(2-c)) - hi)) * math.Float64frombits(uint64(k+1023)<<52)
 }
 
 func dot(a, b []float64) float64 {

@@ -215,3 +215,38 @@ func TestOptimizerGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestExpFast compares expFast with math.Exp over its whole range, at the
+// ends, and at points where the reduction changes k. Each is within 1 ulp
+// of e^x (math.Exp's documented bound; expFast runs the algorithm of the
+// portable math.Exp), so they must agree within 2 ulp; at 0 both give 1.
+func TestExpFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	xs := []float64{0, math.Copysign(0, -1), -1e-300, -1e-9, -0.5 * math.Ln2, -math.Ln2, -1, -20, -700, expFastMin}
+	for range 200000 {
+		xs = append(xs, expFastMin*rng.Float64(), -rng.ExpFloat64())
+	}
+	for _, x := range xs {
+		got, want := expFast(x), math.Exp(x)
+		if ulp := math.Nextafter(want, math.Inf(1)) - want; math.Abs(got-want) > 2*ulp {
+			t.Fatalf("expFast(%v) = %v, math.Exp = %v: %.2g ulp apart", x, got, want, math.Abs(got-want)/ulp)
+		}
+	}
+	if got := expFast(0); got != 1 {
+		t.Errorf("expFast(0) = %v, want 1", got)
+	}
+}
+
+// TestSoftmaxEdges checks Softmax where expFast does not apply: logits far
+// below the maximum (math.Exp's subnormal range and underflow) and NaN.
+func TestSoftmaxEdges(t *testing.T) {
+	pi := make([]float64, 3)
+	Softmax(pi, []float64{0, -720, -1e6})
+	if want := math.Exp(-720) / (1 + math.Exp(-720)); pi[0] != 1/(1+math.Exp(-720)) || pi[1] != want || pi[2] != 0 {
+		t.Errorf("Softmax(0, -720, -1e6) = %v", pi)
+	}
+	Softmax(pi, []float64{0, math.NaN(), 1})
+	if !math.IsNaN(pi[1]) {
+		t.Errorf("Softmax with a NaN logit = %v, want NaN there", pi)
+	}
+}
