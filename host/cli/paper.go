@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -40,7 +42,7 @@ var paperRuns = []struct {
 }
 
 func newPaperCmd(ro *runOptions) *cobra.Command {
-	var dir string
+	var dir, plotFormats string
 	var runs, horizon int
 	cmd := &cobra.Command{
 		Use:   "paper",
@@ -49,15 +51,21 @@ func newPaperCmd(ro *runOptions) *cobra.Command {
 instances with ReMax, TS, KL-UCB and ReMaxGrad M=2,3,4; the failure mode with
 variance inflation c2=1..4; OBD; MovieLens. All policies of all scenarios share
 one pool of --jobs slots (one per core by default), so both cores stay busy.
-It writes one results file and one text report per scenario into --out, plus
-two_arm.json, three_arm.json and ten_arm.json (the ReMax, TS and KL-UCB rows of
-the remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
+It writes one results file, one text report and the figures (as bench plot
+draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
+two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
+remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return paperRun(cmd.Context(), ro, dir, runs, cmd.Flags().Changed("runs"), horizon)
+			formats, err := plot.ParseFormats(plotFormats)
+			if err != nil {
+				return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
+			}
+			return paperRun(cmd.Context(), ro, dir, formats, runs, cmd.Flags().Changed("runs"), horizon)
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", "paper-results", "directory for the results files and reports")
+	cmd.Flags().StringVar(&plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
 	cmd.Flags().IntVar(&runs, "runs", 0, "override every scenario's replications (for a quick look; the paper's are 1000 and 100)")
 	cmd.Flags().IntVar(&horizon, "horizon", 0, "override every scenario's horizon (for a quick look)")
 	cmd.Flags().IntVar(&ro.jobs, "jobs", 0, "policies run at once across all scenarios (0: one per core)")
@@ -66,7 +74,7 @@ the remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 	return cmd
 }
 
-func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet bool, horizon int) error {
+func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string, runs int, runsSet bool, horizon int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
 	}
@@ -164,12 +172,12 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, runs int, runsSet
 			continue
 		}
 		all = append(all, f)
-		if err := writeReport(dir, pr.scenario, f); err != nil {
+		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err
 		}
 		if pr.base != "" {
 			sub := subset(f, pr.base, "ReMax", "TS", "KL-UCB")
-			if err := writeReport(dir, pr.base, sub); err != nil {
+			if err := writeReport(dir, pr.base, sub, formats); err != nil {
 				return err
 			}
 		}
@@ -204,7 +212,9 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 	return &g
 }
 
-func writeReport(dir, name string, f *results.File) error {
+// writeReport writes name.json, name.txt (the tables) and the figures of f
+// into dir.
+func writeReport(dir, name string, f *results.File, formats []string) error {
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
 		return err
 	}
@@ -212,7 +222,13 @@ func writeReport(dir, name string, f *results.File) error {
 	if err := report.Tables(&b, f); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, name+".txt"), b.Bytes(), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, name+".txt"), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if _, err := plot.Write(f, dir, formats...); err != nil {
+		return fmt.Errorf("%s figures: %w", name, err)
+	}
+	return nil
 }
 
 // policyCost is a rough relative cost of running policy p on sc, used only

@@ -10,9 +10,9 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// TestPaper: bench paper writes every scenario's results (and the two-,
-// three- and ten-arm files taken from the sweeps), with policies in
-// scenario order, and its numbers are those of the single-scenario runs
+// TestPaper: bench paper writes every scenario's results, report and
+// figures (and the two-, three- and ten-arm files taken from the sweeps),
+// with policies in scenario order, and its numbers are those of the single-scenario runs
 // although it schedules policies longest first across scenarios.
 func TestPaper(t *testing.T) {
 	dir := t.TempDir()
@@ -25,11 +25,19 @@ func TestPaper(t *testing.T) {
 	}
 	for _, name := range []string{"two_arm", "three_arm", "ten_arm", "obd", "movielens", "failure_mode",
 		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
-		for _, ext := range []string{".json", ".txt"} {
-			if _, err := os.Stat(filepath.Join(dir, name+ext)); err != nil {
-				t.Errorf("missing %s%s: %v", name, ext, err)
+		for _, ext := range []string{".json", ".txt", "_regret.png", "_regret.svg", "_underestimation.png", "_separated.png"} {
+			if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
+				t.Errorf("missing or empty %s%s: %v", name, ext, err)
 			}
 		}
+	}
+	for _, fig := range []string{"remaxgrad_ten_arm_diag_kkt_gap.png", "failure_mode_diag_support_size.png"} {
+		if _, err := os.Stat(filepath.Join(dir, fig)); err != nil {
+			t.Errorf("missing diagnostics figure: %v", err)
+		}
+	}
+	if _, stderr, code := bench(t, "paper", "--plot-format", "gif", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "--plot-format") {
+		t.Errorf("--plot-format gif: exit %d, want 2 naming the flag\n%s", code, stderr)
 	}
 	f, err := results.ReadFile(filepath.Join(dir, "failure_mode.json"))
 	if err != nil {
