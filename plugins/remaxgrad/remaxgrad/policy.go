@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/regretbench/regretbench/plugins/internal/normal"
-
 	"github.com/regretbench/regretbench/sdk"
 )
 
