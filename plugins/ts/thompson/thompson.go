@@ -24,9 +24,10 @@
 // rewards. The Gaussian posterior draws come from a normal.Source seeded
 // from it: K normals per round through rand.Rand cost about 10 ns each,
 // a normal.Source fills them at about 4 (plugins/internal/normal). Select
-// and Observe do not allocate: the per-arm state is preallocated by New. An arm that has never been pulled (possible only if
-// the host forces no initial pulls) has no posterior under the improper
-// prior; Select then returns the lowest-indexed unpulled arm.
+// and Observe do not allocate: the per-arm state is preallocated by New.
+// An arm that has never been pulled (possible only if the host forces no
+// initial pulls) has no posterior under the improper prior; Select then
+// returns the lowest-indexed unpulled arm.
 package thompson
 
 import (
