@@ -273,9 +273,8 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 }
 
 // drawMerged is the sampling loop for K <= maxDedupeK: each sample is
-// sorted in fixed-size arrays and its gaps are added straight into
-// the slot of its ordering (what addSorted does, without storing the sample
-// first). mr, sr and r8 are the means, sds and arms in rank order.
+// sorted in fixed-size arrays and its gaps are added straight into the slot
+// of its ordering (mergeGaps), without storing the sample first. mr, sr and r8 are the means, sds and arms in rank order.
 func (o *Optimizer) drawMerged(mr, sr []float64, r8 []uint8) {
 	k := len(mr)
 	sr, r8 = sr[:k], r8[:k]
@@ -289,26 +288,7 @@ func (o *Optimizer) drawMerged(mr, sr []float64, r8 []uint8) {
 			ord[r] = r8[r]
 		}
 		sortDesc(keys[:k], ord[:k])
-		code := 0
-		for _, a := range ord[:k] {
-			code = code*k + int(a)
-		}
-		var d []float64
-		if o.codeStamp[code] != o.gen {
-			u := o.nu
-			o.codeStamp[code], o.codeIdx[code] = o.gen, int32(u)
-			o.nu++
-			copy(o.ord8[u*k:u*k+k], ord[:k])
-			d = o.diff[u*k : u*k+k]
-			clear(d)
-		} else {
-			u := int(o.codeIdx[code])
-			d = o.diff[u*k : u*k+k]
-		}
-		d = d[:k]
-		for r := 0; r+1 < k; r++ {
-			d[r] += keys[r] - keys[r+1]
-		}
+		o.mergeGaps(ord[:k], keys[:k])
 		o.minSum += keys[k-1]
 	}
 	o.n += o.cap
@@ -350,8 +330,7 @@ func (o *Optimizer) SetSamples(theta [][]float64) {
 }
 
 func (o *Optimizer) clearSamples() {
-	o.nu, o.n, o.minSum, o.gapKnown = 0, 0, 0, false
-	clear(o.pair)
+	o.nu, o.n, o.minSum, o.gapKnown = 0, 0, 0, false // buildPair overwrites all of pair
 	o.gen++
 	if o.gen == 0 { // wrapped: forget every stamp
 		clear(o.codeStamp)
@@ -434,6 +413,12 @@ func (o *Optimizer) sort8(keys []float64, ord []uint8) {
 func (o *Optimizer) addSorted() {
 	k, u := o.k, o.nu
 	keys := o.keys[:k]
+	o.minSum += keys[k-1]
+	o.n++
+	if o.codeIdx != nil {
+		o.mergeGaps(o.ord8[u*k:u*k+k], keys)
+		return
+	}
 	d := o.diff[u*k : u*k+k]
 	d, next := d[:k-1], keys[1:]
 	for r := range d {
@@ -441,24 +426,32 @@ func (o *Optimizer) addSorted() {
 	}
 	d = d[:k]
 	d[k-1] = 0
-	o.minSum += keys[k-1]
-	o.n++
-	if o.codeIdx == nil {
-		o.nu++
-		return
-	}
+	o.nu++
+}
+
+// mergeGaps adds the gaps keys[r] - keys[r+1] of a sorted sample with
+// ordering ord to the slot of that ordering (K <= maxDedupeK), opening a
+// slot, with ord copied into it, for an ordering not seen this round.
+func (o *Optimizer) mergeGaps(ord []uint8, keys []float64) {
+	k := o.k
 	code := 0
-	for _, a := range o.ord8[u*k : u*k+k] {
+	for _, a := range ord[:k] {
 		code = code*k + int(a)
 	}
-	if o.codeStamp[code] != o.gen {
+	var u int
+	if o.codeStamp[code] == o.gen {
+		u = int(o.codeIdx[code])
+	} else {
+		u = o.nu
 		o.codeStamp[code], o.codeIdx[code] = o.gen, int32(u)
 		o.nu++
-		return
+		copy(o.ord8[u*k:u*k+k], ord)
+		clear(o.diff[u*k : u*k+k])
 	}
-	dw := o.diff[int(o.codeIdx[code])*k:]
-	for r, x := range d {
-		dw[r] += x
+	d := o.diff[u*k : u*k+k]
+	d, keys = d[:k], keys[:k]
+	for r := 0; r+1 < k; r++ {
+		d[r] += keys[r] - keys[r+1]
 	}
 }
 
