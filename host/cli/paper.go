@@ -64,7 +64,7 @@ remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 			return paperRun(cmd.Context(), ro, dir, formats, runs, cmd.Flags().Changed("runs"), horizon)
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "out", "o", "paper-results", "directory for the results files and reports")
+	cmd.Flags().StringVarP(&dir, "out", "o", "paper-results", "directory for the results files, reports and figures")
 	cmd.Flags().StringVar(&plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
 	cmd.Flags().IntVar(&runs, "runs", 0, "override every scenario's replications (for a quick look; the paper's are 1000 and 100)")
 	cmd.Flags().IntVar(&horizon, "horizon", 0, "override every scenario's horizon (for a quick look)")
