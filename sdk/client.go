@@ -49,8 +49,12 @@ type LaunchOptions struct {
 	SHA256 []byte
 	// StartTimeout bounds the time to the handshake; default 10s.
 	StartTimeout time.Duration
-	// NoStream forces unary Step even when the plugin serves Steps.
+	// NoStream forces unary Step even when the plugin serves Steps; it
+	// implies NoSocket.
 	NoStream bool
+	// NoSocket plays rounds on gRPC (Steps, or Step) even when the plugin
+	// offers a step socket.
+	NoSocket bool
 	// Log, when set, receives go-plugin's own log at debug level.
 	Log io.Writer
 }
@@ -63,6 +67,7 @@ type Client struct {
 	tail         *ringBuffer
 	stream       bool
 	noStr        bool
+	noSock       bool
 	startTimeout time.Duration
 	cp           plugin.ClientProtocol // set by connect
 	attached     bool                  // made by Attach: Close closes the connection
@@ -104,7 +109,7 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	if len(opts.SHA256) > 0 {
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
 	}
-	c := &Client{path: path, pc: plugin.NewClient(cfg), tail: tail, noStr: opts.NoStream, startTimeout: opts.StartTimeout}
+	c := &Client{path: path, pc: plugin.NewClient(cfg), tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: opts.StartTimeout}
 	if op, err := c.connect(); err != nil {
 		// Kill waits for go-plugin's stderr reader, so the tail is whole.
 		c.pc.Kill()
@@ -125,7 +130,7 @@ func Attach(rc *plugin.ReattachConfig, opts LaunchOptions) (*Client, error) {
 		Logger:          hclog.NewNullLogger(),
 		Stderr:          tail,
 	})
-	c := &Client{path: "reattach:" + rc.Addr.String(), pc: pc, tail: tail, noStr: opts.NoStream, startTimeout: 10 * time.Second, attached: true}
+	c := &Client{path: "reattach:" + rc.Addr.String(), pc: pc, tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: 10 * time.Second, attached: true}
 	if op, err := c.connect(); err != nil {
 		pc.Kill()
 		return nil, c.fail(op, err)
@@ -300,12 +305,17 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: open: %w", c.path, err)
 	}
+	preq.StepSocket = !c.noSock
 	r, err := c.rpc.Open(ctx, preq)
 	if err != nil {
 		return nil, c.rpcErr("open", err)
 	}
 	s := &clientSession{c: c, id: r.GetSessionId(), n: len(req.Replications)}
 	s.req.SessionId = s.id
+	if path := r.GetStepSocket(); path != "" {
+		// A socket we cannot dial leaves the session on gRPC.
+		s.sock, _ = dialStep(path)
+	}
 	return s, nil
 }
 
@@ -319,6 +329,7 @@ type clientSession struct {
 	stream pb.Policy_StepsClient
 	cancel context.CancelFunc
 	diag   [][]float64
+	sock   *sockSession // nil: rounds go over gRPC
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
@@ -327,6 +338,13 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 	s.req.PrevRewards = prevRewards
 	s.req.WantDiagnostics = wantDiag
 	op := fmt.Sprintf("step round %d", round)
+	if s.sock != nil {
+		r, err := s.stepSocket(ctx, op, round, prevArms, prevRewards, wantDiag)
+		if err != nil {
+			return StepResult{}, err
+		}
+		return s.result(op, r.arms, r.diag, wantDiag)
+	}
 	var resp *pb.StepResponse
 	if s.c.stream {
 		if s.stream == nil {
@@ -363,21 +381,29 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 		}
 		resp = r
 	}
-	if len(resp.Arms) != s.n {
-		return StepResult{}, &PluginError{Path: s.c.path, Op: op,
-			Err: fmt.Errorf("returned %d arms for %d replications", len(resp.Arms), s.n), Stderr: s.c.StderrTail(8)}
-	}
-	res := StepResult{Arms: resp.Arms}
-	if wantDiag {
-		s.diag = s.diag[:0]
-		for _, d := range resp.Diagnostics {
-			if len(d.Values) != s.n {
-				return StepResult{}, &PluginError{Path: s.c.path, Op: op,
-					Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
-			}
-			s.diag = append(s.diag, d.Values)
+	s.diag = s.diag[:0]
+	for _, d := range resp.Diagnostics {
+		if !wantDiag {
+			break
 		}
-		res.Diagnostics = s.diag
+		if len(d.Values) != s.n {
+			return StepResult{}, &PluginError{Path: s.c.path, Op: op,
+				Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
+		}
+		s.diag = append(s.diag, d.Values)
+	}
+	return s.result(op, resp.Arms, s.diag, wantDiag)
+}
+
+// result checks a plugin's answer to a Step, whichever way it came.
+func (s *clientSession) result(op string, arms []int32, diag [][]float64, wantDiag bool) (StepResult, error) {
+	if len(arms) != s.n {
+		return StepResult{}, &PluginError{Path: s.c.path, Op: op,
+			Err: fmt.Errorf("returned %d arms for %d replications", len(arms), s.n), Stderr: s.c.StderrTail(tailLines)}
+	}
+	res := StepResult{Arms: arms}
+	if wantDiag {
+		res.Diagnostics = diag
 	}
 	return res, nil
 }
@@ -387,6 +413,10 @@ func (s *clientSession) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
+	if s.sock != nil {
+		s.sock.conn.Close()
+		s.sock = nil
+	}
 	if s.stream != nil {
 		s.stream.CloseSend()
 		s.cancel()

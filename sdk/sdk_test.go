@@ -54,6 +54,13 @@ var toy = sdk.Plugin{
 // environment and returns every arm chosen, flattened.
 func play(t *testing.T, conn sdk.Conn, reps []uint64) []int32 {
 	t.Helper()
+	arms, _ := playDiag(t, conn, reps)
+	return arms
+}
+
+// playDiag is play that also returns every diagnostic value, flattened.
+func playDiag(t *testing.T, conn sdk.Conn, reps []uint64) ([]int32, []float64) {
+	t.Helper()
 	ctx := context.Background()
 	const K, T = 3, 50
 	s, err := conn.Open(ctx, &sdk.OpenRequest{Arms: K, Horizon: T, Replications: reps, Seed: 7,
@@ -62,6 +69,7 @@ func play(t *testing.T, conn sdk.Conn, reps []uint64) []int32 {
 		t.Fatal(err)
 	}
 	var all []int32
+	var diag []float64
 	var prevA []int32
 	var prevR []float64
 	for round := 1; round <= T; round++ {
@@ -76,8 +84,11 @@ func play(t *testing.T, conn sdk.Conn, reps []uint64) []int32 {
 				}
 			}
 		}
-		if round%10 == 0 && (len(res.Diagnostics) != 1 || len(res.Diagnostics[0]) != len(reps)) {
-			t.Fatalf("round %d: diagnostics shape %v", round, res.Diagnostics)
+		if round%10 == 0 {
+			if len(res.Diagnostics) != 1 || len(res.Diagnostics[0]) != len(reps) {
+				t.Fatalf("round %d: diagnostics shape %v", round, res.Diagnostics)
+			}
+			diag = append(diag, res.Diagnostics[0]...)
 		}
 		all = append(all, res.Arms...)
 		prevA = append(prevA[:0], res.Arms...)
@@ -89,9 +100,12 @@ func play(t *testing.T, conn sdk.Conn, reps []uint64) []int32 {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return all
+	return all, diag
 }
 
+// TestLocalAndGRPCAgree: the same session played in process and over
+// go-plugin, with rounds on the step socket, the Steps stream or unary
+// Step, gives the same arms and diagnostics, bit for bit.
 func TestLocalAndGRPCAgree(t *testing.T) {
 	reps := make([]uint64, 100)
 	for i := range reps {
@@ -101,7 +115,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := play(t, local, reps)
+	wantArms, wantDiag := playDiag(t, local, reps)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -109,22 +123,37 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, noStream := range []bool{false, true} {
-		c, err := sdk.Attach(rc, sdk.LaunchOptions{NoStream: noStream})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := c.Describe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Name != "toy" || d.ProtocolVersion != sdk.ProtocolVersion || len(d.Params) != 1 || d.Params[0].Default != 0.1 {
-			t.Fatalf("describe: %+v", d)
-		}
-		got := play(t, c, reps)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("gRPC arms differ from in-process arms")
-		}
+	for name, opts := range map[string]sdk.LaunchOptions{
+		"socket": {},
+		"stream": {NoSocket: true},
+		"unary":  {NoStream: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := sdk.Attach(rc, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			d, err := c.Describe(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Name != "toy" || d.ProtocolVersion != sdk.ProtocolVersion || len(d.Params) != 1 || d.Params[0].Default != 0.1 {
+				t.Fatalf("describe: %+v", d)
+			}
+			arms, diag := playDiag(t, c, reps)
+			if !reflect.DeepEqual(arms, wantArms) {
+				t.Fatalf("arms differ from in-process arms")
+			}
+			if len(diag) != len(wantDiag) {
+				t.Fatalf("%d diagnostic values, want %d", len(diag), len(wantDiag))
+			}
+			for i := range diag {
+				if math.Float64bits(diag[i]) != math.Float64bits(wantDiag[i]) {
+					t.Fatalf("diagnostic value %d: %v, want %v", i, diag[i], wantDiag[i])
+				}
+			}
+		})
 	}
 }
 

@@ -41,7 +41,13 @@ func (s *grpcServer) Open(_ context.Context, req *pb.OpenRequest) (*pb.OpenRespo
 	if err != nil {
 		return nil, rpcErr(err)
 	}
-	return &pb.OpenResponse{SessionId: id}, nil
+	resp := &pb.OpenResponse{SessionId: id}
+	if req.GetStepSocket() {
+		// Without a socket (say, TMPDIR's path too long for one) the
+		// host plays the session on Steps.
+		resp.StepSocket, _ = s.c.listenStep(id)
+	}
+	return resp, nil
 }
 
 func (s *grpcServer) Step(_ context.Context, req *pb.StepRequest) (*pb.StepResponse, error) {

@@ -379,9 +379,10 @@ policies: [{plugin: faulty-spy, label: Spy}]
 // sessionFields is everything sdk.Session may carry, and openFields the
 // fields of the protocol's OpenRequest: adding a field to either is a
 // decision about what plugins may know, to be made here on purpose.
+// step_socket asks for a transport and tells nothing about the arms.
 var (
 	sessionFields = []string{"Arms", "Horizon", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Seed", "Params"}
-	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls"}
+	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls", "step_socket"}
 	stepFields    = []string{"session_id", "round", "prev_arms", "prev_rewards", "want_diagnostics"}
 )
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -37,47 +38,66 @@ func pluginBinary(b *testing.B, name string) string {
 }
 
 // BenchmarkEngine measures the cost of one replication-round of a policy
-// at K=10 with 1000 replications: in process through the SDK's runner
-// (local), and through a real plugin process over go-plugin (plugin). The
-// ratio of the two is the transport overhead.
+// at K=10 over the issue's 1000 replications x 20000 rounds: in process
+// through the SDK's runner (local-ns/rep-round), through a real plugin
+// process over go-plugin as bench runs it (plugin-ns/rep-round, rounds on
+// the step socket), and the same with rounds on the gRPC Steps stream
+// (stream-ns/rep-round). ratio is plugin over local: the transport's
+// overhead. One iteration plays all three; -benchtime 1x is enough.
 func BenchmarkEngine(b *testing.B) {
-	const runs, horizon = 1000, 500
+	const runs, horizon = 1000, 20000
 	for _, pol := range []string{"ts", "klucb", "remax"} {
-		for _, mode := range []string{"local", "plugin"} {
-			b.Run(fmt.Sprintf("%s/K=10/%s", pol, mode), func(b *testing.B) {
-				sc, err := scenario.Parse("bench.yaml", []byte(fmt.Sprintf(`
+		b.Run(pol+"/K=10", func(b *testing.B) {
+			sc, err := scenario.Parse("bench.yaml", []byte(fmt.Sprintf(`
 environment: {means: [0.1, 0.05, 0.05, 0.05, 0.02, 0.02, 0.01, 0.01, 0.01, 0.01], noise_sd: 0.05}
 horizon: %d
 runs: %d
 seed: 1
 policies: [{plugin: %s}]
 `, horizon, runs, pol)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				launch := local
-				if mode == "plugin" {
-					path := pluginBinary(b, pol)
-					launch = func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-						c, err := sdk.Launch(path, sdk.LaunchOptions{})
-						if err != nil {
-							return nil, err
-						}
-						d, err := c.Describe(ctx)
-						if err != nil {
-							return nil, err
-						}
-						return &engine.Plugin{Conn: c, Desc: d}, nil
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := pluginBinary(b, pol)
+			launcher := func(opts sdk.LaunchOptions) engine.Launcher {
+				return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+					c, err := sdk.Launch(path, opts)
+					if err != nil {
+						return nil, err
 					}
+					d, err := c.Describe(ctx)
+					if err != nil {
+						c.Close()
+						return nil, err
+					}
+					return &engine.Plugin{Conn: c, Desc: d}, nil
 				}
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch}); err != nil {
+			}
+			modes := []struct {
+				name   string
+				launch engine.Launcher
+			}{
+				{"local", local},
+				{"plugin", launcher(sdk.LaunchOptions{})},
+				{"stream", launcher(sdk.LaunchOptions{NoSocket: true})},
+			}
+			elapsed := make([]time.Duration, len(modes))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for m, mode := range modes {
+					start := time.Now()
+					if _, err := engine.Run(context.Background(), sc, engine.Options{Launch: mode.launch}); err != nil {
 						b.Fatal(err)
 					}
+					elapsed[m] += time.Since(start)
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs*horizon), "ns/rep-round")
-			})
-		}
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*runs*horizon) }
+			for m, mode := range modes {
+				b.ReportMetric(per(elapsed[m]), mode.name+"-ns/rep-round")
+			}
+			b.ReportMetric(per(elapsed[1])/per(elapsed[0]), "ratio")
+			b.ReportMetric(0, "ns/op")
+		})
 	}
 }

@@ -1,0 +1,197 @@
+package sdk
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// The step socket's binary frames (policy.proto, OpenResponse.step_socket).
+// Every frame is a uint32 length followed by that many bytes; integers and
+// floats are little-endian.
+
+// Response statuses.
+const (
+	frameOK      = 0
+	frameFailed  = 1 // the policy failed: the message follows
+	frameInvalid = 2 // a bad request: the message follows
+)
+
+// maxFrame bounds a frame, as maxMessage bounds gRPC messages.
+const maxFrame = maxMessage
+
+var le = binary.LittleEndian
+
+// readFrame reads one frame into buf, grown as needed, and returns its
+// payload.
+func readFrame(r io.Reader, buf []byte) ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return buf, err
+	}
+	n := le.Uint32(hdr[:])
+	if n > maxFrame {
+		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
+	}
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return buf, err
+	}
+	return buf, nil
+}
+
+// beginFrame starts a frame in buf[:0] with a length to be set by endFrame.
+func beginFrame(buf []byte) []byte { return append(buf[:0], 0, 0, 0, 0) }
+
+// endFrame sets the length of the frame in buf.
+func endFrame(buf []byte) []byte {
+	le.PutUint32(buf, uint32(len(buf)-4))
+	return buf
+}
+
+// stepFrame is a decoded request frame. Its slices alias reused buffers.
+type stepFrame struct {
+	round    int
+	wantDiag bool
+	arms     []int32
+	rewards  []float64
+}
+
+// appendStepRequest appends a request frame for round t to buf[:0].
+func appendStepRequest(buf []byte, round int, arms []int32, rewards []float64, wantDiag bool) []byte {
+	buf = beginFrame(buf)
+	buf = le.AppendUint64(buf, uint64(round))
+	var flags byte
+	if wantDiag {
+		flags = 1
+	}
+	buf = append(buf, flags)
+	buf = le.AppendUint32(buf, uint32(len(arms)))
+	for _, a := range arms {
+		buf = le.AppendUint32(buf, uint32(a))
+	}
+	for _, r := range rewards {
+		buf = le.AppendUint64(buf, math.Float64bits(r))
+	}
+	return endFrame(buf)
+}
+
+var errShortFrame = errors.New("truncated frame")
+
+// decodeStepRequest decodes a request payload into f, reusing its slices.
+func decodeStepRequest(p []byte, f *stepFrame) error {
+	if len(p) < 13 {
+		return errShortFrame
+	}
+	f.round = int(le.Uint64(p))
+	f.wantDiag = p[8]&1 != 0
+	n := int(le.Uint32(p[9:]))
+	p = p[13:]
+	if len(p) != 12*n {
+		return fmt.Errorf("request frame of %d bytes for %d replications", len(p)+13, n)
+	}
+	f.arms = grow(f.arms, n)
+	f.rewards = grow(f.rewards, n)
+	for i := range f.arms {
+		f.arms[i] = int32(le.Uint32(p[4*i:]))
+	}
+	p = p[4*n:]
+	for i := range f.rewards {
+		f.rewards[i] = math.Float64frombits(le.Uint64(p[8*i:]))
+	}
+	return nil
+}
+
+// appendStepResponse appends an OK response frame to buf[:0].
+func appendStepResponse(buf []byte, res StepResult) []byte {
+	buf = beginFrame(buf)
+	buf = append(buf, frameOK)
+	buf = le.AppendUint32(buf, uint32(len(res.Arms)))
+	for _, a := range res.Arms {
+		buf = le.AppendUint32(buf, uint32(a))
+	}
+	buf = le.AppendUint32(buf, uint32(len(res.Diagnostics)))
+	for _, d := range res.Diagnostics {
+		for _, v := range d {
+			buf = le.AppendUint64(buf, math.Float64bits(v))
+		}
+	}
+	return endFrame(buf)
+}
+
+// appendErrorResponse appends an error response frame to buf[:0].
+func appendErrorResponse(buf []byte, status byte, msg string) []byte {
+	buf = beginFrame(buf)
+	buf = append(buf, status)
+	buf = append(buf, msg...)
+	return endFrame(buf)
+}
+
+// stepReply is a decoded response frame. Its slices alias reused buffers.
+type stepReply struct {
+	status byte
+	msg    string
+	arms   []int32
+	diag   [][]float64
+}
+
+// decodeStepResponse decodes a response payload into r, reusing its slices.
+func decodeStepResponse(p []byte, r *stepReply) error {
+	if len(p) < 1 {
+		return errShortFrame
+	}
+	r.status, p = p[0], p[1:]
+	if r.status != frameOK {
+		if r.status != frameFailed && r.status != frameInvalid {
+			return fmt.Errorf("unknown response status %d", r.status)
+		}
+		r.msg = string(p)
+		return nil
+	}
+	if len(p) < 4 {
+		return errShortFrame
+	}
+	n := int(le.Uint32(p))
+	p = p[4:]
+	if len(p) < 4*n+4 {
+		return errShortFrame
+	}
+	r.arms = grow(r.arms, n)
+	for i := range r.arms {
+		r.arms[i] = int32(le.Uint32(p[4*i:]))
+	}
+	p = p[4*n:]
+	d := int(le.Uint32(p))
+	p = p[4:]
+	if len(p) != 8*n*d {
+		return fmt.Errorf("response frame with %d diagnostics bytes for %d diagnostics of %d replications", len(p), d, n)
+	}
+	for len(r.diag) < d {
+		r.diag = append(r.diag, nil)
+	}
+	r.diag = r.diag[:d]
+	for j := range r.diag {
+		r.diag[j] = grow(r.diag[j], n)
+		for i := range r.diag[j] {
+			r.diag[j][i] = math.Float64frombits(le.Uint64(p[8*i:]))
+		}
+		p = p[8*n:]
+	}
+	return nil
+}
+
+// grow returns s resized to n elements, reallocated only when too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,121 @@
+package sdk
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestStepFrameRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		round    int
+		arms     []int32
+		rewards  []float64
+		wantDiag bool
+	}{
+		{"first round", 1, nil, nil, false},
+		{"one replication", 7, []int32{2}, []float64{-0.5}, true},
+		{"specials", 1 << 40, []int32{0, 1<<31 - 1, 3}, []float64{math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			buf := appendStepRequest([]byte("stale bytes"), c.round, c.arms, c.rewards, c.wantDiag)
+			p, err := readFrame(bytes.NewReader(buf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f stepFrame
+			if err := decodeStepRequest(p, &f); err != nil {
+				t.Fatal(err)
+			}
+			if f.round != c.round || f.wantDiag != c.wantDiag || len(f.arms) != len(c.arms) || len(f.rewards) != len(c.rewards) {
+				t.Fatalf("decoded %+v from %+v", f, c)
+			}
+			for i := range c.arms {
+				if f.arms[i] != c.arms[i] || math.Float64bits(f.rewards[i]) != math.Float64bits(c.rewards[i]) {
+					t.Fatalf("replication %d: got (%d, %v), want (%d, %v)", i, f.arms[i], f.rewards[i], c.arms[i], c.rewards[i])
+				}
+			}
+		})
+	}
+}
+
+func TestStepReplyRoundTrip(t *testing.T) {
+	nan := math.Float64frombits(0x7ff8000000000123) // a NaN payload survives
+	for _, res := range []StepResult{
+		{Arms: []int32{}},
+		{Arms: []int32{4, 0, 9}},
+		{Arms: []int32{1, 2}, Diagnostics: [][]float64{{0.25, nan}, {-1, 1e-300}}},
+	} {
+		buf := appendStepResponse(nil, res)
+		p, err := readFrame(bytes.NewReader(buf), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r stepReply
+		r.diag = [][]float64{{7, 7, 7}, {7}, {7}} // stale rows are resized away
+		if err := decodeStepResponse(p, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.status != frameOK || !slices.Equal(r.arms, res.Arms) || len(r.diag) != len(res.Diagnostics) {
+			t.Fatalf("decoded %+v from %+v", r, res)
+		}
+		for d := range r.diag {
+			for i, v := range r.diag[d] {
+				if math.Float64bits(v) != math.Float64bits(res.Diagnostics[d][i]) {
+					t.Fatalf("diagnostic %d, replication %d: %v, want %v", d, i, v, res.Diagnostics[d][i])
+				}
+			}
+		}
+	}
+	for _, status := range []byte{frameFailed, frameInvalid} {
+		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil)
+		var r stepReply
+		if err := decodeStepResponse(p, &r); err != nil || r.status != status || r.msg != "round 3: boom" {
+			t.Fatalf("status %d: decoded %+v, %v", status, r, err)
+		}
+	}
+}
+
+// TestBadFrames: every malformed frame is an error naming what is wrong,
+// never a panic or a huge allocation.
+func TestBadFrames(t *testing.T) {
+	req := appendStepRequest(nil, 5, []int32{1, 2}, []float64{0.5, 0.25}, false)
+	resp := appendStepResponse(nil, StepResult{Arms: []int32{1, 2}, Diagnostics: [][]float64{{1, 2}}})
+	for _, c := range []struct {
+		name  string
+		frame []byte
+		read  bool // the error comes from readFrame
+		isReq bool
+		want  string
+	}{
+		{"cut header", req[:3], true, true, "EOF"},
+		{"cut payload", req[:len(req)-1], true, true, "unexpected EOF"},
+		{"huge length", []byte{0xff, 0xff, 0xff, 0xff}, true, true, "exceeds the limit"},
+		{"short request", endFrame(append(beginFrame(nil), 1, 2, 3)), false, true, "truncated"},
+		{"request count", endFrame(append(append([]byte(nil), req...), 0)), false, true, "for 2 replications"},
+		{"empty response", endFrame(beginFrame(nil)), false, false, "truncated"},
+		{"unknown status", endFrame(append(beginFrame(nil), 9)), false, false, "unknown response status 9"},
+		{"response arms", endFrame(append(beginFrame(nil), frameOK, 200, 0, 0, 0)), false, false, "truncated"},
+		{"response diagnostics", endFrame(append(append([]byte(nil), resp...), 0)), false, false, "diagnostics bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := readFrame(bytes.NewReader(c.frame), nil)
+			if !c.read {
+				if err != nil {
+					t.Fatalf("readFrame: %v", err)
+				}
+				if c.isReq {
+					err = decodeStepRequest(p, &stepFrame{})
+				} else {
+					err = decodeStepResponse(p, &stepReply{})
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}

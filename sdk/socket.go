@@ -1,0 +1,144 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The step socket: a session's rounds as binary frames on a unix socket of
+// its own, in place of the gRPC Steps stream (policy.proto,
+// OpenResponse.step_socket). Describe, Open and Close stay on gRPC. A round
+// trip through gRPC passes each message through two more goroutines on
+// each side (the transport's reader and writer), and on a 2-core VM every
+// hand-off between threads is a wake-up; on the socket a session's
+// goroutine writes and the other side's reads, nothing in between. Plugins
+// in other languages need not offer it: the host then uses Steps.
+
+// stepAcceptTimeout bounds how long an offered socket waits for the host.
+const stepAcceptTimeout = time.Minute
+
+// listenStep opens the step socket of session id in a fresh private
+// directory and serves its one connection in the background. It returns
+// the socket's path.
+func (c *core) listenStep(id uint64) (string, error) {
+	dir, err := os.MkdirTemp("", "regretbench-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "step.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	go func() {
+		ln.SetDeadline(time.Now().Add(stepAcceptTimeout))
+		conn, err := ln.Accept()
+		ln.Close()
+		os.RemoveAll(dir)
+		if err != nil {
+			return // the host never came: the session is still served on gRPC
+		}
+		defer conn.Close()
+		c.serveStep(id, conn)
+	}()
+	return path, nil
+}
+
+// serveStep answers request frames on conn until the host closes it.
+func (c *core) serveStep(id uint64, conn net.Conn) {
+	var (
+		f       stepFrame
+		in, out []byte
+		err     error
+	)
+	for {
+		if in, err = readFrame(conn, in); err != nil {
+			return
+		}
+		if err := decodeStepRequest(in, &f); err != nil {
+			conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
+			return
+		}
+		res, err := c.step(id, f.round, f.arms, f.rewards, f.wantDiag)
+		switch {
+		case errors.Is(err, errInvalid):
+			out = appendErrorResponse(out, frameInvalid, err.Error())
+		case err != nil:
+			out = appendErrorResponse(out, frameFailed, err.Error())
+		default:
+			out = appendStepResponse(out, res)
+		}
+		if _, err := conn.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// sockSession is the host's end of a step socket.
+type sockSession struct {
+	conn  net.Conn
+	out   []byte
+	in    []byte
+	reply stepReply
+}
+
+// dialStep connects to the step socket at path.
+func dialStep(path string) (*sockSession, error) {
+	conn, err := net.DialTimeout("unix", path, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &sockSession{conn: conn}, nil
+}
+
+// step plays one round on the socket. A cancelled ctx interrupts it.
+func (s *clientSession) stepSocket(ctx context.Context, op string, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
+	ss := s.sock
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { ss.conn.SetDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
+	_, err := ss.conn.Write(ss.out)
+	if err == nil {
+		ss.in, err = readFrame(ss.conn, ss.in)
+	}
+	if err == nil {
+		err = decodeStepResponse(ss.in, &ss.reply)
+		if err != nil {
+			err = fmt.Errorf("step socket: %w", err)
+		}
+	}
+	if err != nil {
+		return nil, s.sockErr(ctx, op, err)
+	}
+	if ss.reply.status != frameOK {
+		return nil, &PluginError{Path: s.c.path, Op: op, Err: errors.New(ss.reply.msg), Stderr: s.c.StderrTail(tailLines)}
+	}
+	return &ss.reply, nil
+}
+
+// sockErr is rpcErr for a step socket's errors.
+func (s *clientSession) sockErr(ctx context.Context, op string, err error) error {
+	c := s.c
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w: %v", ctx.Err(), err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		// As for gRPC's Unavailable: wait a little for the crash message.
+		for deadline := time.Now().Add(2 * time.Second); !c.pc.Exited() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		err = errors.New("the connection to the plugin broke")
+	}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
+}

@@ -1,0 +1,120 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stepFunc is a BatchPolicy that runs a function each round.
+type stepFunc func(st *BatchStep) error
+
+func (f stepFunc) Step(st *BatchStep) error { return f(st) }
+
+// attachSocket serves a plugin whose batch policy is step in process and
+// opens one session of two replications on it.
+func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *clientSession) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	p := Plugin{Name: "fn", Version: "0.0.1", NewBatch: func(Session, []Replica) (BatchPolicy, error) { return step, nil }}
+	rc, err := ServeInProcess(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Attach(rc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Open(ctx, &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Family: Gaussian, NoiseSD: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s.(*clientSession)
+}
+
+func TestStepSocketOffered(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts LaunchOptions
+		want bool
+	}{{"default", LaunchOptions{}, true}, {"NoSocket", LaunchOptions{NoSocket: true}, false}, {"NoStream", LaunchOptions{NoStream: true}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, s := attachSocket(t, c.opts, func(*BatchStep) error { return nil })
+			if got := s.sock != nil; got != c.want {
+				t.Fatalf("step socket in use: %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestStepSocketErrors: a policy's error and a bad request come back over
+// the socket as the plugin's error for that round, as over gRPC.
+func TestStepSocketErrors(t *testing.T) {
+	_, s := attachSocket(t, LaunchOptions{}, func(st *BatchStep) error {
+		if st.Round == 4 {
+			return errors.New("the policy gave up")
+		}
+		return nil
+	})
+	ctx := context.Background()
+	prevA, prevR := []int32{0, 1}, []float64{0.5, 0.5}
+	if _, err := s.Step(ctx, 1, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Step(ctx, 3, prevA, prevR, false)
+	var pe *PluginError
+	if !errors.As(err, &pe) || pe.Op != "step round 3" || !strings.Contains(err.Error(), "round 3 requested after round 1") {
+		t.Fatalf("skipping a round: %v", err)
+	}
+	for r := 2; r <= 3; r++ {
+		if _, err := s.Step(ctx, r, prevA, prevR, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = s.Step(ctx, 4, prevA, prevR, false)
+	if !errors.As(err, &pe) || pe.Op != "step round 4" || !strings.Contains(err.Error(), "the policy gave up") {
+		t.Fatalf("failing policy: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStepSocketCancel: cancelling a round that the plugin never answers
+// returns the cancellation, instead of waiting on the socket for ever.
+func TestStepSocketCancel(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	_, s := attachSocket(t, LaunchOptions{}, func(st *BatchStep) error {
+		if st.Round == 2 {
+			<-release
+		}
+		return nil
+	})
+	if _, err := s.Step(context.Background(), 1, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Step(ctx, 2, []int32{0, 1}, []float64{0, 0}, false)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want one wrapping context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Step did not return after its context was cancelled")
+	}
+}
