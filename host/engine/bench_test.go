@@ -21,6 +21,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the plugins the benchmarks built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 // pluginBinary builds a shipped plugin once per benchmark process.
 func pluginBinary(b *testing.B, name string) string {
 	buildOnce.Do(func() { buildDir, buildErr = os.MkdirTemp("", "regretbench-bench") })

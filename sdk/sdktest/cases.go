@@ -183,8 +183,8 @@ var cases = []testCase{
 	},
 	{
 		name: "transports-agree",
-		explanation: "the transport is transparent: the same session gives the same arms over go-plugin's gRPC " +
-			"(streamed or unary Step) as in process, so a plugin cannot depend on how it is reached",
+		explanation: "the transport is transparent: the same session gives the same arms over go-plugin " +
+			"(step socket, streamed or unary Step) as in process, so a plugin cannot depend on how it is reached",
 		check: func(h *harness) error {
 			c, err := h.conn()
 			if err != nil {

@@ -18,8 +18,9 @@ type transport struct {
 }
 
 // transports are the paths every rule runs over: in process with no RPC,
-// and over go-plugin's real gRPC codec with the streaming and the unary
-// Step (a non-Go plugin may serve only the latter).
+// and over go-plugin with the rounds on the step socket (what bench uses
+// with a Go plugin), on gRPC's Steps stream and on unary Step (a non-Go
+// plugin may serve only the latter).
 var transports = []transport{
 	{"local", func(_ context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
 		c, err := sdk.NewLocal(p)
@@ -28,11 +29,12 @@ var transports = []transport{
 		}
 		return c, func() { c.Close() }, nil
 	}},
-	{"grpc", grpcConn(false)},
-	{"grpc-unary", grpcConn(true)},
+	{"socket", grpcConn(sdk.LaunchOptions{})},
+	{"grpc", grpcConn(sdk.LaunchOptions{NoSocket: true})},
+	{"grpc-unary", grpcConn(sdk.LaunchOptions{NoStream: true})},
 }
 
-func grpcConn(noStream bool) func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
+func grpcConn(opts sdk.LaunchOptions) func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
 	return func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
 		ctx, cancel := context.WithCancel(ctx)
 		rc, err := sdk.ServeInProcess(ctx, p)
@@ -40,7 +42,7 @@ func grpcConn(noStream bool) func(ctx context.Context, p sdk.Plugin) (sdk.Conn, 
 			cancel()
 			return nil, nil, err
 		}
-		c, err := sdk.Attach(rc, sdk.LaunchOptions{NoStream: noStream})
+		c, err := sdk.Attach(rc, opts)
 		if err != nil {
 			cancel()
 			return nil, nil, err

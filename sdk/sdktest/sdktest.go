@@ -1,8 +1,9 @@
 // Package sdktest is a conformance kit for regretbench policy plugins, in
 // the manner of testing/slogtest: a table of named rules, each with an
 // explanation of what it enforces, run over both the in-process path
-// (sdk.NewLocal) and a real go-plugin gRPC round trip (sdk.ServeInProcess
-// and sdk.Attach, with the streaming and the unary Step).
+// (sdk.NewLocal) and real go-plugin round trips (sdk.ServeInProcess and
+// sdk.Attach, with the rounds on the step socket, the Steps stream and the
+// unary Step).
 //
 // Call it from a plugin's own tests with the same sdk.Plugin value its main
 // passes to sdk.Serve:
