@@ -91,6 +91,7 @@ type Optimizer struct {
 	// orderings above; cols holds the samples arm-major, theta_si at
 	// cols[i*Samples+s], to build it from.
 	pair, cols []float64
+	dist       []float64 // buildPair's scratch: one column's distances
 }
 
 // NewOptimizer returns an optimizer for k arms with settings c (c.Samples
@@ -134,7 +135,7 @@ func NewOptimizer(k int, c Config) *Optimizer {
 		o.rank[i] = int32(i)
 	}
 	if c.M == 2 && k <= maxPairK {
-		o.pair, o.cols = make([]float64, k*k), make([]float64, k*c.Samples)
+		o.pair, o.cols, o.dist = make([]float64, k*k), make([]float64, k*c.Samples), make([]float64, k)
 	}
 	Softmax(o.pi, o.z)
 	return o
@@ -158,33 +159,16 @@ func (o *Optimizer) buildPair(n int) {
 		}
 		o.pair[i*k+i] = sum
 	}
-	for i := 0; i < k; i++ {
+	dist := o.dist[:k]
+	for i := 0; i+1 < k; i++ {
+		// Distances of column i to columns i+1..k-1, which follow it.
+		absDiffCols(col(i), cols[(i+1)*o.cap:], o.cap, dist[:k-1-i])
 		for j := i + 1; j < k; j++ {
-			d := absDiffSum(col(i), col(j))
-			v := 0.5 * (o.pair[i*k+i] + o.pair[j*k+j] + d)
+			v := 0.5 * (o.pair[i*k+i] + o.pair[j*k+j] + dist[j-i-1])
 			o.pair[i*k+j], o.pair[j*k+i] = v, v
 		}
 	}
 	o.n = n
-}
-
-// absDiffSum returns sum_s |a[s] - b[s]| over len(a) <= len(b) elements,
-// with four independent sums and no bounds checks in the loop.
-func absDiffSum(a, b []float64) float64 {
-	b = b[:len(a)]
-	var d0, d1, d2, d3 float64
-	s := 0
-	for ; s+4 <= len(a); s += 4 {
-		x, y := (*[4]float64)(a[s:]), (*[4]float64)(b[s:])
-		d0 += math.Abs(x[0] - y[0])
-		d1 += math.Abs(x[1] - y[1])
-		d2 += math.Abs(x[2] - y[2])
-		d3 += math.Abs(x[3] - y[3])
-	}
-	for ; s < len(a); s++ {
-		d0 += math.Abs(a[s] - b[s])
-	}
-	return (d0 + d1) + (d2 + d3)
 }
 
 // Logits returns the logits z, aliased: writes change the warm start of the

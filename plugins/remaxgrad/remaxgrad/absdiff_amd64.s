@@ -1,0 +1,122 @@
+//go:build !purego
+
+#include "textflag.h"
+
+DATA absmask<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $8
+
+// func absDiffColsAVX(a, b []float64, stride int, out []float64)
+//
+// For each column t of b (stride elements apart), out[t] = sum over s of
+// |a[s] - b[t*stride+s]|, summed as absDiffSum does: lane l of a register
+// holds the sum of the elements s = l mod 4, the last len(a) mod 4 elements
+// are added to lane 0 in order, and the result is (l0 + l1) + (l2 + l3).
+// Columns go two at a time, so that two chains of additions overlap.
+TEXT ·absDiffColsAVX(SB), NOSPLIT, $0-80
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	MOVQ b_base+24(FP), DI
+	MOVQ stride+48(FP), R8
+	SHLQ $3, R8
+	MOVQ out_base+56(FP), R9
+	MOVQ out_len+64(FP), R10
+	VBROADCASTSD absmask<>(SB), Y15
+	MOVQ CX, R11
+	ANDQ $-4, R11
+
+pairs:
+	CMPQ R10, $2
+	JLT  single
+	LEAQ (DI)(R8*1), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ AX, AX
+
+pairloop:
+	CMPQ    AX, R11
+	JGE     pairtail
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  (DI)(AX*8), Y4, Y5
+	VSUBPD  (DX)(AX*8), Y4, Y6
+	VANDPD  Y15, Y5, Y5
+	VANDPD  Y15, Y6, Y6
+	VADDPD  Y5, Y0, Y0
+	VADDPD  Y6, Y1, Y1
+	ADDQ    $4, AX
+	JMP     pairloop
+
+pairtail:
+	VEXTRACTF128 $1, Y0, X2
+	VEXTRACTF128 $1, Y1, X3
+
+pairtailloop:
+	CMPQ   AX, CX
+	JGE    pairsum
+	VMOVSD (SI)(AX*8), X4
+	VSUBSD (DI)(AX*8), X4, X5
+	VSUBSD (DX)(AX*8), X4, X6
+	VANDPD X15, X5, X5
+	VANDPD X15, X6, X6
+	VADDSD X5, X0, X0
+	VADDSD X6, X1, X1
+	INCQ   AX
+	JMP    pairtailloop
+
+pairsum:
+	VPERMILPD $1, X0, X4
+	VADDSD    X4, X0, X0
+	VPERMILPD $1, X2, X4
+	VADDSD    X4, X2, X2
+	VADDSD    X2, X0, X0
+	VMOVSD    X0, (R9)
+	VPERMILPD $1, X1, X4
+	VADDSD    X4, X1, X1
+	VPERMILPD $1, X3, X4
+	VADDSD    X4, X3, X3
+	VADDSD    X3, X1, X1
+	VMOVSD    X1, 8(R9)
+	ADDQ      $16, R9
+	LEAQ      (DI)(R8*2), DI
+	SUBQ      $2, R10
+	JMP       pairs
+
+single:
+	CMPQ   R10, $1
+	JLT    done
+	VXORPD Y0, Y0, Y0
+	XORQ   AX, AX
+
+singleloop:
+	CMPQ    AX, R11
+	JGE     singletail
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  (DI)(AX*8), Y4, Y5
+	VANDPD  Y15, Y5, Y5
+	VADDPD  Y5, Y0, Y0
+	ADDQ    $4, AX
+	JMP     singleloop
+
+singletail:
+	VEXTRACTF128 $1, Y0, X2
+
+singletailloop:
+	CMPQ   AX, CX
+	JGE    singlesum
+	VMOVSD (SI)(AX*8), X4
+	VSUBSD (DI)(AX*8), X4, X5
+	VANDPD X15, X5, X5
+	VADDSD X5, X0, X0
+	INCQ   AX
+	JMP    singletailloop
+
+singlesum:
+	VPERMILPD $1, X0, X4
+	VADDSD    X4, X0, X0
+	VPERMILPD $1, X2, X4
+	VADDSD    X4, X2, X2
+	VADDSD    X2, X0, X0
+	VMOVSD    X0, (R9)
+
+done:
+	VZEROUPPER
+	RET

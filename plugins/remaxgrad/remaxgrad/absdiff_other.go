@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package remaxgrad
+
+func absDiffColsImpl(a, b []float64, stride int, out []float64) {
+	absDiffColsGo(a, b, stride, out)
+}
