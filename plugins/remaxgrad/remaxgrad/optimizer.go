@@ -243,6 +243,19 @@ func (o *Optimizer) DrawSamples(src *normal.Source, mean, sd []float64) {
 		o.drawMerged(mr, sr, r8)
 		return
 	}
+	if useRanks && k <= maxRankK {
+		var src [maxRankK]float64
+		for s := 0; s < o.cap; s++ {
+			z := o.norm[s*k : s*k+k]
+			z, sr = z[:len(mr)], sr[:len(mr)]
+			for r := range mr {
+				src[r] = mr[r] + sr[r]*z[r]
+			}
+			sortRanked(keys, o.ord8[o.nu*k:o.nu*k+k], &src, r8)
+			o.addSorted()
+		}
+		return
+	}
 	for s := 0; s < o.cap; s++ {
 		ord := o.ord8[o.nu*k : o.nu*k+k]
 		z := o.norm[s*k : s*k+k]
