@@ -42,3 +42,22 @@ func absDiffSum(a, b []float64) float64 {
 	}
 	return (d0 + d1) + (d2 + d3)
 }
+
+// pairGrad sets g[i] = sum_l pair[i*k+l] * pi[l] - dot for the symmetric
+// k x k matrix pair (k = len(pi)), each sum in the order of l. On amd64
+// with AVX, rows go four at a time (pairGradAVX): by symmetry, rows i..i+3
+// of column l are the contiguous pair[l*k+i : l*k+i+4], so each lane adds
+// its products in the same order as the Go loop, to the same bits.
+func pairGrad(g, pair, pi []float64, dot float64) {
+	k := len(pi)
+	rows := pairGradImpl(g, pair, pi, dot)
+	for i := rows; i < k; i++ {
+		row := pair[i*k : i*k+k]
+		row = row[:len(pi)]
+		var r float64
+		for l, x := range row {
+			r += x * pi[l]
+		}
+		g[i] = r - dot
+	}
+}

@@ -21,3 +21,21 @@ func absDiffColsImpl(a, b []float64, stride int, out []float64) {
 	}
 	absDiffColsGo(a, b, stride, out)
 }
+
+// pairGradAVX sets g[i] = sum_l pair[l*k+i] * pi[l] - dot for i < rows,
+// a multiple of 4, with k = len(pi).
+//
+//go:noescape
+func pairGradAVX(pair []float64, pi []float64, rows int, dot float64, g []float64)
+
+// pairGradImpl computes the rows of pairGrad that the assembly does and
+// returns how many.
+func pairGradImpl(g, pair, pi []float64, dot float64) int {
+	k := len(pi)
+	if !hasAVX || k < 4 || len(pair) < k*k || len(g) < k {
+		return 0
+	}
+	rows := k &^ 3
+	pairGradAVX(pair, pi, rows, dot, g)
+	return rows
+}

@@ -120,3 +120,76 @@ singlesum:
 done:
 	VZEROUPPER
 	RET
+
+// func pairGradAVX(pair []float64, pi []float64, rows int, dot float64, g []float64)
+//
+// g[i] = sum over l < k of pair[l*k+i] * pi[l], minus dot, for i < rows,
+// with k = len(pi): lanes are rows, and each lane multiplies then adds in
+// the order of l, as the Go loop over row i of the symmetric matrix does.
+// Eight rows at a time while they last, then four.
+TEXT ·pairGradAVX(SB), NOSPLIT, $0-88
+	MOVQ         pair_base+0(FP), SI
+	MOVQ         pi_base+24(FP), DX
+	MOVQ         pi_len+32(FP), CX
+	MOVQ         rows+48(FP), R8
+	VBROADCASTSD dot+56(FP), Y15
+	MOVQ         g_base+64(FP), DI
+	MOVQ         CX, R9
+	SHLQ         $3, R9
+	XORQ         BX, BX
+
+groups:
+	CMPQ BX, R8
+	JGE  gdone
+	LEAQ 8(BX), AX
+	CMPQ AX, R8
+	JGT  four
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	LEAQ (SI)(BX*8), R10
+	XORQ AX, AX
+
+eightloop:
+	CMPQ         AX, CX
+	JGE          eightdone
+	VBROADCASTSD (DX)(AX*8), Y8
+	VMULPD       (R10), Y8, Y2
+	VMULPD       32(R10), Y8, Y3
+	VADDPD       Y2, Y0, Y0
+	VADDPD       Y3, Y1, Y1
+	ADDQ         R9, R10
+	INCQ         AX
+	JMP          eightloop
+
+eightdone:
+	VSUBPD  Y15, Y0, Y0
+	VSUBPD  Y15, Y1, Y1
+	VMOVUPD Y0, (DI)(BX*8)
+	VMOVUPD Y1, 32(DI)(BX*8)
+	ADDQ    $8, BX
+	JMP     groups
+
+four:
+	VXORPD Y0, Y0, Y0
+	LEAQ   (SI)(BX*8), R10
+	XORQ   AX, AX
+
+fourloop:
+	CMPQ         AX, CX
+	JGE          fourdone
+	VBROADCASTSD (DX)(AX*8), Y8
+	VMULPD       (R10), Y8, Y2
+	VADDPD       Y2, Y0, Y0
+	ADDQ         R9, R10
+	INCQ         AX
+	JMP          fourloop
+
+fourdone:
+	VSUBPD  Y15, Y0, Y0
+	VMOVUPD Y0, (DI)(BX*8)
+	ADDQ    $4, BX
+	JMP     groups
+
+gdone:
+	VZEROUPPER
+	RET

@@ -87,3 +87,37 @@ func BenchmarkAbsDiffCols(b *testing.B) {
 		})
 	}
 }
+
+// TestPairGrad: the AVX rows of pairGrad give the Go loop's bits, for
+// every K around the groups of four and eight.
+func TestPairGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for k := 1; k <= 19; k++ {
+		pair := make([]float64, k*k)
+		for i := range k {
+			for j := i; j < k; j++ {
+				v := rng.NormFloat64() * math.Ldexp(1, rng.IntN(40)-20)
+				pair[i*k+j], pair[j*k+i] = v, v
+			}
+		}
+		pi := make([]float64, k)
+		for i := range pi {
+			pi[i] = rng.Float64()
+		}
+		dot := rng.NormFloat64()
+		got, want := make([]float64, k), make([]float64, k)
+		pairGrad(got, pair, pi, dot)
+		for i := range want {
+			var r float64
+			for l := range k {
+				r += pair[i*k+l] * pi[l]
+			}
+			want[i] = r - dot
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("K=%d row %d: %v, want %v", k, i, got[i], want[i])
+			}
+		}
+	}
+}

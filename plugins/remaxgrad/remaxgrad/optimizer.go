@@ -506,15 +506,7 @@ func (o *Optimizer) Gradient(g, pi []float64) {
 		for l := range pi {
 			dot += o.pair[l*k+l] * pi[l]
 		}
-		for i := range g[:k] {
-			row := o.pair[i*k : i*k+k]
-			row = row[:len(pi)]
-			var r float64
-			for l, x := range row {
-				r += x * pi[l]
-			}
-			g[i] = r - dot
-		}
+		pairGrad(g[:k], o.pair, pi, dot)
 	} else if o.ord8 == nil {
 		clear(g)
 		o.gradLarge(g, pi)
