@@ -119,18 +119,26 @@ func TestFloat64(t *testing.T) {
 	}
 }
 
-// TestFill checks that Fill draws what as many calls of Norm would.
+// TestFill checks that Fill (assembly on amd64) and fillGo draw, bit for
+// bit, what as many calls of Norm would, over buffers of every length
+// around the slow path's returns, and leave the same state.
 func TestFill(t *testing.T) {
-	a, b := New(9), New(9)
-	buf := make([]float64, 100_000) // enough to pass through normSlow
-	a.Fill(buf)
-	for i, v := range buf {
-		if w := b.Norm(); v != w {
-			t.Fatalf("Fill value %d = %v, Norm gave %v", i, v, w)
+	for _, n := range []int{0, 1, 2, 3, 7, 100, 500, 100_000} { // 100k passes through normSlow many times
+		a, b, c := New(9), New(9), New(9)
+		buf, bufGo := make([]float64, n), make([]float64, n)
+		for rep := range 3 {
+			a.Fill(buf)
+			c.fillGo(bufGo)
+			for i, v := range buf {
+				w := b.Norm()
+				if math.Float64bits(v) != math.Float64bits(w) || math.Float64bits(bufGo[i]) != math.Float64bits(w) {
+					t.Fatalf("n=%d call %d value %d: Fill %v, fillGo %v, Norm %v", n, rep, i, v, bufGo[i], w)
+				}
+			}
 		}
-	}
-	if x, y := a.Uint64(), b.Uint64(); x != y {
-		t.Fatalf("after Fill the state differs from after Norm")
+		if x, y, z := a.Uint64(), b.Uint64(), c.Uint64(); x != y || z != y {
+			t.Fatalf("n=%d: after Fill the state differs from after Norm", n)
+		}
 	}
 }
 
@@ -170,6 +178,14 @@ func BenchmarkNorm(b *testing.B) {
 		buf := make([]float64, 500)
 		for range b.N / len(buf) {
 			s.Fill(buf)
+		}
+		sink = buf[0]
+	})
+	b.Run("fillGo", func(b *testing.B) {
+		s := New(1)
+		buf := make([]float64, 500)
+		for range b.N / len(buf) {
+			s.fillGo(buf)
 		}
 		sink = buf[0]
 	})
