@@ -267,19 +267,24 @@ func (c *Client) rpcErr(op string, err error) error {
 	st, ok := status.FromError(err)
 	switch {
 	case ok && st.Code() == codes.Unavailable:
-		// The connection broke, most likely because the process died.
-		// go-plugin marks it exited once it has read the last of its
-		// stderr, which holds the crash message: wait a little for that.
-		for deadline := time.Now().Add(2 * time.Second); !c.pc.Exited() && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if c.pc.Exited() {
+		if c.waitExit() {
 			err = errors.New("the connection to the plugin broke")
 		}
 	case ok && st.Code() != codes.Canceled && st.Code() != codes.DeadlineExceeded:
 		err = errors.New(st.Message())
 	}
 	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
+}
+
+// waitExit reports whether the plugin process has exited, waiting a little
+// for it after a broken connection, most likely because it died: go-plugin
+// marks it exited once it has read the last of its stderr, which holds the
+// crash message.
+func (c *Client) waitExit() bool {
+	for deadline := time.Now().Add(2 * time.Second); !c.pc.Exited() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return c.pc.Exited()
 }
 
 // Describe implements Conn. It is part of starting a plugin, so a plugin
@@ -382,15 +387,14 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 		resp = r
 	}
 	s.diag = s.diag[:0]
-	for _, d := range resp.Diagnostics {
-		if !wantDiag {
-			break
+	if wantDiag {
+		for _, d := range resp.Diagnostics {
+			if len(d.Values) != s.n {
+				return StepResult{}, &PluginError{Path: s.c.path, Op: op,
+					Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
+			}
+			s.diag = append(s.diag, d.Values)
 		}
-		if len(d.Values) != s.n {
-			return StepResult{}, &PluginError{Path: s.c.path, Op: op,
-				Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
-		}
-		s.diag = append(s.diag, d.Values)
 	}
 	return s.result(op, resp.Arms, s.diag, wantDiag)
 }

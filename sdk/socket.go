@@ -99,7 +99,8 @@ func dialStep(path string) (*sockSession, error) {
 	return &sockSession{conn: conn}, nil
 }
 
-// step plays one round on the socket. A cancelled ctx interrupts it.
+// stepSocket plays one round on the session's step socket. A cancelled ctx
+// interrupts it.
 func (s *clientSession) stepSocket(ctx context.Context, op string, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
 	if ctx.Done() != nil {
@@ -134,10 +135,7 @@ func (s *clientSession) sockErr(ctx context.Context, op string, err error) error
 		err = fmt.Errorf("%w: %v", ctx.Err(), err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		// As for gRPC's Unavailable: wait a little for the crash message.
-		for deadline := time.Now().Add(2 * time.Second); !c.pc.Exited() && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		c.waitExit() // as for gRPC's Unavailable: let the crash message arrive
 		err = errors.New("the connection to the plugin broke")
 	}
 	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
