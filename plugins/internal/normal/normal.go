@@ -108,12 +108,15 @@ func (s *Source) Norm() float64 {
 
 // Fill fills dst with standard normal variates: the same values as len(dst)
 // calls of Norm. On amd64 its common path is in assembly (fill_amd64.s):
-// 22 instructions a draw where the Go loop, fillGo, compiles to 37 (the
+// 22 instructions a draw where the Go loop, fillFastGo, compiles to 37 (the
 // 64-bit constants reloaded every draw, the multiply's fixed registers
 // shuffled); a draw outside its layer's rectangle returns to Go.
-func (s *Source) Fill(dst []float64) {
+func (s *Source) Fill(dst []float64) { s.fill(dst, fillFast) }
+
+// fill is Fill with the common path fast.
+func (s *Source) fill(dst []float64, fast func(state *uint64, dst []float64) (n int, u uint64)) {
 	for len(dst) > 0 {
-		n, u := fillFast(&s.state, dst)
+		n, u := fast(&s.state, dst)
 		if n == len(dst) {
 			return
 		}
@@ -122,23 +125,27 @@ func (s *Source) Fill(dst []float64) {
 	}
 }
 
-// fillGo is Fill in Go, with the generator's state kept in a register.
-func (s *Source) fillGo(dst []float64) {
-	state := s.state
+// fillFastGo draws into dst from the generator state *state while draws
+// land inside their layer's rectangle. At the first that does not, it
+// returns its index n and the draw u, with *state just past it; otherwise
+// it returns len(dst). It is the contract of the assembly fillFast, in Go,
+// with the state kept in a register.
+func fillFastGo(state *uint64, dst []float64) (n int, u uint64) {
+	st := *state
 	for k := range dst {
-		state += 0xa0761d6478bd642f
-		hi, lo := bits.Mul64(state, state^0xe7037ed1a0b428db)
+		st += 0xa0761d6478bd642f
+		hi, lo := bits.Mul64(st, st^0xe7037ed1a0b428db)
 		u := hi ^ lo
 		m := uint32(u) >> 1
 		if i := u >> 32 & 127; m < zk[i] {
 			dst[k] = math.Float64frombits(math.Float64bits(float64(m)*zw[i]) ^ u<<63)
 			continue
 		}
-		s.state = state
-		dst[k] = s.normSlow(u)
-		state = s.state
+		*state = st
+		return k, u
 	}
-	s.state = state
+	*state = st
+	return len(dst), 0
 }
 
 // normSlow finishes a draw u that fell outside its layer's rectangle, and

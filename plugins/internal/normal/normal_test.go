@@ -119,7 +119,7 @@ func TestFloat64(t *testing.T) {
 	}
 }
 
-// TestFill checks that Fill (assembly on amd64) and fillGo draw, bit for
+// TestFill checks that Fill (assembly on amd64) and its Go loop draw, bit for
 // bit, what as many calls of Norm would, over buffers of every length
 // around the slow path's returns, and leave the same state.
 func TestFill(t *testing.T) {
@@ -128,11 +128,11 @@ func TestFill(t *testing.T) {
 		buf, bufGo := make([]float64, n), make([]float64, n)
 		for rep := range 3 {
 			a.Fill(buf)
-			c.fillGo(bufGo)
+			c.fill(bufGo, fillFastGo)
 			for i, v := range buf {
 				w := b.Norm()
 				if math.Float64bits(v) != math.Float64bits(w) || math.Float64bits(bufGo[i]) != math.Float64bits(w) {
-					t.Fatalf("n=%d call %d value %d: Fill %v, fillGo %v, Norm %v", n, rep, i, v, bufGo[i], w)
+					t.Fatalf("n=%d call %d value %d: Fill %v, Go loop %v, Norm %v", n, rep, i, v, bufGo[i], w)
 				}
 			}
 		}
@@ -181,11 +181,11 @@ func BenchmarkNorm(b *testing.B) {
 		}
 		sink = buf[0]
 	})
-	b.Run("fillGo", func(b *testing.B) {
+	b.Run("FillGoLoop", func(b *testing.B) {
 		s := New(1)
 		buf := make([]float64, 500)
 		for range b.N / len(buf) {
-			s.fillGo(buf)
+			s.fill(buf, fillFastGo)
 		}
 		sink = buf[0]
 	})
