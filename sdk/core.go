@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // core is the transport-independent half of a plugin: it keeps sessions and
@@ -191,16 +192,26 @@ func protect(f func() error) (err error) {
 	return f()
 }
 
-// replicaBatch adapts per-replication Policies to a BatchPolicy, running
-// replications in parallel chunks across GOMAXPROCS cores.
+// replicaBatch adapts per-replication Policies to a BatchPolicy. It splits
+// the replications of a round into parallel chunks, one per core, when the
+// previous round took at least fanOutWork of CPU: a goroutine started per
+// chunk per round costs a thread wake-up (and the Go scheduler's spinning
+// for it) of tens of microseconds on a small VM, more than a cheap policy's
+// whole round of 500 replications (TS: about 25 us), while an expensive
+// one (ReMax, ReMaxGrad) needs both cores. Which goroutine plays a
+// replication never changes its result.
 type replicaBatch struct {
 	spec    Session
 	pols    []Policy
 	diags   []Diagnoser
-	chunks  [][2]int
+	maxW    int           // chunks of a split round
+	work    time.Duration // CPU time of the last round, estimated
 	errs    []error
 	scratch [][]float64 // per-chunk diagnostics row
 }
+
+// fanOutWork is the work of a round above which the next is split.
+const fanOutWork = 100 * time.Microsecond
 
 // minChunk keeps tiny batches on one goroutine: below it the fan-out costs
 // more than it saves.
@@ -228,15 +239,9 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*repli
 			b.diags[i] = d
 		}
 	}
-	w := runtime.GOMAXPROCS(0)
-	if max := (len(reps) + minChunk - 1) / minChunk; w > max {
-		w = max
-	}
-	for j := 0; j < w; j++ {
-		b.chunks = append(b.chunks, [2]int{j * len(reps) / w, (j + 1) * len(reps) / w})
-	}
-	b.errs = make([]error, w)
-	b.scratch = make([][]float64, w)
+	b.maxW = max(1, min(runtime.GOMAXPROCS(0), (len(reps)+minChunk-1)/minChunk))
+	b.errs = make([]error, b.maxW)
+	b.scratch = make([][]float64, b.maxW)
 	for j := range b.scratch {
 		b.scratch[j] = make([]float64, ndiag)
 	}
@@ -244,24 +249,30 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*repli
 }
 
 func (b *replicaBatch) Step(st *BatchStep) error {
-	if len(b.chunks) == 1 {
-		return b.run(st, 0)
+	n, w := len(b.pols), b.maxW
+	if b.work < fanOutWork {
+		w = 1
+	}
+	start := time.Now()
+	defer func() { b.work = time.Since(start) * time.Duration(w) }()
+	if w == 1 {
+		return b.run(st, 0, 0, n)
 	}
 	var wg sync.WaitGroup
-	for j := 1; j < len(b.chunks); j++ {
+	for j := 1; j < w; j++ {
 		wg.Add(1)
 		go func(j int) {
 			defer wg.Done()
-			b.errs[j] = protect(func() error { return b.run(st, j) })
+			b.errs[j] = protect(func() error { return b.run(st, j, j*n/w, (j+1)*n/w) })
 		}(j)
 	}
-	b.errs[0] = b.run(st, 0)
+	b.errs[0] = b.run(st, 0, 0, n/w)
 	wg.Wait()
-	return errors.Join(b.errs...)
+	return errors.Join(b.errs[:w]...)
 }
 
-func (b *replicaBatch) run(st *BatchStep, j int) error {
-	lo, hi := b.chunks[j][0], b.chunks[j][1]
+// run plays replications lo..hi-1 of a round as chunk j.
+func (b *replicaBatch) run(st *BatchStep, j, lo, hi int) error {
 	t := st.Round
 	k := b.spec.Arms
 	forced := t <= b.spec.InitRounds()

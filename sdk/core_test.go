@@ -1,0 +1,87 @@
+package sdk
+
+import (
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// randPolicy pulls a random arm with its replica's generator, after
+// spinning for spin.
+type randPolicy struct {
+	k    int
+	r    Replica
+	spin time.Duration
+}
+
+func (p *randPolicy) Select(int) int {
+	for start := time.Now(); time.Since(start) < p.spin; {
+	}
+	return p.r.Rand.IntN(p.k)
+}
+
+func (p *randPolicy) Observe(int, int, float64) {}
+
+// TestRoundSplit: a cheap round stays on one goroutine, an expensive one is
+// split over the cores, and the split never changes what a replication
+// plays.
+func TestRoundSplit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	open := func(spin time.Duration) (*core, uint64) {
+		c, err := newCore(Plugin{Name: "rand", Version: "0", New: func(s Session, r Replica) (Policy, error) {
+			return &randPolicy{k: s.Arms, r: r, spin: spin}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps := make([]uint64, 128)
+		for i := range reps {
+			reps[i] = uint64(i)
+		}
+		id, err := c.open(&OpenRequest{Arms: 5, Horizon: 30, Replications: reps, Seed: 3, Family: Gaussian, NoiseSD: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, id
+	}
+	// play returns every arm played and how many rounds were heavy enough
+	// to split the next.
+	play := func(c *core, id uint64, force bool) ([]int32, int) {
+		b := c.sessions[id].pol.(*replicaBatch)
+		heavy := 0
+		var all, prev []int32
+		var rewards []float64
+		for round := 1; round <= 30; round++ {
+			if force {
+				b.work = fanOutWork
+			}
+			res, err := c.step(id, round, prev, rewards, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.work >= fanOutWork {
+				heavy++
+			}
+			all = append(all, res.Arms...)
+			prev = slices.Clone(res.Arms)
+			rewards = make([]float64, len(prev))
+		}
+		return all, heavy
+	}
+	c, id := open(0)
+	// Rounds 1-5 are the forced initial pulls, cheap for any policy; a
+	// stalled thread may make any round look heavy now and then.
+	cheap, heavy := play(c, id, false)
+	if heavy > 3 {
+		t.Errorf("%d of 30 rounds of 128 cheap replications split the next", heavy)
+	}
+	c, id = open(5 * time.Microsecond)
+	if _, heavy := play(c, id, false); heavy < 20 {
+		t.Errorf("only %d of the 25 rounds of 128 replications of 5 us each split the next", heavy)
+	}
+	c, id = open(0)
+	if forced, _ := play(c, id, true); !slices.Equal(forced, cheap) {
+		t.Fatal("the same replications played in one chunk and in four differ")
+	}
+}
