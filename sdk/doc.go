@@ -47,7 +47,8 @@
 //
 // The host sends one Step per round carrying every replication of a
 // session. The SDK runs the per-replication policies of a Step in parallel
-// chunks across GOMAXPROCS cores. Authors who vectorise implement
+// chunks across GOMAXPROCS cores when the previous Step took 100 us of CPU
+// or more, and on one goroutine otherwise. Authors who vectorise implement
 // BatchPolicy and set Plugin.NewBatch instead of Plugin.New.
 //
 // Optional per-replication diagnostics (e.g. a solver's KKT gap) are
