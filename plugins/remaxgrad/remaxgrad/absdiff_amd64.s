@@ -11,7 +11,8 @@ GLOBL absmask<>(SB), RODATA|NOPTR, $8
 // |a[s] - b[t*stride+s]|, summed as absDiffSum does: lane l of a register
 // holds the sum of the elements s = l mod 4, the last len(a) mod 4 elements
 // are added to lane 0 in order, and the result is (l0 + l1) + (l2 + l3).
-// Columns go two at a time, so that two chains of additions overlap.
+// Columns go two at a time, so that two chains of additions overlap; an
+// odd last column is paired with itself.
 TEXT ·absDiffColsAVX(SB), NOSPLIT, $0-80
 	MOVQ a_base+0(FP), SI
 	MOVQ a_len+8(FP), CX
@@ -25,12 +26,17 @@ TEXT ·absDiffColsAVX(SB), NOSPLIT, $0-80
 	ANDQ $-4, R11
 
 pairs:
-	CMPQ R10, $2
-	JLT  single
+	CMPQ R10, $1
+	JLT  done
 	LEAQ (DI)(R8*1), DX
+	CMPQ R10, $2
+	JGE  twocols
+	MOVQ DI, DX // one column left: pair it with itself, keep one sum
+
+twocols:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
-	XORQ AX, AX
+	XORQ   AX, AX
 
 pairloop:
 	CMPQ    AX, R11
@@ -69,6 +75,8 @@ pairsum:
 	VADDSD    X4, X2, X2
 	VADDSD    X2, X0, X0
 	VMOVSD    X0, (R9)
+	CMPQ      R10, $2
+	JLT       done
 	VPERMILPD $1, X1, X4
 	VADDSD    X4, X1, X1
 	VPERMILPD $1, X3, X4
@@ -79,43 +87,6 @@ pairsum:
 	LEAQ      (DI)(R8*2), DI
 	SUBQ      $2, R10
 	JMP       pairs
-
-single:
-	CMPQ   R10, $1
-	JLT    done
-	VXORPD Y0, Y0, Y0
-	XORQ   AX, AX
-
-singleloop:
-	CMPQ    AX, R11
-	JGE     singletail
-	VMOVUPD (SI)(AX*8), Y4
-	VSUBPD  (DI)(AX*8), Y4, Y5
-	VANDPD  Y15, Y5, Y5
-	VADDPD  Y5, Y0, Y0
-	ADDQ    $4, AX
-	JMP     singleloop
-
-singletail:
-	VEXTRACTF128 $1, Y0, X2
-
-singletailloop:
-	CMPQ   AX, CX
-	JGE    singlesum
-	VMOVSD (SI)(AX*8), X4
-	VSUBSD (DI)(AX*8), X4, X5
-	VANDPD X15, X5, X5
-	VADDSD X5, X0, X0
-	INCQ   AX
-	JMP    singletailloop
-
-singlesum:
-	VPERMILPD $1, X0, X4
-	VADDSD    X4, X0, X0
-	VPERMILPD $1, X2, X4
-	VADDSD    X4, X2, X2
-	VADDSD    X2, X0, X0
-	VMOVSD    X0, (R9)
 
 done:
 	VZEROUPPER
