@@ -338,10 +338,6 @@ type clientSession struct {
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
-	s.req.Round = uint64(round)
-	s.req.PrevArms = prevArms
-	s.req.PrevRewards = prevRewards
-	s.req.WantDiagnostics = wantDiag
 	op := fmt.Sprintf("step round %d", round)
 	if s.sock != nil {
 		r, err := s.stepSocket(ctx, op, round, prevArms, prevRewards, wantDiag)
@@ -350,6 +346,10 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 		}
 		return s.result(op, r.arms, r.diag, wantDiag)
 	}
+	s.req.Round = uint64(round)
+	s.req.PrevArms = prevArms
+	s.req.PrevRewards = prevRewards
+	s.req.WantDiagnostics = wantDiag
 	var resp *pb.StepResponse
 	if s.c.stream {
 		if s.stream == nil {

@@ -35,10 +35,7 @@ func readFrame(r io.Reader, buf []byte) ([]byte, error) {
 	if n > maxFrame {
 		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
 	}
-	if cap(buf) < int(n) {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
+	buf = grow(buf, int(n))
 	if _, err := io.ReadFull(r, buf); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF

@@ -5,7 +5,7 @@ package remaxgrad
 import "golang.org/x/sys/cpu"
 
 // absDiffColsAVX is absDiffColsGo in AVX, two columns at a time, each
-// column's four sums in the lanes of one register (absdiff_amd64.s). It
+// column's four sums in the lanes of one register (pair_amd64.s). It
 // makes the M = 2 pairwise sums about 2x faster than Go's scalar loop,
 // whose math.Abs moves every value to an integer register and back.
 //

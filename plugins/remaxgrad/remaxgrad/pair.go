@@ -1,3 +1,6 @@
+// The kernels of the M = 2 pair path (buildPair, Gradient): Go loops, and
+// on amd64 AVX assembly that gives the same bits (pair_amd64.s).
+
 package remaxgrad
 
 import "math"
