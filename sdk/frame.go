@@ -24,26 +24,44 @@ const maxFrame = maxMessage
 
 var le = binary.LittleEndian
 
-// readFrame reads one frame into buf, grown as needed, and returns its
-// payload.
-func readFrame(r io.Reader, buf []byte) ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return buf, err
+// readFrame reads one frame into buf, grown as needed, and returns it
+// whole: its payload is frame[4:]. It asks for as many bytes as buf holds,
+// so that a frame usually costs one system call instead of two (header,
+// then payload). The protocol is lockstep, so nothing may follow a frame
+// before it is answered: more bytes than the frame is an error.
+func readFrame(r io.Reader, buf []byte) (frame []byte, err error) {
+	buf = buf[:cap(buf)]
+	if len(buf) < minFrameBuf {
+		buf = make([]byte, minFrameBuf)
 	}
-	n := le.Uint32(hdr[:])
+	got, err := io.ReadAtLeast(r, buf, 4)
+	if err != nil {
+		return buf[:0], err
+	}
+	n := le.Uint32(buf)
 	if n > maxFrame {
-		return buf, fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
+		return buf[:0], fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
 	}
-	buf = grow(buf, int(n))
-	if _, err := io.ReadFull(r, buf); err != nil {
+	end := 4 + int(n)
+	if got > end {
+		return buf[:0], fmt.Errorf("%d bytes follow a frame of %d: the peer did not wait for the answer", got-end, n)
+	}
+	if cap(buf) < end {
+		buf = append(buf[:got], make([]byte, end-got)...)
+	}
+	buf = buf[:end]
+	if _, err := io.ReadFull(r, buf[got:]); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return buf, err
+		return buf[:0], err
 	}
 	return buf, nil
 }
+
+// minFrameBuf is the smallest buffer readFrame reads into: a round of 500
+// replications is 6 kB each way.
+const minFrameBuf = 8 << 10
 
 // beginFrame starts a frame in buf[:0] with a length to be set by endFrame.
 func beginFrame(buf []byte) []byte { return append(buf[:0], 0, 0, 0, 0) }

@@ -2,10 +2,12 @@ package sdk
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestStepFrameRoundTrip(t *testing.T) {
@@ -27,7 +29,7 @@ func TestStepFrameRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var f stepFrame
-			if err := decodeStepRequest(p, &f); err != nil {
+			if err := decodeStepRequest(p[4:], &f); err != nil {
 				t.Fatal(err)
 			}
 			if f.round != c.round || f.wantDiag != c.wantDiag || len(f.arms) != len(c.arms) || len(f.rewards) != len(c.rewards) {
@@ -56,7 +58,7 @@ func TestStepReplyRoundTrip(t *testing.T) {
 		}
 		var r stepReply
 		r.diag = [][]float64{{7, 7, 7}, {7}, {7}} // stale rows are resized away
-		if err := decodeStepResponse(p, &r); err != nil {
+		if err := decodeStepResponse(p[4:], &r); err != nil {
 			t.Fatal(err)
 		}
 		if r.status != frameOK || !slices.Equal(r.arms, res.Arms) || len(r.diag) != len(res.Diagnostics) {
@@ -73,7 +75,7 @@ func TestStepReplyRoundTrip(t *testing.T) {
 	for _, status := range []byte{frameFailed, frameInvalid} {
 		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil)
 		var r stepReply
-		if err := decodeStepResponse(p, &r); err != nil || r.status != status || r.msg != "round 3: boom" {
+		if err := decodeStepResponse(p[4:], &r); err != nil || r.status != status || r.msg != "round 3: boom" {
 			t.Fatalf("status %d: decoded %+v, %v", status, r, err)
 		}
 	}
@@ -94,6 +96,7 @@ func TestBadFrames(t *testing.T) {
 		{"cut header", req[:3], true, true, "EOF"},
 		{"cut payload", req[:len(req)-1], true, true, "unexpected EOF"},
 		{"huge length", []byte{0xff, 0xff, 0xff, 0xff}, true, true, "exceeds the limit"},
+		{"bytes after the frame", append(append([]byte(nil), req...), req[:5]...), true, true, "5 bytes follow a frame"},
 		{"short request", endFrame(append(beginFrame(nil), 1, 2, 3)), false, true, "truncated"},
 		{"request count", endFrame(append(append([]byte(nil), req...), 0)), false, true, "for 2 replications"},
 		{"empty response", endFrame(beginFrame(nil)), false, false, "truncated"},
@@ -108,14 +111,38 @@ func TestBadFrames(t *testing.T) {
 					t.Fatalf("readFrame: %v", err)
 				}
 				if c.isReq {
-					err = decodeStepRequest(p, &stepFrame{})
+					err = decodeStepRequest(p[4:], &stepFrame{})
 				} else {
-					err = decodeStepResponse(p, &stepReply{})
+					err = decodeStepResponse(p[4:], &stepReply{})
 				}
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestReadFrameReuse: frames arriving a byte at a time, larger than the
+// buffer, and smaller after larger ones, all read whole into one reused
+// buffer.
+func TestReadFrameReuse(t *testing.T) {
+	var buf []byte
+	for _, n := range []int{3, 2000, 1, 0, 700} {
+		arms := make([]int32, n)
+		rewards := make([]float64, n)
+		for i := range arms {
+			arms[i], rewards[i] = int32(i%7), float64(i)/3
+		}
+		want := appendStepRequest(nil, n+1, arms, rewards, n%2 == 0)
+		for _, r := range []io.Reader{bytes.NewReader(want), iotest.OneByteReader(bytes.NewReader(want))} {
+			var err error
+			if buf, err = readFrame(r, buf); err != nil {
+				t.Fatalf("%d replications: %v", n, err)
+			}
+			if !bytes.Equal(buf, want) {
+				t.Fatalf("%d replications: read %d bytes, want the %d of the frame", n, len(buf), len(want))
+			}
+		}
 	}
 }

@@ -18,11 +18,27 @@ import (
 // trip through gRPC passes each message through two more goroutines on
 // each side (the transport's reader and writer), and on a 2-core VM every
 // hand-off between threads is a wake-up; on the socket a session's
-// goroutine writes and the other side's reads, nothing in between. Plugins
-// in other languages need not offer it: the host then uses Steps.
+// goroutine writes and the other side's reads, nothing in between, in
+// blocking system calls (stepconn_unix.go) so that the kernel wakes the
+// reader's thread itself. Plugins in other languages need not offer it:
+// the host then uses Steps.
 
 // stepAcceptTimeout bounds how long an offered socket waits for the host.
 const stepAcceptTimeout = time.Minute
+
+// stepConn is a step socket's connection, read and written by one
+// goroutine at a time.
+type stepConn interface {
+	io.ReadWriteCloser
+	// Interrupt makes a blocked Read or Write return an error; any
+	// goroutine may call it.
+	Interrupt()
+}
+
+// netStepConn is a stepConn through Go's network poller.
+type netStepConn struct{ net.Conn }
+
+func (c netStepConn) Interrupt() { c.SetDeadline(time.Unix(1, 0)) }
 
 // listenStep opens the step socket of session id in a fresh private
 // directory and serves its one connection in the background. It returns
@@ -46,14 +62,19 @@ func (c *core) listenStep(id uint64) (string, error) {
 		if err != nil {
 			return // the host never came: the session is still served on gRPC
 		}
-		defer conn.Close()
-		c.serveStep(id, conn)
+		sc, err := newStepConn(conn)
+		if err != nil {
+			conn.Close()
+			return // the host's dial then fails, and it plays the session on gRPC
+		}
+		defer sc.Close()
+		c.serveStep(id, sc)
 	}()
 	return path, nil
 }
 
 // serveStep answers request frames on conn until the host closes it.
-func (c *core) serveStep(id uint64, conn net.Conn) {
+func (c *core) serveStep(id uint64, conn io.ReadWriter) {
 	var (
 		f       stepFrame
 		in, out []byte
@@ -63,7 +84,7 @@ func (c *core) serveStep(id uint64, conn net.Conn) {
 		if in, err = readFrame(conn, in); err != nil {
 			return
 		}
-		if err := decodeStepRequest(in, &f); err != nil {
+		if err := decodeStepRequest(in[4:], &f); err != nil {
 			conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
 			return
 		}
@@ -84,7 +105,7 @@ func (c *core) serveStep(id uint64, conn net.Conn) {
 
 // sockSession is the host's end of a step socket.
 type sockSession struct {
-	conn  net.Conn
+	conn  stepConn
 	out   []byte
 	in    []byte
 	reply stepReply
@@ -96,7 +117,12 @@ func dialStep(path string) (*sockSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sockSession{conn: conn}, nil
+	sc, err := newStepConn(conn)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &sockSession{conn: sc}, nil
 }
 
 // stepSocket plays one round on the session's step socket. A cancelled ctx
@@ -104,7 +130,7 @@ func dialStep(path string) (*sockSession, error) {
 func (s *clientSession) stepSocket(ctx context.Context, op string, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { ss.conn.SetDeadline(time.Unix(1, 0)) })
+		stop := context.AfterFunc(ctx, ss.conn.Interrupt)
 		defer stop()
 	}
 	ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
@@ -113,7 +139,7 @@ func (s *clientSession) stepSocket(ctx context.Context, op string, round int, pr
 		ss.in, err = readFrame(ss.conn, ss.in)
 	}
 	if err == nil {
-		err = decodeStepResponse(ss.in, &ss.reply)
+		err = decodeStepResponse(ss.in[4:], &ss.reply)
 		if err != nil {
 			err = fmt.Errorf("step socket: %w", err)
 		}

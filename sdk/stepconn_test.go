@@ -1,0 +1,101 @@
+package sdk
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// socketPair returns both ends of a connected unix socket.
+func socketPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	a, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := <-accepted
+	if b == nil {
+		t.Fatal("accept failed")
+	}
+	return a, b
+}
+
+// TestStepConn: frames cross either kind of step connection whole,
+// Interrupt unblocks a waiting Read, and Close releases the descriptors.
+func TestStepConn(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		wrap func(net.Conn) (stepConn, error)
+	}{
+		{"system calls", newStepConn},
+		{"poller", func(c net.Conn) (stepConn, error) { return netStepConn{c}, nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			na, nb := socketPair(t)
+			a, err := c.wrap(na)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.wrap(nb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A frame larger than the socket's buffer, written while the
+			// other side reads.
+			rewards := make([]float64, 100000)
+			for i := range rewards {
+				rewards[i] = float64(i)
+			}
+			want := appendStepRequest(nil, 3, make([]int32, len(rewards)), rewards, true)
+			go a.Write(want)
+			got, err := readFrame(b, nil)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("read %d bytes (%v), want the frame's %d", len(got), err, len(want))
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := readFrame(b, got)
+				done <- err
+			}()
+			time.Sleep(20 * time.Millisecond)
+			b.Interrupt()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("an interrupted read returned no error")
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Interrupt did not unblock Read")
+			}
+			a.Close()
+			b.Close()
+			b.Interrupt() // after Close: must not touch a reused descriptor
+
+			// Close releases every descriptor of the socket: only then
+			// does the peer read the end of the stream.
+			na, nb = socketPair(t)
+			defer na.Close()
+			if b, err = c.wrap(nb); err != nil {
+				t.Fatal(err)
+			}
+			b.Close()
+			na.SetDeadline(time.Now().Add(10 * time.Second))
+			if n, err := na.Read(make([]byte, 1)); err != io.EOF {
+				t.Fatalf("the peer of a closed connection read %d bytes, %v; want EOF", n, err)
+			}
+		})
+	}
+}
