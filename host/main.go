@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	sdk.SpareP() // see its doc: sessions wait in blocking reads
 	ctx, stop := cli.SignalContext(context.Background())
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -3,9 +3,9 @@ package sdk
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +17,7 @@ type core struct {
 	mu       sync.Mutex
 	next     uint64
 	sessions map[uint64]*coreSession
+	nopen    atomic.Int64 // len(sessions), read without mu
 }
 
 func newCore(p Plugin) (*core, error) {
@@ -77,7 +78,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		if c.p.NewBatch != nil {
 			pol, err = c.p.NewBatch(spec, reps)
 		} else {
-			pol, err = newReplicaBatch(c.p.New, spec, reps, len(c.p.Diagnostics))
+			pol, err = newReplicaBatch(c.p.New, spec, reps, len(c.p.Diagnostics), &c.nopen)
 		}
 		return err
 	})
@@ -95,6 +96,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 	c.next++
 	id := c.next
 	c.sessions[id] = s
+	c.nopen.Store(int64(len(c.sessions)))
 	c.mu.Unlock()
 	return id, nil
 }
@@ -178,6 +180,7 @@ func (c *core) close(id uint64) error {
 		return fmt.Errorf("%w: unknown session %d", errInvalid, id)
 	}
 	delete(c.sessions, id)
+	c.nopen.Store(int64(len(c.sessions)))
 	return nil
 }
 
@@ -194,17 +197,21 @@ func protect(f func() error) (err error) {
 
 // replicaBatch adapts per-replication Policies to a BatchPolicy. It splits
 // the replications of a round into parallel chunks, one per core, when the
-// previous round took at least fanOutWork of CPU: a goroutine started per
-// chunk per round costs a thread wake-up (and the Go scheduler's spinning
-// for it) of tens of microseconds on a small VM, more than a cheap policy's
-// whole round of 500 replications (TS: about 25 us), while an expensive
-// one (ReMax, ReMaxGrad) needs both cores. Which goroutine plays a
-// replication never changes its result.
+// previous round took at least fanOutWork of CPU and the plugin has fewer
+// sessions open than there are cores. A goroutine started per chunk per
+// round costs a thread wake-up (and the Go scheduler's spinning for it) of
+// tens of microseconds on a small VM: more than a cheap policy's whole
+// round of 500 replications (TS: about 25 us), and, when every core
+// already has a session to play, more than the split could gain. An
+// expensive policy (ReMax, ReMaxGrad) alone in its plugin needs the cores.
+// Which goroutine plays a replication never changes its result.
 type replicaBatch struct {
 	spec    Session
 	pols    []Policy
 	diags   []Diagnoser
+	cores   int
 	maxW    int           // chunks of a split round
+	open    *atomic.Int64 // sessions open in the plugin
 	work    time.Duration // CPU time of the last round, estimated
 	errs    []error
 	scratch [][]float64 // per-chunk diagnostics row
@@ -217,8 +224,8 @@ const fanOutWork = 100 * time.Microsecond
 // more than it saves.
 const minChunk = 32
 
-func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*replicaBatch, error) {
-	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps))}
+func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
+	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: Cores(), open: open}
 	if ndiag > 0 {
 		b.diags = make([]Diagnoser, len(reps))
 	}
@@ -239,7 +246,7 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*repli
 			b.diags[i] = d
 		}
 	}
-	b.maxW = max(1, min(runtime.GOMAXPROCS(0), (len(reps)+minChunk-1)/minChunk))
+	b.maxW = max(1, min(b.cores, (len(reps)+minChunk-1)/minChunk))
 	b.errs = make([]error, b.maxW)
 	b.scratch = make([][]float64, b.maxW)
 	for j := range b.scratch {
@@ -249,10 +256,7 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int) (*repli
 }
 
 func (b *replicaBatch) Step(st *BatchStep) error {
-	n, w := len(b.pols), b.maxW
-	if b.work < fanOutWork {
-		w = 1
-	}
+	n, w := len(b.pols), b.ways()
 	start := time.Now()
 	defer func() { b.work = time.Since(start) * time.Duration(w) }()
 	if w == 1 {
@@ -269,6 +273,14 @@ func (b *replicaBatch) Step(st *BatchStep) error {
 	b.errs[0] = b.run(st, 0, 0, n/w)
 	wg.Wait()
 	return errors.Join(b.errs[:w]...)
+}
+
+// ways is how many chunks the next round is split into.
+func (b *replicaBatch) ways() int {
+	if b.work < fanOutWork || b.open.Load() >= int64(b.cores) {
+		return 1
+	}
+	return b.maxW
 }
 
 // run plays replications lo..hi-1 of a round as chunk j.

@@ -24,8 +24,8 @@ func (p *randPolicy) Select(int) int {
 func (p *randPolicy) Observe(int, int, float64) {}
 
 // TestRoundSplit: a cheap round stays on one goroutine, an expensive one is
-// split over the cores, and the split never changes what a replication
-// plays.
+// split over the cores unless every core has a session of its own, and the
+// split never changes what a replication plays.
 func TestRoundSplit(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	open := func(spin time.Duration) (*core, uint64) {
@@ -79,6 +79,25 @@ func TestRoundSplit(t *testing.T) {
 	c, id = open(5 * time.Microsecond)
 	if _, heavy := play(c, id, false); heavy < 20 {
 		t.Errorf("only %d of the 25 rounds of 128 replications of 5 us each split the next", heavy)
+	}
+	b := c.sessions[id].pol.(*replicaBatch)
+	b.work = fanOutWork
+	var more []uint64
+	for n := 1; n <= 4; n++ {
+		if got, want := b.ways(), map[bool]int{true: 4, false: 1}[n < 4]; got != want {
+			t.Errorf("a heavy round with %d sessions open on 4 cores is split %d ways, want %d", n, got, want)
+		}
+		id, err := c.open(&OpenRequest{Arms: 5, Horizon: 30, Replications: []uint64{0}, Family: Gaussian, NoiseSD: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		more = append(more, id)
+	}
+	for _, id := range more {
+		c.close(id)
+	}
+	if b.ways() != 4 {
+		t.Errorf("a heavy round alone on 4 cores is split %d ways, want 4", b.ways())
 	}
 	c, id = open(0)
 	if forced, _ := play(c, id, true); !slices.Equal(forced, cheap) {

@@ -36,6 +36,7 @@ func Serve(p Plugin) {
 		os.Exit(0)
 	}
 	go watchParent(os.Getppid(), time.Second)
+	SpareP()
 	if path := os.Getenv("REGRETBENCH_PLUGIN_CPUPROFILE"); path != "" {
 		// Profiling a plugin under a real run: one file per process.
 		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", path, p.Name, os.Getpid())); err == nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/sdk"
 )
 
 // paperRuns are the scenarios that reproduce every experiment of the paper,
@@ -80,7 +80,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	}
 	jobs := ro.jobs
 	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
+		jobs = sdk.Cores()
 	}
 	// Every (scenario, policy) pair is one job. With common random numbers
 	// a policy's results do not depend on the others of its scenario, so

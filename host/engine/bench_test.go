@@ -21,8 +21,10 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the plugins the benchmarks built.
+// TestMain runs with a spare P, as bench does (sdk.SpareP), and removes
+// the plugins the benchmarks built.
 func TestMain(m *testing.M) {
+	sdk.SpareP()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -86,7 +85,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
+		jobs = sdk.Cores()
 	}
 
 	file := &results.File{
