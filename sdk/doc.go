@@ -47,9 +47,11 @@
 //
 // The host sends one Step per round carrying every replication of a
 // session. The SDK runs the per-replication policies of a Step in parallel
-// chunks across GOMAXPROCS cores when the previous Step took 100 us of CPU
-// or more, and on one goroutine otherwise. Authors who vectorise implement
-// BatchPolicy and set Plugin.NewBatch instead of Plugin.New.
+// chunks across the cores (Cores) when the previous Step took 100 us of
+// CPU or more and the plugin has fewer sessions open than cores, and on
+// one goroutine otherwise. Authors who vectorise implement BatchPolicy and
+// set Plugin.NewBatch instead of Plugin.New. Serve gives the Go scheduler
+// a spare P (SpareP), as sessions wait for rounds in blocking reads.
 //
 // Optional per-replication diagnostics (e.g. a solver's KKT gap) are
 // declared in Plugin.Diagnostics and reported by a Policy that implements
