@@ -197,13 +197,16 @@ func protect(f func() error) (err error) {
 
 // replicaBatch adapts per-replication Policies to a BatchPolicy. It splits
 // the replications of a round into parallel chunks, one per core, when the
-// previous round took at least fanOutWork of CPU and the plugin has fewer
-// sessions open than there are cores. A goroutine started per chunk per
-// round costs a thread wake-up (and the Go scheduler's spinning for it) of
-// tens of microseconds on a small VM: more than a cheap policy's whole
-// round of 500 replications (TS: about 25 us), and, when every core
-// already has a session to play, more than the split could gain. An
+// previous round took at least fanOutWork of CPU and this plugin process
+// has fewer sessions open than there are cores. A goroutine started per
+// chunk per round costs a thread wake-up (and the Go scheduler's spinning
+// for it) of tens of microseconds on a small VM: more than a cheap
+// policy's whole round of 500 replications (TS: about 25 us), and, when
+// the process has a session per core, more than the split could gain. An
 // expensive policy (ReMax, ReMaxGrad) alone in its plugin needs the cores.
+// The process does not see other plugins' sessions: bench runs a policy's
+// sessions in one process, and its jobs (one per core) in others, which
+// may then split their rounds too; the kernel shares the cores.
 // Which goroutine plays a replication never changes its result.
 type replicaBatch struct {
 	spec    Session

@@ -48,7 +48,7 @@
 // The host sends one Step per round carrying every replication of a
 // session. The SDK runs the per-replication policies of a Step in parallel
 // chunks across the cores (Cores) when the previous Step took 100 us of
-// CPU or more and the plugin has fewer sessions open than cores, and on
+// CPU or more and the plugin process has fewer sessions open than cores, and on
 // one goroutine otherwise. Authors who vectorise implement BatchPolicy and
 // set Plugin.NewBatch instead of Plugin.New. Serve gives the Go scheduler
 // a spare P (SpareP), as sessions wait for rounds in blocking reads.

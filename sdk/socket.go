@@ -19,7 +19,7 @@ import (
 // each side (the transport's reader and writer), and on a 2-core VM every
 // hand-off between threads is a wake-up; on the socket a session's
 // goroutine writes and the other side's reads, nothing in between, in
-// blocking system calls (stepconn_unix.go) so that the kernel wakes the
+// blocking system calls (stepconn_linux.go) so that the kernel wakes the
 // reader's thread itself. Plugins in other languages need not offer it:
 // the host then uses Steps.
 
@@ -62,11 +62,7 @@ func (c *core) listenStep(id uint64) (string, error) {
 		if err != nil {
 			return // the host never came: the session is still served on gRPC
 		}
-		sc, err := newStepConn(conn)
-		if err != nil {
-			conn.Close()
-			return // the host's dial then fails, and it plays the session on gRPC
-		}
+		sc := newStepConn(conn)
 		defer sc.Close()
 		c.serveStep(id, sc)
 	}()
@@ -117,12 +113,7 @@ func dialStep(path string) (*sockSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := newStepConn(conn)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return &sockSession{conn: sc}, nil
+	return &sockSession{conn: newStepConn(conn)}, nil
 }
 
 // stepSocket plays one round on the session's step socket. A cancelled ctx

@@ -1,9 +1,9 @@
-//go:build !(linux || darwin)
+//go:build !linux
 
 package sdk
 
 import "net"
 
-// newStepConn keeps c: elsewhere the step socket goes through Go's
-// network poller.
-func newStepConn(c net.Conn) (stepConn, error) { return netStepConn{c}, nil }
+// newStepConn keeps c: on other systems than Linux the step socket goes
+// through Go's network poller (see stepconn_linux.go).
+func newStepConn(c net.Conn) stepConn { return netStepConn{c} }

@@ -47,7 +47,8 @@ type Options struct {
 	// Batch is the number of replications per plugin session; 0 means half
 	// of them (two sessions), or all of them when there are fewer than 64.
 	Batch int
-	// Jobs is how many policies run at once; 0 means GOMAXPROCS.
+	// Jobs is how many policies run at once; 0 means sdk.Cores(), one per
+	// core (not counting the spare P of sdk.SpareP).
 	Jobs int
 	// Sessions is how many sessions (batches) of one policy run at once;
 	// 0 means 2.

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"bytes"
+	"golang.org/x/sys/unix"
 	"io"
 	"net"
 	"path/filepath"
@@ -38,21 +39,14 @@ func socketPair(t *testing.T) (net.Conn, net.Conn) {
 func TestStepConn(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		wrap func(net.Conn) (stepConn, error)
+		wrap func(net.Conn) stepConn
 	}{
 		{"system calls", newStepConn},
-		{"poller", func(c net.Conn) (stepConn, error) { return netStepConn{c}, nil }},
+		{"poller", func(c net.Conn) stepConn { return netStepConn{c} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			na, nb := socketPair(t)
-			a, err := c.wrap(na)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := c.wrap(nb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, b := c.wrap(na), c.wrap(nb)
 			// A frame larger than the socket's buffer, written while the
 			// other side reads.
 			rewards := make([]float64, 100000)
@@ -70,7 +64,12 @@ func TestStepConn(t *testing.T) {
 				_, err := readFrame(b, got)
 				done <- err
 			}()
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // best effort: let it block
+			select {
+			case err := <-done:
+				t.Fatalf("Read returned before Interrupt: %v", err)
+			default:
+			}
 			b.Interrupt()
 			select {
 			case err := <-done:
@@ -82,20 +81,44 @@ func TestStepConn(t *testing.T) {
 			}
 			a.Close()
 			b.Close()
-			b.Interrupt() // after Close: must not touch a reused descriptor
+			if fc, ok := b.(*fdConn); ok {
+				interruptAfterClose(t, fc)
+			}
 
 			// Close releases every descriptor of the socket: only then
 			// does the peer read the end of the stream.
 			na, nb = socketPair(t)
 			defer na.Close()
-			if b, err = c.wrap(nb); err != nil {
-				t.Fatal(err)
-			}
+			b = c.wrap(nb)
 			b.Close()
 			na.SetDeadline(time.Now().Add(10 * time.Second))
 			if n, err := na.Read(make([]byte, 1)); err != io.EOF {
 				t.Fatalf("the peer of a closed connection read %d bytes, %v; want EOF", n, err)
 			}
 		})
+	}
+}
+
+// interruptAfterClose: Interrupt on a closed fdConn leaves alone the
+// socket that now has its descriptor number.
+func interruptAfterClose(t *testing.T, fc *fdConn) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if fds[0] != fc.fd && fds[1] != fc.fd {
+		t.Logf("descriptor %d not reused (got %v): nothing to check", fc.fd, fds)
+		return
+	}
+	fc.Interrupt()
+	if _, err := unix.Write(fds[0], []byte{7}); err != nil {
+		t.Fatalf("Interrupt after Close broke the socket reusing its descriptor: %v", err)
+	}
+	var p [1]byte
+	if n, err := unix.Read(fds[1], p[:]); n != 1 || p[0] != 7 {
+		t.Fatalf("Interrupt after Close broke the socket reusing its descriptor: read %d bytes, %v", n, err)
 	}
 }

@@ -1,10 +1,9 @@
-//go:build linux || darwin
-
 package sdk
 
 import (
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"syscall"
 
@@ -17,38 +16,50 @@ import (
 // thread wake-ups per message, each tens of microseconds on a small VM.
 // A thread blocked in read(2) is woken by the kernel directly, usually on
 // the core of the writer that is about to wait in turn. The cost is one
-// OS thread per session while it waits, as for any blocking system call.
+// OS thread per session while it waits, as for any blocking system call,
+// and the Ps those threads hold (see SpareP).
+//
+// Linux only for now: cancellation relies on shutdown(2) waking a thread
+// blocked in read(2), which the tests check here and nothing checks on
+// other systems.
 type fdConn struct {
-	fd     int
-	mu     sync.Mutex // orders Interrupt against Close
-	closed bool
+	fd      int
+	mu      sync.Mutex // orders Interrupt against Close
+	closed  bool
+	cleanup runtime.Cleanup // closes fd if the conn is dropped unclosed
 }
 
-// newStepConn takes over c's socket: c is closed, its duplicate kept in
-// blocking mode.
-func newStepConn(c net.Conn) (stepConn, error) {
+// newStepConn takes over c's socket: c is closed and a duplicate of its
+// descriptor kept in blocking mode. Should that fail, c is kept as it is,
+// on the poller.
+func newStepConn(c net.Conn) stepConn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return netStepConn{c}, nil
+		return netStepConn{c}
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return nil, err
+		return netStepConn{c}
 	}
 	fd := -1
-	var dupErr error
-	if err := raw.Control(func(s uintptr) { fd, dupErr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return nil, err
+	raw.Control(func(s uintptr) {
+		if d, err := unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = d
+		}
+	})
+	if fd < 0 {
+		return netStepConn{c}
 	}
-	if dupErr != nil {
-		return nil, dupErr
-	}
-	c.Close()
+	// The duplicate shares c's open file description, and so its flags:
+	// c is closed right after, and never used again.
 	if err := unix.SetNonblock(fd, false); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return netStepConn{c}
 	}
-	return &fdConn{fd: fd}, nil
+	c.Close()
+	fc := &fdConn{fd: fd}
+	fc.cleanup = runtime.AddCleanup(fc, func(fd int) { unix.Close(fd) }, fd)
+	return fc
 }
 
 func (c *fdConn) Read(p []byte) (int, error) {
@@ -82,7 +93,8 @@ func (c *fdConn) Write(p []byte) (int, error) {
 }
 
 // Interrupt shuts the socket down: a blocked Read returns io.EOF, a Write
-// EPIPE, and the peer sees the connection end.
+// EPIPE, and the peer sees the connection end. After Close it does
+// nothing, so it never touches a descriptor number reused since.
 func (c *fdConn) Interrupt() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,5 +110,6 @@ func (c *fdConn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.cleanup.Stop()
 	return unix.Close(c.fd)
 }

@@ -1,0 +1,7 @@
+//go:build race
+
+package sdk
+
+// raceEnabled: the race detector slows every memory access tenfold, so
+// timings in tests mean nothing.
+const raceEnabled = true
