@@ -338,13 +338,12 @@ type clientSession struct {
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
-	op := fmt.Sprintf("step round %d", round)
 	if s.sock != nil {
-		r, err := s.stepSocket(ctx, op, round, prevArms, prevRewards, wantDiag)
+		r, err := s.stepSocket(ctx, round, prevArms, prevRewards, wantDiag)
 		if err != nil {
 			return StepResult{}, err
 		}
-		return s.result(op, r.arms, r.diag, wantDiag)
+		return s.result(round, r.arms, r.diag, wantDiag)
 	}
 	s.req.Round = uint64(round)
 	s.req.PrevArms = prevArms
@@ -357,7 +356,7 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 			st, err := s.c.rpc.Steps(sctx)
 			if err != nil {
 				cancel()
-				return StepResult{}, s.c.rpcErr(op, err)
+				return StepResult{}, s.c.rpcErr(stepOp(round), err)
 			}
 			s.stream, s.cancel = st, cancel
 		}
@@ -376,13 +375,13 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 			if ctx.Err() != nil {
 				err = fmt.Errorf("%w: %v", ctx.Err(), err)
 			}
-			return StepResult{}, s.c.rpcErr(op, err)
+			return StepResult{}, s.c.rpcErr(stepOp(round), err)
 		}
 		resp = &s.resp
 	} else {
 		r, err := s.c.rpc.Step(ctx, &s.req)
 		if err != nil {
-			return StepResult{}, s.c.rpcErr(op, err)
+			return StepResult{}, s.c.rpcErr(stepOp(round), err)
 		}
 		resp = r
 	}
@@ -390,19 +389,23 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 	if wantDiag {
 		for _, d := range resp.Diagnostics {
 			if len(d.Values) != s.n {
-				return StepResult{}, &PluginError{Path: s.c.path, Op: op,
+				return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
 					Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
 			}
 			s.diag = append(s.diag, d.Values)
 		}
 	}
-	return s.result(op, resp.Arms, s.diag, wantDiag)
+	return s.result(round, resp.Arms, s.diag, wantDiag)
 }
 
+// stepOp names a round in errors; it is built only when one occurs, not
+// on every round.
+func stepOp(round int) string { return fmt.Sprintf("step round %d", round) }
+
 // result checks a plugin's answer to a Step, whichever way it came.
-func (s *clientSession) result(op string, arms []int32, diag [][]float64, wantDiag bool) (StepResult, error) {
+func (s *clientSession) result(round int, arms []int32, diag [][]float64, wantDiag bool) (StepResult, error) {
 	if len(arms) != s.n {
-		return StepResult{}, &PluginError{Path: s.c.path, Op: op,
+		return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
 			Err: fmt.Errorf("returned %d arms for %d replications", len(arms), s.n), Stderr: s.c.StderrTail(tailLines)}
 	}
 	res := StepResult{Arms: arms}

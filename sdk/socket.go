@@ -118,7 +118,7 @@ func dialStep(path string) (*sockSession, error) {
 
 // stepSocket plays one round on the session's step socket. A cancelled ctx
 // interrupts it.
-func (s *clientSession) stepSocket(ctx context.Context, op string, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
+func (s *clientSession) stepSocket(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, ss.conn.Interrupt)
@@ -136,10 +136,10 @@ func (s *clientSession) stepSocket(ctx context.Context, op string, round int, pr
 		}
 	}
 	if err != nil {
-		return nil, s.sockErr(ctx, op, err)
+		return nil, s.sockErr(ctx, stepOp(round), err)
 	}
 	if ss.reply.status != frameOK {
-		return nil, &PluginError{Path: s.c.path, Op: op, Err: errors.New(ss.reply.msg), Stderr: s.c.StderrTail(tailLines)}
+		return nil, &PluginError{Path: s.c.path, Op: stepOp(round), Err: errors.New(ss.reply.msg), Stderr: s.c.StderrTail(tailLines)}
 	}
 	return &ss.reply, nil
 }
