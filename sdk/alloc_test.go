@@ -52,3 +52,56 @@ func TestStepAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketStepAllocations: a round on the step socket allocates nothing
+// on either side once the session runs, with a cancellable context as the
+// engine passes (both ends run in this process, so AllocsPerRun sees both).
+func TestSocketStepAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own around system calls")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 500
+	p := Plugin{Name: "c", Version: "0", New: func(s Session, r Replica) (Policy, error) { return &constPolicy{k: s.Arms}, nil }}
+	rc, err := ServeInProcess(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Attach(rc, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reps := make([]uint64, n)
+	for i := range reps {
+		reps[i] = uint64(i)
+	}
+	s, err := c.Open(ctx, &OpenRequest{Arms: 3, Horizon: 1 << 30, Replications: reps, InitPulls: 1, Family: Gaussian, NoiseSD: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.(*clientSession).sock == nil {
+		t.Fatal("the session is not on the step socket")
+	}
+	arms := make([]int32, n)
+	rewards := make([]float64, n)
+	round := 1
+	if _, err := s.Step(ctx, round, nil, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		round++
+		res, err := s.Step(ctx, round, arms, rewards, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(arms, res.Arms)
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per round on the step socket, want 0", allocs)
+	}
+}

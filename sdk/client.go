@@ -421,7 +421,7 @@ func (s *clientSession) Close(ctx context.Context) error {
 	}
 	s.closed = true
 	if s.sock != nil {
-		s.sock.conn.Close()
+		s.sock.close()
 		s.sock = nil
 	}
 	if s.stream != nil {

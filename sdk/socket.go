@@ -105,6 +105,36 @@ type sockSession struct {
 	out   []byte
 	in    []byte
 	reply stepReply
+	// The step's context, watched across rounds: its Done channel, and
+	// how to stop watching it. Registering a watch every round would
+	// allocate every round.
+	done      <-chan struct{}
+	stopWatch func() bool
+}
+
+// watch makes a cancellation of ctx interrupt the socket, keeping the
+// watch of the previous round when ctx is cancelled by the same channel.
+func (ss *sockSession) watch(ctx context.Context) {
+	d := ctx.Done()
+	if d == ss.done {
+		return
+	}
+	if ss.stopWatch != nil {
+		ss.stopWatch()
+		ss.stopWatch = nil
+	}
+	ss.done = d
+	if d != nil {
+		ss.stopWatch = context.AfterFunc(ctx, ss.conn.Interrupt)
+	}
+}
+
+// close stops watching the step's context and closes the socket.
+func (ss *sockSession) close() {
+	if ss.stopWatch != nil {
+		ss.stopWatch()
+	}
+	ss.conn.Close()
 }
 
 // dialStep connects to the step socket at path.
@@ -117,13 +147,11 @@ func dialStep(path string) (*sockSession, error) {
 }
 
 // stepSocket plays one round on the session's step socket. A cancelled ctx
-// interrupts it.
+// interrupts it, and ends the socket: a session is not resumed after a
+// cancelled round.
 func (s *clientSession) stepSocket(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, ss.conn.Interrupt)
-		defer stop()
-	}
+	ss.watch(ctx)
 	ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
 	_, err := ss.conn.Write(ss.out)
 	if err == nil {
