@@ -6,8 +6,9 @@ import "golang.org/x/sys/cpu"
 
 // absDiffColsAVX is absDiffColsGo in AVX, two columns at a time, each
 // column's four sums in the lanes of one register (pair_amd64.s). It
-// makes the M = 2 pairwise sums about 2x faster than Go's scalar loop,
-// whose math.Abs moves every value to an integer register and back.
+// makes the M = 2 pairwise sums 6.5x faster than Go's scalar loop
+// (BenchmarkAbsDiffCols: 70-78 against 490-500 ns for one arm against
+// nine), whose math.Abs moves every value to an integer register and back.
 //
 //go:noescape
 func absDiffColsAVX(a, b []float64, stride int, out []float64)
