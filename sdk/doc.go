@@ -34,13 +34,14 @@
 //
 // Session carries only what the scenario declares known to the learner: the
 // number of arms, the horizon, the reward family, the noise sd when known,
-// the number of host-forced initial pulls, the seed and the parameters. A
+// the number of host-forced initial pulls, the policy seed (a one-way
+// function of the scenario seed, never the seed itself) and the parameters. A
 // policy never sees the true means, the best arm, or a reward of an arm it
 // did not pull. Rounds 1..K*InitPulls pull arms 0..K-1 in order; the SDK
 // calls Observe for them but not Select.
 //
 // Each replication gets its own *rand.Rand (math/rand/v2) seeded from
-// (seed, global replication index) only, so results do not depend on how
+// (policy seed, global replication index) only, so results do not depend on how
 // the host batches or shards replications, nor on the number of cores.
 //
 // # Batching and parallelism

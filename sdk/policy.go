@@ -27,7 +27,7 @@ type Session struct {
 	NoiseSD    float64 // reward noise sd (gaussian), meaningful when NoiseKnown
 	NoiseKnown bool    // whether the scenario declares NoiseSD known
 	InitPulls  int     // rounds 1..K*InitPulls are forced by the host: arm (t-1) mod K
-	Seed       uint64  // the scenario seed
+	Seed       uint64  // the policy seed: a one-way function of the scenario seed, never the seed itself
 	Params     Params  // the policy's parameters, defaults filled in
 }
 

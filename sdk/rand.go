@@ -2,14 +2,9 @@ package sdk
 
 import "math/rand/v2"
 
-// Stream salts keep the independent random streams of one scenario seed
-// apart: the host's reward noise and every policy's own randomness.
-const (
-	// SaltPolicy keys the policies' own randomness.
-	SaltPolicy uint64 = 0x706f6c6963790001
-	// SaltReward keys the host's reward streams.
-	SaltReward uint64 = 0x7265776172640001
-)
+// SaltPolicy keys the policies' own randomness, apart from any other use a
+// plugin makes of its session seed.
+const SaltPolicy uint64 = 0x706f6c6963790001
 
 // Mix is the SplitMix64 finaliser: a bijective mix of x used to derive
 // independent stream keys from small integers.
@@ -20,9 +15,10 @@ func Mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// ReplicaRand returns the random source of replication index under seed.
-// It depends only on (seed, index), so a policy's randomness does not change
-// with the batch split, the worker count or sharding (DESIGN §4).
+// ReplicaRand returns the random source of replication index under seed,
+// the session's policy seed (Session.Seed). It depends only on (seed,
+// index), so a policy's randomness does not change with the batch split,
+// the worker count or sharding (DESIGN §4).
 func ReplicaRand(seed, index uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(Mix(seed^SaltPolicy), Mix(index)))
 }

@@ -17,7 +17,7 @@ type OpenRequest struct {
 	Arms         int
 	Horizon      int
 	Replications []uint64 // global replication indices, in Step order
-	Seed         uint64
+	Seed         uint64   // the policy seed (one-way from the scenario seed); the scenario seed never leaves the host
 	Family       Family
 	NoiseSD      float64
 	NoiseKnown   bool

@@ -404,8 +404,14 @@ func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, kn
 		wantSD = 0 // an unknown noise sd is not sent at all
 	}
 	if open["Arms"] != 3.0 || open["Horizon"] != 30.0 || open["Family"] != "gaussian" || open["NoiseSD"] != wantSD ||
-		open["NoiseKnown"] != known || open["InitPulls"] != 2.0 || open["Seed"] != 11.0 {
+		open["NoiseKnown"] != known || open["InitPulls"] != 2.0 {
 		t.Errorf("Open: %v", open)
+	}
+	// The plugin gets the policy seed, a one-way function of the scenario
+	// seed, never the scenario seed itself (which would let it rebuild the
+	// reward streams of a known scenario).
+	if want := fmt.Sprintf(`"Seed":%d`, env.PolicySeed(11)); !strings.Contains(string(rec["open"]), want) {
+		t.Errorf("Open carries %s, want the policy seed (%s)", rec["open"], want)
 	}
 	if p, _ := open["Params"].(map[string]any); len(p) != 0 {
 		t.Errorf("Open params %v, want none", p)
@@ -443,13 +449,13 @@ func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, kn
 func checkSteps(t *testing.T, recs []map[string]json.RawMessage, means []float64, n, T, initPulls int) {
 	t.Helper()
 	K := len(means)
-	e, err := env.New(sdk.Gaussian, means, 0.5)
+	e, err := env.New(sdk.Gaussian, means, 0.5, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
 	streams := make([]*env.Stream, n)
 	for i := range streams {
-		streams[i] = e.Stream(11, uint64(i))
+		streams[i] = e.Stream(uint64(i))
 	}
 	if len(recs) != T {
 		t.Fatalf("the plugin saw %d steps, want %d", len(recs), T)

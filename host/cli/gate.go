@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -205,7 +206,7 @@ func pctString(f float64) string {
 func gateScenario(sc *scenario.Scenario) results.Scenario {
 	return results.Scenario{
 		Name: sc.Name, Family: string(sc.Family()), Arms: sc.K(), Horizon: sc.Horizon,
-		Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
+		Runs: sc.Runs, Seed: sc.Seed, Streams: env.StreamsVersion, InitPulls: sc.InitPulls, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
 	}
 }
 

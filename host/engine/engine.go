@@ -70,7 +70,7 @@ type Options struct {
 // returned file holds the policies that finished, is marked incomplete, and
 // the error wraps ctx.Err().
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
-	e, err := env.New(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD)
+	e, err := env.New(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
 	}
@@ -94,7 +94,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		Scenario: results.Scenario{
 			Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 			Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
-			Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD, Checkpoints: sc.Checkpoints,
+			Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD, Checkpoints: sc.Checkpoints,
 		},
 		Shard:    results.Shard{Index: 0, Count: 1},
 		Complete: true,
@@ -378,7 +378,7 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 		noiseSD = sc.Environment.NoiseSD
 	}
 	sess, err := j.plugin.Conn.Open(ctx, &sdk.OpenRequest{
-		Arms: K, Horizon: T, Replications: reps, Seed: sc.Seed, Family: sc.Family(),
+		Arms: K, Horizon: T, Replications: reps, Seed: env.PolicySeed(sc.Seed), Family: sc.Family(),
 		NoiseSD: noiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
 		InitPulls: sc.InitPulls, Params: j.params,
 	})
@@ -398,7 +398,7 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 
 	streams := make([]*env.Stream, n)
 	for i, r := range reps {
-		streams[i] = e.Stream(sc.Seed, r)
+		streams[i] = e.Stream(r)
 	}
 	tr := metric.NewTracker(n, e.Gaps(), e.Best(), e.Second(), sc.Checkpoints)
 	diag := make([][][]float64, len(j.plugin.Desc.Diagnostics))

@@ -1,8 +1,17 @@
 // Package env is the bandit environment the host owns: true arm means and
 // the reward streams, drawn with common random numbers (DESIGN §4).
+//
+// Nothing here is for plugins. The reward streams are keyed by a SHA-256
+// of the scenario seed together with the family, the true means and the
+// noise sd (Key), so a plugin cannot rebuild them: it never receives the
+// scenario seed (only PolicySeed, a one-way function of it), and even a
+// plugin that guesses a published seed would need the very means it is
+// trying to learn.
 package env
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,19 +19,58 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
+// StreamsVersion names the way reward streams are derived. Results files
+// record it: runs with different versions face different rewards, so they
+// cannot be paired or merged.
+const StreamsVersion = "sha256-v2"
+
+// PolicySeed is the seed a plugin receives for a scenario seed: the first 8
+// bytes of SHA-256 over a domain tag and the seed. It is one-way: a plugin
+// cannot recover the scenario seed from it, and it depends on nothing else,
+// so every policy of a scenario, every batch and every shard gets the same
+// one and sdk.ReplicaRand(PolicySeed(seed), r) is a replication's own
+// randomness.
+func PolicySeed(seed uint64) uint64 {
+	h := sha256.New()
+	h.Write([]byte("regretbench/policy-seed/v2\x00"))
+	binary.Write(h, binary.LittleEndian, seed)
+	return binary.LittleEndian.Uint64(h.Sum(nil))
+}
+
 // Env is a stochastic K-armed bandit with fixed means.
 type Env struct {
 	Family  sdk.Family
 	Means   []float64
 	NoiseSD float64 // gaussian only
 
+	key  [2]uint64 // rewardKey: the reward streams' secret
 	best int
 	mu2  float64
 	gaps []float64
 }
 
-// New returns the environment with the given means.
-func New(family sdk.Family, means []float64, noiseSD float64) (*Env, error) {
+// rewardKey is the key of every reward stream of an environment: SHA-256
+// over a domain tag, the seed, the family, the number of arms, every mean
+// and the noise sd (as IEEE bits). Any change to the environment gives
+// unrelated streams.
+func rewardKey(seed uint64, family sdk.Family, means []float64, noiseSD float64) [2]uint64 {
+	h := sha256.New()
+	h.Write([]byte("regretbench/rewards/v2\x00"))
+	binary.Write(h, binary.LittleEndian, seed)
+	h.Write([]byte(family))
+	h.Write([]byte{0})
+	binary.Write(h, binary.LittleEndian, uint64(len(means)))
+	for _, m := range means {
+		binary.Write(h, binary.LittleEndian, math.Float64bits(m))
+	}
+	binary.Write(h, binary.LittleEndian, math.Float64bits(noiseSD))
+	sum := h.Sum(nil)
+	return [2]uint64{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])}
+}
+
+// New returns the environment with the given means whose reward streams are
+// keyed by the scenario seed.
+func New(family sdk.Family, means []float64, noiseSD float64, seed uint64) (*Env, error) {
 	if len(means) < 2 {
 		return nil, fmt.Errorf("env: need at least two arms, got %d", len(means))
 	}
@@ -30,6 +78,7 @@ func New(family sdk.Family, means []float64, noiseSD float64) (*Env, error) {
 		return nil, fmt.Errorf("env: unknown family %q", family)
 	}
 	e := &Env{Family: family, Means: append([]float64(nil), means...), NoiseSD: noiseSD}
+	e.key = rewardKey(seed, family, e.Means, noiseSD)
 	for i, m := range means {
 		if m > means[e.best] {
 			e.best = i
@@ -58,20 +107,20 @@ func (e *Env) Second() float64 { return e.mu2 }
 func (e *Env) Gaps() []float64 { return e.gaps }
 
 // Stream holds the reward streams of one replication: one independent
-// random stream per arm, keyed by (seed, replication, arm). The n-th pull of
-// arm i therefore gets the same reward whatever policy pulls it and however
-// replications are batched or sharded.
+// random stream per arm, keyed by (environment key, replication, arm). The
+// n-th pull of arm i therefore gets the same reward whatever policy pulls it
+// and however replications are batched or sharded.
 type Stream struct {
 	e    *Env
 	arms []*rand.Rand
 }
 
-// Stream returns the reward streams of replication rep under seed.
-func (e *Env) Stream(seed, rep uint64) *Stream {
+// Stream returns the reward streams of replication rep.
+func (e *Env) Stream(rep uint64) *Stream {
 	s := &Stream{e: e, arms: make([]*rand.Rand, len(e.Means))}
-	key := sdk.Mix(sdk.Mix(seed^sdk.SaltReward) ^ rep)
+	k := sdk.Mix(e.key[0] ^ sdk.Mix(rep))
 	for i := range s.arms {
-		s.arms[i] = rand.New(rand.NewPCG(key, sdk.Mix(uint64(i))))
+		s.arms[i] = rand.New(rand.NewPCG(k, sdk.Mix(e.key[1]^uint64(i))))
 	}
 	return s
 }

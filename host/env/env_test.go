@@ -2,6 +2,7 @@ package env
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -10,12 +11,12 @@ import (
 // TestCommonRandomNumbers: the n-th reward of an arm depends only on (seed,
 // replication, arm, n), not on the order in which arms are pulled.
 func TestCommonRandomNumbers(t *testing.T) {
-	e, err := New(sdk.Gaussian, []float64{1, 0.5, 0}, 1)
+	e, err := New(sdk.Gaussian, []float64{1, 0.5, 0}, 1, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := e.Stream(42, 7)
-	b := e.Stream(42, 7)
+	a := e.Stream(7)
+	b := e.Stream(7)
 	var fromA [3][]float64
 	for _, arm := range []int{0, 1, 0, 2, 0, 1} {
 		fromA[arm] = append(fromA[arm], a.Pull(arm))
@@ -32,7 +33,8 @@ func TestCommonRandomNumbers(t *testing.T) {
 		}
 	}
 	// Different replications and seeds give different streams.
-	if e.Stream(42, 8).Pull(0) == e.Stream(42, 7).Pull(0) || e.Stream(43, 7).Pull(0) == e.Stream(42, 7).Pull(0) {
+	e43, _ := New(sdk.Gaussian, []float64{1, 0.5, 0}, 1, 43)
+	if e.Stream(8).Pull(0) == e.Stream(7).Pull(0) || e43.Stream(7).Pull(0) == e.Stream(7).Pull(0) {
 		t.Fatal("streams of different replications or seeds coincide")
 	}
 }
@@ -41,8 +43,8 @@ func TestCommonRandomNumbers(t *testing.T) {
 // bernoulli rewards the declared success rate (tolerance: 5 standard errors).
 func TestRewardMoments(t *testing.T) {
 	const n = 200000
-	g, _ := New(sdk.Gaussian, []float64{0.3, -1}, 2)
-	s := g.Stream(1, 0)
+	g, _ := New(sdk.Gaussian, []float64{0.3, -1}, 2, 1)
+	s := g.Stream(0)
 	var sum, ss float64
 	for i := 0; i < n; i++ {
 		x := s.Pull(1)
@@ -54,8 +56,8 @@ func TestRewardMoments(t *testing.T) {
 	if math.Abs(mean+1) > 5*2/math.Sqrt(n) || math.Abs(sd-2) > 5*2/math.Sqrt(2*n) {
 		t.Errorf("gaussian: mean %v sd %v, want -1 and 2", mean, sd)
 	}
-	b, _ := New(sdk.Bernoulli, []float64{0.1, 0.7}, 0)
-	s = b.Stream(1, 0)
+	b, _ := New(sdk.Bernoulli, []float64{0.1, 0.7}, 0, 1)
+	s = b.Stream(0)
 	sum = 0
 	for i := 0; i < n; i++ {
 		x := s.Pull(1)
@@ -70,11 +72,77 @@ func TestRewardMoments(t *testing.T) {
 }
 
 func TestBestAndSecond(t *testing.T) {
-	e, _ := New(sdk.Gaussian, []float64{1, 3, 3, 2, 3}, 1)
+	e, _ := New(sdk.Gaussian, []float64{1, 3, 3, 2, 3}, 1, 0)
 	if e.Best() != 1 || e.Second() != 2 {
 		t.Fatalf("best %d second %v, want 1 and 2", e.Best(), e.Second())
 	}
 	if g := e.Gaps(); g[0] != 2 || g[2] != 0 || g[3] != 1 {
 		t.Fatalf("gaps %v", g)
+	}
+}
+
+// TestStreamsNeedTheEnvironment: the noise of a reward stream is keyed by
+// the true means and the noise sd as well as the seed, so knowing the seed
+// (shipped scenarios publish theirs) is not enough to rebuild it. Two
+// environments that differ in one mean, by one ulp, or in the noise sd
+// share no noise, and no stream can be rebuilt from the seed by the
+// derivation bench used before (sdk.Mix of the seed and a public salt).
+func TestStreamsNeedTheEnvironment(t *testing.T) {
+	const seed, rep = 1, 3
+	noise := func(e *Env, arm int) []float64 {
+		s := e.Stream(rep)
+		out := make([]float64, 8)
+		for i := range out {
+			out[i] = (s.Pull(arm) - e.Means[arm]) / e.NoiseSD
+		}
+		return out
+	}
+	base, _ := New(sdk.Gaussian, []float64{0.9, 0.8}, 0.15, seed)
+	variants := map[string]*Env{}
+	variants["other mean"], _ = New(sdk.Gaussian, []float64{0.9, 0.7}, 0.15, seed)
+	variants["one ulp"], _ = New(sdk.Gaussian, []float64{0.9, math.Nextafter(0.8, 1)}, 0.15, seed)
+	variants["other sd"], _ = New(sdk.Gaussian, []float64{0.9, 0.8}, 0.2, seed)
+	want := noise(base, 0)
+	for name, v := range variants {
+		got := noise(v, 0)
+		for i := range got {
+			if math.Abs(got[i]-want[i]) < 1e-9 {
+				t.Errorf("%s: arm 0 draw %d has the same noise (%v) as the base environment", name, i, got[i])
+			}
+		}
+	}
+	// The pre-v2 derivation, which any plugin could compute from the seed
+	// it was sent: key Mix(Mix(seed ^ salt) ^ rep), arm stream Mix(arm).
+	const oldSalt uint64 = 0x7265776172640001
+	old := rand.New(rand.NewPCG(sdk.Mix(sdk.Mix(seed^oldSalt)^rep), sdk.Mix(0)))
+	for i, w := range want {
+		if g := old.NormFloat64(); math.Abs(g-w) < 1e-9 {
+			t.Errorf("draw %d of arm 0 is rebuilt from the seed alone by the old derivation", i)
+		}
+	}
+}
+
+// TestPolicySeed: the policy seed is a fixed, one-way function of the seed:
+// it differs from the seed and from the seeds' SplitMix images, and
+// neighbouring seeds give unrelated policy seeds.
+func TestPolicySeed(t *testing.T) {
+	seen := map[uint64]uint64{}
+	for s := uint64(0); s < 1000; s++ {
+		p := PolicySeed(s)
+		if p == s || p == sdk.Mix(s) || p == sdk.Mix(s^sdk.SaltPolicy) {
+			t.Fatalf("PolicySeed(%d) = %d is an invertible image of the seed", s, p)
+		}
+		if q, dup := seen[p]; dup {
+			t.Fatalf("PolicySeed(%d) == PolicySeed(%d)", s, q)
+		}
+		seen[p] = s
+	}
+	if PolicySeed(1) != PolicySeed(1) {
+		t.Fatal("PolicySeed is not deterministic")
+	}
+	// Pinned: changing the derivation changes every shipped result, which
+	// needs a new StreamsVersion.
+	if got, want := PolicySeed(1), uint64(0xa41827810ebb99ce); got != want {
+		t.Fatalf("PolicySeed(1) = %#x, want %#x: a changed derivation needs a new StreamsVersion", got, want)
 	}
 }

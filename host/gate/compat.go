@@ -62,6 +62,8 @@ func pairing(base, cur *results.File, diffs []string) (bool, string) {
 		return false, "the scenarios differ"
 	case base.Scenario.Seed != cur.Scenario.Seed:
 		return false, fmt.Sprintf("seeds differ (baseline %d, current %d)", base.Scenario.Seed, cur.Scenario.Seed)
+	case base.Scenario.Streams != cur.Scenario.Streams:
+		return false, fmt.Sprintf("reward streams differ (baseline %s, current %s): one file predates bench's keyed reward streams", streams(base.Scenario.Streams), streams(cur.Scenario.Streams))
 	case !slices.Equal(replications(base), replications(cur)):
 		return false, fmt.Sprintf("replications differ (baseline %s, current %s)", span(replications(base)), span(replications(cur)))
 	}
@@ -84,4 +86,13 @@ func span(r []uint64) string {
 		return fmt.Sprintf("%d..%d", r[0], r[len(r)-1])
 	}
 	return fmt.Sprintf("%d indices from %d to %d", len(r), slices.Min(r), slices.Max(r))
+}
+
+// streams names a results file's reward-stream version; files from before
+// versions were recorded have none.
+func streams(v string) string {
+	if v == "" {
+		return "v1 (unrecorded)"
+	}
+	return v
 }

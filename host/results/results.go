@@ -28,13 +28,17 @@ type File struct {
 
 // Scenario records what was run.
 type Scenario struct {
-	Name        string    `json:"name"`
-	Description string    `json:"description,omitempty"`
-	Family      string    `json:"family"`
-	Arms        int       `json:"arms"`
-	Horizon     int       `json:"horizon"`
-	Runs        int       `json:"runs"`
-	Seed        uint64    `json:"seed"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Family      string `json:"family"`
+	Arms        int    `json:"arms"`
+	Horizon     int    `json:"horizon"`
+	Runs        int    `json:"runs"`
+	Seed        uint64 `json:"seed"`
+	// Streams names how the reward streams were derived from the seed
+	// (env.StreamsVersion); empty in files from before version sha256-v2.
+	// Runs with different streams face different rewards.
+	Streams     string    `json:"streams,omitempty"`
 	InitPulls   int       `json:"init_pulls"`
 	Means       []float64 `json:"means"`
 	NoiseSD     float64   `json:"noise_sd"`
