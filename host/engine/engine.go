@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -443,7 +444,14 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 				return nil, nil, fmt.Errorf("round %d: plugin returned %d diagnostics, it declared %d", t, len(res.Diagnostics), len(diag))
 			}
 			for d := range diag {
-				diag[d][dc] = append([]float64(nil), res.Diagnostics[d]...)
+				vals := res.Diagnostics[d]
+				for i, v := range vals {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						return nil, nil, fmt.Errorf("round %d: replication %d: plugin returned diagnostic %q = %v; diagnostics must be finite numbers",
+							t, reps[i], j.plugin.Desc.Diagnostics[d], v)
+					}
+				}
+				diag[d][dc] = append([]float64(nil), vals...)
 			}
 			dc++
 		}

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +20,12 @@ import (
 // 5 is whatever answer returns.
 type rogue struct {
 	answer func(n int) (sdk.StepResult, error)
-	block  bool // Open never returns (until ctx ends)
+	block  bool     // Open never returns (until ctx ends)
+	diags  []string // declared diagnostics
 }
 
 func (r *rogue) Describe(context.Context) (*sdk.Description, error) {
-	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion}, nil
+	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Diagnostics: r.diags}, nil
 }
 
 func (r *rogue) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
@@ -41,12 +44,18 @@ type rogueSession struct {
 	arms []int32
 }
 
-func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, _ bool) (sdk.StepResult, error) {
+func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, wantDiag bool) (sdk.StepResult, error) {
 	if round == 5 {
 		return s.r.answer(s.n)
 	}
 	s.arms = make([]int32, s.n)
-	return sdk.StepResult{Arms: s.arms}, nil
+	res := sdk.StepResult{Arms: s.arms}
+	if wantDiag {
+		for range s.r.diags {
+			res.Diagnostics = append(res.Diagnostics, make([]float64, s.n))
+		}
+	}
+	return res, nil
 }
 
 func (s *rogueSession) Close(context.Context) error { return nil }
@@ -83,6 +92,12 @@ policies:
 		{"error", &rogue{answer: func(int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("out of memory") }},
 			"round 5: out of memory"},
 		{"hangs in Open", &rogue{block: true}, "opening a session: no answer within the step timeout 200ms (--step-timeout)"},
+		// A non-finite diagnostic would make the results file unwritable
+		// (JSON has no NaN) and so lose every policy's results.
+		{"NaN diagnostic", &rogue{diags: []string{"x"}, answer: nonFinite(math.NaN())},
+			`round 5: replication 2: plugin returned diagnostic "x" = NaN; diagnostics must be finite`},
+		{"Inf diagnostic", &rogue{diags: []string{"x"}, answer: nonFinite(math.Inf(-1))},
+			`replication 2: plugin returned diagnostic "x" = -Inf`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
@@ -102,6 +117,18 @@ policies:
 			if !f.Complete {
 				t.Error("a failed policy marked the file incomplete")
 			}
+			if _, err := json.Marshal(f); err != nil {
+				t.Errorf("the results file cannot be written: %v", err)
+			}
 		})
+	}
+}
+
+// nonFinite answers with diagnostic x = v for the last replication.
+func nonFinite(v float64) func(n int) (sdk.StepResult, error) {
+	return func(n int) (sdk.StepResult, error) {
+		d := make([]float64, n)
+		d[n-1] = v
+		return sdk.StepResult{Arms: make([]int32, n), Diagnostics: [][]float64{d}}, nil
 	}
 }

@@ -16,6 +16,12 @@ import (
 const (
 	MaxHorizon = 100_000_000 // largest horizon T
 	MaxRuns    = 1_000_000   // largest number of replications
+	// MaxRewardSquareSum bounds (max |mean x scale| + rewardSDs x
+	// noise_sd)^2 x horizon: the sum of squared rewards over a run stays far
+	// from overflowing float64 (about 1.8e308).
+	MaxRewardSquareSum = 1e300
+	// rewardSDs is how many noise sds a gaussian reward is taken to reach.
+	rewardSDs = 40
 )
 
 var (
@@ -35,8 +41,10 @@ func (s *Scenario) Validate() error {
 
 	e := s.Environment
 	family := sdk.Family(e.Family)
+	noiseOK, meansOK := true, true
 	switch family {
 	case sdk.Gaussian:
+		noiseOK = false
 		switch {
 		case math.IsNaN(e.NoiseSD) || math.IsInf(e.NoiseSD, 0):
 			bad("environment.noise_sd", "must be finite, got %v", e.NoiseSD)
@@ -44,6 +52,8 @@ func (s *Scenario) Validate() error {
 			bad("environment.noise_sd", "must be > 0 (required for a gaussian environment)")
 		case e.NoiseSD < 0:
 			bad("environment.noise_sd", "must be > 0, got %v", e.NoiseSD)
+		default:
+			noiseOK = true
 		}
 	case sdk.Bernoulli:
 		if e.NoiseSD != 0 {
@@ -52,10 +62,12 @@ func (s *Scenario) Validate() error {
 	default:
 		bad("environment.family", "unknown family %q (want %s or %s)", e.Family, sdk.Gaussian, sdk.Bernoulli)
 	}
-	scaleOK := true
+	scale := 1.0
 	if sc := e.Scale; sc != 0 && !(sc > 0 && !math.IsInf(sc, 1)) {
 		bad("environment.scale", "must be a finite number > 0, got %v", sc)
-		scaleOK = false
+		meansOK = false
+	} else if sc != 0 {
+		scale = sc
 	}
 	switch k := len(e.Means); k {
 	case 0:
@@ -65,15 +77,14 @@ func (s *Scenario) Validate() error {
 	}
 	for i, m := range e.Means {
 		field := fmt.Sprintf("environment.means[%d]", i)
-		mu := m
-		if scaleOK && e.Scale != 0 {
-			mu = m * e.Scale
-		}
+		mu := m * scale
 		switch {
 		case math.IsNaN(m) || math.IsInf(m, 0):
 			bad(field, "must be finite, got %v", m)
+			meansOK = false
 		case math.IsInf(mu, 0):
 			bad(field, "%v * scale %v is not finite", m, e.Scale)
+			meansOK = false
 		case family == sdk.Bernoulli && (mu < 0 || mu > 1):
 			if e.Scale != 0 {
 				bad(field, "%v (after scale) is outside [0, 1], the range of a bernoulli mean", mu)
@@ -97,6 +108,23 @@ func (s *Scenario) Validate() error {
 	} else if horizonOK && len(e.Means) > 0 && s.Horizon < len(e.Means)*s.InitPulls {
 		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
 			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
+	}
+	if horizonOK && noiseOK && meansOK && len(e.Means) > 0 {
+		// Rewards, their sums over the horizon and the sums of their
+		// squares (which policies form) must stay finite, or the metrics and
+		// the results file would hold Inf and NaN.
+		maxMu := 0.0
+		for _, m := range e.Means {
+			maxMu = max(maxMu, math.Abs(m*scale))
+		}
+		if r := maxMu + rewardSDs*e.NoiseSD; r*r*float64(s.Horizon) > MaxRewardSquareSum {
+			field := "environment.means"
+			if rewardSDs*e.NoiseSD > maxMu {
+				field = "environment.noise_sd"
+			}
+			bad(field, "too large: rewards reach about %.3g, and %d rounds of their squares overflow (need (max |mean x scale| + %g noise_sd)^2 x horizon <= %g)",
+				r, s.Horizon, float64(rewardSDs), MaxRewardSquareSum)
+		}
 	}
 	switch {
 	case s.Runs < 1:
