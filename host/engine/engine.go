@@ -35,6 +35,12 @@ type Launcher func(ctx context.Context, p scenario.Policy) (*Plugin, error)
 // of a plugin while it ran.
 var ErrInput = errors.New("bad input")
 
+// MaxDiagnosticCells bounds diagnostics x diagnostic checkpoints x
+// replications for one policy run: the engine keeps every value until the
+// run ends (about 16 bytes each, 64 MB at the bound). A policy whose plugin
+// declares more fails before its first round.
+const MaxDiagnosticCells = 4_000_000
+
 // ErrPolicyFailed is returned (wrapped) by Run when at least one policy
 // failed while the others completed.
 var ErrPolicyFailed = errors.New("policy failed")
@@ -233,6 +239,12 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	}
 	diagNames := j.plugin.Desc.Diagnostics
 	diagCP := diagCheckpoints(cps, sc.K()*sc.InitPulls)
+	if cells := len(diagNames) * len(diagCP) * n; cells > MaxDiagnosticCells {
+		// Checked before anything is allocated: what a plugin declares
+		// must not be able to exhaust the host's memory.
+		return fmt.Errorf("the plugin declares %d diagnostics: at %d checkpoints x %d replications that is %d values to keep, more than the %d bench allows; declare fewer diagnostics",
+			len(diagNames), len(diagCP), n, cells, MaxDiagnosticCells)
+	}
 	diag := make([][][]float64, len(diagNames)) // [d][c][i]
 	for d := range diag {
 		diag[d] = make([][]float64, len(diagCP))

@@ -91,6 +91,8 @@ policies:
 		}}, "replication 0: plugin returned arm -1"},
 		{"error", &rogue{answer: func(int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("out of memory") }},
 			"round 5: out of memory"},
+		{"too many diagnostics", &rogue{diags: make([]string, 100000)},
+			"the plugin declares 100000 diagnostics: at 17 checkpoints x 3 replications that is 5100000 values"},
 		{"hangs in Open", &rogue{block: true}, "opening a session: no answer within the step timeout 200ms (--step-timeout)"},
 		// A non-finite diagnostic would make the results file unwritable
 		// (JSON has no NaN) and so lose every policy's results.

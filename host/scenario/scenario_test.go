@@ -295,6 +295,7 @@ func TestMalformed(t *testing.T) {
 		{"noise_sd missing", repl("  noise_sd: 0.15\n", ""), []string{"environment.noise_sd: must be > 0 (required for a gaussian environment)"}},
 		{"noise_sd negative", repl("noise_sd: 0.15", "noise_sd: -1"), []string{"environment.noise_sd: must be > 0, got -1"}},
 		{"noise_sd inf", repl("noise_sd: 0.15", "noise_sd: .inf"), []string{"environment.noise_sd: must be finite"}},
+		{"checkpoints x runs too many", repl("runs: 10", "runs: 200000"), []string{"checkpoints: 30 checkpoints x 200000 runs = 6000000 per-replication values per metric, more than the 4000000"}},
 		{"noise_sd overflows", repl("noise_sd: 0.15", "noise_sd: 1e300"), []string{"environment.noise_sd: too large", "horizon <= 1e+300"}},
 		{"mean overflows", repl("means: [0.9, 0.8]", "means: [1e308, 0]"), []string{"environment.means: too large: rewards reach about 1e+308"}},
 		{"mean squares overflow", repl("means: [0.9, 0.8]", "means: [1e150, 0]"), []string{"environment.means: too large"}},

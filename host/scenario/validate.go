@@ -20,6 +20,15 @@ const (
 	// noise_sd)^2 x horizon: the sum of squared rewards over a run stays far
 	// from overflowing float64 (about 1.8e308).
 	MaxRewardSquareSum = 1e300
+	// MaxCheckpointCells bounds checkpoints x runs: the engine keeps every
+	// replication's four metrics at every checkpoint (twice while a session
+	// runs), so memory per running policy is about CheckpointCellBytes per
+	// cell, 244 MiB at the bound. The paper's largest run uses 30,000.
+	MaxCheckpointCells = 4_000_000
+	// CheckpointCellBytes is the memory one checkpoint of one replication
+	// costs a running policy: 4 metrics x 8 bytes, in the session's tracker
+	// and in the policy's totals.
+	CheckpointCellBytes = 4 * 8 * 2
 	// rewardSDs is how many noise sds a gaussian reward is taken to reach.
 	rewardSDs = 40
 )
@@ -149,6 +158,10 @@ func (s *Scenario) Validate() error {
 			}
 			if last := cp[len(cp)-1]; last != s.Horizon && last >= 1 && last <= s.Horizon {
 				bad("checkpoints", "the last checkpoint %d is not the horizon %d", last, s.Horizon)
+			}
+			if cells := len(cp) * s.Runs; s.Runs >= 1 && cells > MaxCheckpointCells {
+				bad("checkpoints", "%d checkpoints x %d runs = %d per-replication values per metric, more than the %d bench keeps in memory (about %d MiB per policy); use fewer checkpoints or runs",
+					len(cp), s.Runs, cells, MaxCheckpointCells, MaxCheckpointCells*CheckpointCellBytes>>20)
 			}
 		}
 	}
