@@ -54,12 +54,19 @@ if [ ${#need[@]} -gt 0 ]; then
 		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && own_policy=1
 	fi
 	ok=1
-	apt-get update -qq >/dev/null || ok=
+	aptlog=$(mktemp /tmp/regretbench-apt.XXXXXX)
+	apt-get update -qq >"$aptlog" 2>&1 || ok=
 	if [ -n "$ok" ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || ok=
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >>"$aptlog" 2>&1 || ok=
 	fi
 	[ -z "$own_policy" ] || rm -f "$policy"
-	[ -n "$ok" ] || fail "apt-get could not install ${need[*]}"
+	if [ -z "$ok" ]; then
+		tail -n 30 "$aptlog" >&2
+		rm -f "$aptlog"
+		fail "apt-get could not install ${need[*]} (its output above)"
+	fi
+	rm -f "$aptlog"
+	say "installed ${need[*]} in $((SECONDS - start)) s"
 fi
 for c in munged sbatch squeue scontrol scancel slurmctld slurmd; do
 	command -v "$c" >/dev/null || fail "$c is not on PATH after installing slurm-wlm and munge"
@@ -70,6 +77,7 @@ export PATH="/usr/local/go/bin:$PATH"
 if [ ! -x "$repo/bin/bench" ] || [ ! -x "$repo/bin/plugins/bench-plugin-ts" ] || [ ! -x "$repo/bin/plugins/bench-plugin-klucb" ]; then
 	say "building bin/ (make build)"
 	make -C "$repo" build >/dev/null || fail "make build failed in $repo"
+	say "built bin/ after $((SECONDS - start)) s"
 fi
 
 # 3. A private Slurm: everything under $tmp.
@@ -257,6 +265,7 @@ merge_id=$(sbatch --parsable --chdir="$work" --dependency=afterok:"$array_id" \
 	fail_logs "sbatch of the merge was refused"
 merge_id=${merge_id%%;*}
 jobs_+=("$merge_id")
+submitted=$SECONDS
 say "submitted array job $array_id (tasks 0-$((shards - 1))) and merge job $merge_id"
 
 # The unsharded run, while Slurm works.
@@ -285,7 +294,7 @@ for i in $(seq 0 $((shards - 1))); do
 	[ "$st" = COMPLETED ] || fail_logs "array task ${array_id}_${i} is $st, want COMPLETED"
 	[ -f "results/check.yaml/part-$i.json" ] || fail_logs "array task $i wrote no results/check.yaml/part-$i.json"
 done
-say "array and merge completed after $((SECONDS - start)) s"
+say "array and merge completed $((SECONDS - submitted)) s after submission"
 
 # 5. Compare: identical but for the policies' summed seconds.
 python3 - results/check.json results/unsharded.json "$runs" "$horizon" <<'EOF' || fail "the merged results differ from the unsharded run (above)"
