@@ -347,5 +347,5 @@ if errors:
     print("\n".join(errors), file=sys.stderr)
     sys.exit(1)
 pols = ", ".join(p["label"] for p in merged["policies"])
-print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, per-replication finals and traces identical")
+print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, every field but the summed seconds identical, per-replication finals included")
 EOF
