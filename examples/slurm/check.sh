@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# Prove examples/slurm/array.sh on a real, single-node Slurm: run a small
+# scenario as the 4-task array plus the dependent `bench merge`, exactly as
+# array.sh's header says, and check that the merged results equal an
+# unsharded run's bit for bit (the summed `seconds` aside).
+#
+#   sudo bash examples/slurm/check.sh
+#
+# Needs root and Debian's apt: it installs slurm-wlm and munge if missing
+# (they stay installed), builds bin/ with `make build` if missing, and runs
+# its own munged, slurmctld and slurmd from a temporary directory (own
+# munge key and socket, ports 16817/16818, no systemd, no cgroups), so that
+# a munge or Slurm already on the machine is neither used nor disturbed.
+# Everything it started is stopped and the directory removed on exit.
+#
+# Environment: CHECK_RUNS (40), CHECK_HORIZON (400) size the scenario;
+# CHECK_WAIT (240) bounds the wait for the jobs in seconds; CHECK_KEEP=1
+# keeps the temporary directory; SLURMCTLD_PORT, SLURMD_PORT.
+set -euo pipefail
+
+runs=${CHECK_RUNS:-40}
+horizon=${CHECK_HORIZON:-400}
+wait_s=${CHECK_WAIT:-240}
+ctld_port=${SLURMCTLD_PORT:-16817}
+slurmd_port=${SLURMD_PORT:-16818}
+shards=4 # the README's example: four array tasks
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+array_sh=$repo/examples/slurm/array.sh
+start=$SECONDS
+
+say() { printf 'check.sh: %s\n' "$*"; }
+fail() {
+	printf 'check.sh: FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || fail "run me as root: I install slurm-wlm and munge and start munged, slurmctld and slurmd"
+
+# 1. Install what is missing.
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+need=()
+for p in slurm-wlm munge python3; do
+	installed "$p" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	command -v apt-get >/dev/null || fail "need ${need[*]} and there is no apt-get; install them and rerun"
+	say "installing ${need[*]}"
+	# Keep the packages' init scripts from starting system daemons: this
+	# check runs its own, and must leave no service running.
+	policy=/usr/sbin/policy-rc.d
+	own_policy=
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && own_policy=1
+	fi
+	ok=1
+	aptlog=$(mktemp /tmp/regretbench-apt.XXXXXX)
+	apt-get update -qq >"$aptlog" 2>&1 || ok=
+	if [ -n "$ok" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >>"$aptlog" 2>&1 || ok=
+	fi
+	[ -z "$own_policy" ] || rm -f "$policy"
+	if [ -z "$ok" ]; then
+		tail -n 30 "$aptlog" >&2
+		rm -f "$aptlog"
+		fail "apt-get could not install ${need[*]} (its output above)"
+	fi
+	rm -f "$aptlog"
+	say "installed ${need[*]} in $((SECONDS - start)) s"
+fi
+for c in munged sbatch squeue scontrol scancel slurmctld slurmd; do
+	command -v "$c" >/dev/null || fail "$c is not on PATH after installing slurm-wlm and munge"
+done
+
+# 2. Build bench and the plugins if missing.
+export PATH="/usr/local/go/bin:$PATH"
+if [ ! -x "$repo/bin/bench" ] || [ ! -x "$repo/bin/plugins/bench-plugin-ts" ] || [ ! -x "$repo/bin/plugins/bench-plugin-klucb" ]; then
+	say "building bin/ (make build)"
+	make -C "$repo" build >/dev/null || fail "make build failed in $repo"
+	say "built bin/ after $((SECONDS - start)) s"
+fi
+
+# 3. A private Slurm: everything under $tmp.
+tmp=$(mktemp -d /tmp/regretbench-slurm.XXXXXX)
+chmod 755 "$tmp"
+pids=()   # munged, slurmctld, slurmd, in start order
+jobs_=()  # submitted job ids
+cleanup() {
+	local rc=$?
+	set +e
+	if [ ${#jobs_[@]} -gt 0 ]; then
+		scancel "${jobs_[@]}" 2>/dev/null
+		# Let slurmd's step daemons see the cancel before slurmd goes.
+		local ids
+		ids=$(IFS=, && echo "${jobs_[*]}")
+		for _ in $(seq 1 20); do
+			[ -z "$(squeue -h -t running,completing -j "$ids" 2>/dev/null)" ] && break
+			sleep 0.5
+		done
+	fi
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill "${pids[i]}" 2>/dev/null
+	done
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		for _ in $(seq 1 40); do
+			kill -0 "${pids[i]}" 2>/dev/null || break
+			sleep 0.25
+		done
+		kill -KILL "${pids[i]}" 2>/dev/null
+		wait "${pids[i]}" 2>/dev/null
+	done
+	if [ -n "${CHECK_KEEP:-}" ]; then
+		say "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+	if [ "$rc" -eq 0 ]; then
+		say "PASS in $((SECONDS - start)) s"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+logs() {
+	local f
+	for f in "$tmp"/work/slurm-*.out "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
+		[ -f "$f" ] || continue
+		printf '\n----- %s (last 40 lines) -----\n' "${f#"$tmp"/}" >&2
+		tail -n 40 "$f" >&2
+	done
+}
+fail_logs() {
+	printf 'check.sh: FAIL: %s\n' "$*" >&2
+	logs
+	exit 1
+}
+
+host=$(hostname -s)
+cpus=$(nproc)
+# array.sh asks for 2 CPUs and 512M a task: declare at least that much, and
+# let slurmd accept the declaration on a smaller machine.
+[ "$cpus" -ge 2 ] || cpus=2
+mem=$(awk '/^MemTotal:/ {print int($2 / 1024 / 2)}' /proc/meminfo)
+[ "$mem" -ge 1024 ] || mem=1024
+
+mkdir -p "$tmp"/munge "$tmp"/state "$tmp"/spool "$tmp"/work
+chmod 755 "$tmp"/munge # clients need to reach the socket
+dd if=/dev/urandom of="$tmp"/munge/munge.key bs=1024 count=1 status=none
+chmod 400 "$tmp"/munge/munge.key
+socket=$tmp/munge/munge.socket
+
+cat >"$tmp"/slurm.conf <<EOF
+# One node, this host; written by examples/slurm/check.sh.
+ClusterName=regretbench-check
+SlurmctldHost=${host}(127.0.0.1)
+SlurmctldPort=${ctld_port}
+SlurmdPort=${slurmd_port}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=${socket}
+CredType=cred/munge
+StateSaveLocation=${tmp}/state
+SlurmdSpoolDir=${tmp}/spool
+SlurmctldPidFile=${tmp}/slurmctld.pid
+SlurmdPidFile=${tmp}/slurmd.pid
+SlurmctldLogFile=${tmp}/slurmctld.log
+SlurmdLogFile=${tmp}/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+# A container: no systemd, no cgroups.
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU_Memory
+SlurmdParameters=config_overrides
+ReturnToService=2
+# A failed array task cancels the merge instead of leaving it pending.
+DependencyParameters=kill_invalid_depend
+MinJobAge=600
+MailProg=/bin/true
+NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
+PartitionName=check Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$tmp/slurm.conf
+
+for port in "$ctld_port" "$slurmd_port"; do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		fail "port $port is in use (another Slurm?); set SLURMCTLD_PORT and SLURMD_PORT to free ports"
+	fi
+done
+
+say "starting munged, slurmctld and slurmd on $host ($cpus CPUs, ${mem} MB) in $tmp"
+munged --foreground --force --key-file="$tmp"/munge/munge.key --socket="$socket" \
+	--pid-file="$tmp"/munge/munged.pid --seed-file="$tmp"/munge/munged.seed \
+	--log-file="$tmp"/munged.log >>"$tmp"/munged.log 2>&1 &
+pids+=($!)
+for _ in $(seq 1 50); do
+	[ -S "$socket" ] && break
+	kill -0 "${pids[0]}" 2>/dev/null || fail_logs "munged exited"
+	sleep 0.1
+done
+[ -S "$socket" ] || fail_logs "munged made no socket $socket in 5 s"
+echo probe | munge --socket="$socket" | unmunge --socket="$socket" >/dev/null ||
+	fail_logs "munge cannot encode and decode a credential with $socket"
+
+slurmctld -D -c -f "$SLURM_CONF" >>"$tmp"/slurmctld.log 2>&1 &
+pids+=($!)
+slurmd -D -N "$host" -f "$SLURM_CONF" >>"$tmp"/slurmd.log 2>&1 &
+pids+=($!)
+
+state=
+for _ in $(seq 1 120); do
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || fail_logs "a daemon exited while starting (pid $p)"
+	done
+	state=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)
+	case $state in idle*) break ;; esac
+	sleep 0.5
+done
+case $state in
+idle*) ;;
+*)
+	scontrol show node "$host" >&2 || true
+	fail_logs "node $host is '${state:-unknown}', not idle, 60 s after starting slurmd"
+	;;
+esac
+
+# 4. The scenario, the array and the dependent merge, as array.sh documents.
+work=$tmp/work
+ln -s "$repo/bin" "$work/bin"
+cat >"$work/check.yaml" <<EOF
+name: check
+description: small three-arm scenario for examples/slurm/check.sh
+environment:
+  family: gaussian
+  means: [0.5, 0.4, 0.3]
+  noise_sd: 0.2
+horizon: ${horizon}
+runs: ${runs}
+seed: 15
+init_pulls: 1
+policies:
+  - {plugin: ts, label: TS}
+  - {plugin: klucb, label: KL-UCB}
+EOF
+
+cd "$work"
+mkdir -p results
+array_id=$(sbatch --parsable --chdir="$work" --array=0-$((shards - 1)) "$array_sh" check.yaml "$shards") ||
+	fail_logs "sbatch of $array_sh was refused"
+array_id=${array_id%%;*}
+jobs_+=("$array_id")
+merge_id=$(sbatch --parsable --chdir="$work" --dependency=afterok:"$array_id" \
+	--job-name=regretbench-merge --output=slurm-merge-%j.out --wrap \
+	"bin/bench merge results/check.yaml/part-*.json --out results/check.json") ||
+	fail_logs "sbatch of the merge was refused"
+merge_id=${merge_id%%;*}
+jobs_+=("$merge_id")
+submitted=$SECONDS
+say "submitted array job $array_id (tasks 0-$((shards - 1))) and merge job $merge_id"
+
+# The unsharded run, while Slurm works.
+bin/bench --scenario check.yaml --quiet --out results/unsharded.json >"$tmp"/unsharded.log 2>&1 ||
+	fail_logs "the unsharded run failed: $(cat "$tmp"/unsharded.log)"
+
+job_state() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
+deadline=$((SECONDS + wait_s))
+while :; do
+	st=$(job_state "$merge_id")
+	case $st in
+	COMPLETED) break ;;
+	FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
+		scontrol -o show job "$array_id" >&2 || true
+		fail_logs "merge job $merge_id ended $st"
+		;;
+	esac
+	if [ $SECONDS -ge $deadline ]; then
+		squeue >&2 || true
+		fail_logs "merge job $merge_id is still ${st:-unknown} after ${wait_s} s (CHECK_WAIT)"
+	fi
+	sleep 1
+done
+for i in $(seq 0 $((shards - 1))); do
+	st=$(job_state "${array_id}_${i}")
+	[ "$st" = COMPLETED ] || fail_logs "array task ${array_id}_${i} is $st, want COMPLETED"
+	[ -f "results/check.yaml/part-$i.json" ] || fail_logs "array task $i wrote no results/check.yaml/part-$i.json"
+done
+say "array and merge completed $((SECONDS - submitted)) s after submission"
+
+# 5. Compare: identical but for the policies' summed seconds.
+python3 - results/check.json results/unsharded.json "$runs" "$horizon" <<'EOF' || fail "the merged results differ from the unsharded run (above)"
+import json, sys
+
+merged_path, whole_path, runs, horizon = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+merged, whole = (json.load(open(p)) for p in (merged_path, whole_path))
+
+def strip(f):
+    for p in f["policies"]:
+        p.pop("seconds")  # wall time: summed over the shards
+    return f
+
+def diff(a, b, at):
+    if type(a) is not type(b):
+        return f"{at}: {a!r} vs {b!r}"
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{at}.{k}: only in {'merged' if k in a else 'unsharded'}"
+            d = diff(a[k], b[k], f"{at}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{at}: {len(a)} items vs {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = diff(x, y, f"{at}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else f"{at}: merged {a!r}, unsharded {b!r}"
+
+errors = []
+for name, f in (("merged", merged), ("unsharded", whole)):
+    sc = f["scenario"]
+    if not f.get("complete") or sc["runs"] != runs or sc["horizon"] != horizon:
+        errors.append(f"{name}: complete={f.get('complete')} runs={sc['runs']} horizon={sc['horizon']}, want complete, {runs}, {horizon}")
+    for p in f["policies"]:
+        if p["status"] != "ok":
+            errors.append(f"{name}: policy {p['label']} status {p['status']}: {p.get('error', '')}")
+        for metric, finals in p["final"].items():
+            if len(finals) != runs:
+                errors.append(f"{name}: policy {p['label']} final.{metric} has {len(finals)} replications, want {runs}")
+d = diff(strip(merged), strip(whole), "$")
+if d:
+    errors.append("first difference at " + d)
+if errors:
+    print("\n".join(errors), file=sys.stderr)
+    sys.exit(1)
+pols = ", ".join(p["label"] for p in merged["policies"])
+print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, every field but the summed seconds identical, per-replication finals included")
+EOF
