@@ -7,7 +7,7 @@ import (
 )
 
 // params declares UCB1's one parameter; bench plugins lists it.
-var params = []sdk.Param{{Name: "alpha", Type: sdk.Float, Default: 2.0,
+var params = []sdk.Param{{Name: "alpha", Type: sdk.Float, Default: 2.0, Min: sdk.Inclusive(0),
 	Doc: "exploration factor: index = mean + scale*sqrt(alpha*log(t)/n)"}}
 
 // ucb1 is UCB1 (Auer, Cesa-Bianchi and Fischer 2002) for one replication,
