@@ -317,6 +317,9 @@ func Resolve(decl []Param, values map[string]any) (Params, error) {
 		}
 		out[d.Name] = v
 	}
+	// Report every bad value at once, so that fixing a scenario takes one
+	// round trip.
+	var errs paramErrors
 	for _, k := range names {
 		d, ok := byName[k]
 		if !ok {
@@ -324,16 +327,39 @@ func Resolve(decl []Param, values map[string]any) (Params, error) {
 			for _, d := range decl {
 				known = append(known, d.Name)
 			}
-			return nil, fmt.Errorf("unknown parameter %q (known: %v)", k, known)
+			errs = append(errs, fmt.Errorf("unknown parameter %q (known: %v)", k, known))
+			continue
 		}
 		v, err := d.Type.Coerce(values[k])
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", k, err)
+			errs = append(errs, fmt.Errorf("parameter %q: %w", k, err))
+			continue
 		}
 		if err := d.Check(v); err != nil {
-			return nil, fmt.Errorf("parameter %q = %v: %w", k, values[k], err)
+			errs = append(errs, fmt.Errorf("parameter %q = %v: %w", k, values[k], err))
+			continue
 		}
 		out[k] = v
 	}
-	return out, nil
+	switch len(errs) {
+	case 0:
+		return out, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errs
 }
+
+// paramErrors are the errors of several parameters, in name order, on one
+// line.
+type paramErrors []error
+
+func (e paramErrors) Error() string {
+	s := make([]string, len(e))
+	for i, err := range e {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (e paramErrors) Unwrap() []error { return e }

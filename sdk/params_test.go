@@ -46,7 +46,8 @@ func TestResolveRanges(t *testing.T) {
 		{"NaN without a range", map[string]any{"free": math.NaN()}, []string{`parameter "free" = NaN`, "want a finite value"}},
 		{"Inf without a range", map[string]any{"free": math.Inf(1)}, []string{`parameter "free" = +Inf`, "want a finite value"}},
 		{"NaN with a range", map[string]any{"lr": math.NaN()}, []string{`parameter "lr" = NaN`, "want a finite value"}},
-		{"several: the first by name is reported", map[string]any{"m": 0, "lr": 0}, []string{`parameter "lr"`}},
+		{"several: all are reported", map[string]any{"m": 0, "lr": 0, "k": 3},
+			[]string{`parameter "k" = 3: want one of 1, 2, 4; parameter "lr" = 0: want > 0; parameter "m" = 0: want >= 2`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Resolve(ranged, tc.values)
