@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -22,7 +23,13 @@ func newUCB1(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if s.NoiseKnown && s.Family == sdk.Gaussian {
 		scale = s.NoiseSD
 	}
-	return &ucb1{alpha: s.Params.Float("alpha"), scale: scale,
+	alpha := s.Params.Float("alpha")
+	if !(alpha >= 0) {
+		// bench refuses this already (params declares Min); an older
+		// host does not.
+		return nil, fmt.Errorf("ucb1: alpha must be >= 0, got %v", alpha)
+	}
+	return &ucb1{alpha: alpha, scale: scale,
 		sum: make([]float64, s.Arms), n: make([]float64, s.Arms)}, nil
 }
 
