@@ -45,13 +45,58 @@ func toPBDescribe(d *Description) (*pb.DescribeResponse, error) {
 		Diagnostics: d.Diagnostics, StepStream: d.StepStream, Sdk: d.SDK,
 	}
 	for _, p := range d.Params {
-		v, err := toValue(p.Default)
+		pp, err := toPBParam(p)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q default: %w", p.Name, err)
+			return nil, err
 		}
-		out.Params = append(out.Params, &pb.Param{Name: p.Name, Type: string(p.Type), Default: v, Doc: p.Doc})
+		out.Params = append(out.Params, pp)
 	}
 	return out, nil
+}
+
+func toPBParam(p Param) (*pb.Param, error) {
+	v, err := toValue(p.Default)
+	if err != nil {
+		return nil, fmt.Errorf("parameter %q default: %w", p.Name, err)
+	}
+	out := &pb.Param{Name: p.Name, Type: string(p.Type), Default: v, Doc: p.Doc,
+		Min: toPBBound(p.Min), Max: toPBBound(p.Max)}
+	for _, a := range p.Allowed {
+		if c, err := p.Type.Coerce(a); err == nil {
+			a = c // send 4.0 allowed for an int as the int 4
+		}
+		av, err := toValue(a)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q allowed value: %w", p.Name, err)
+		}
+		out.Allowed = append(out.Allowed, av)
+	}
+	return out, nil
+}
+
+func toPBBound(b *Bound) *pb.Bound {
+	if b == nil {
+		return nil
+	}
+	return &pb.Bound{Value: b.Value, Exclusive: b.Exclusive}
+}
+
+// fromPBParam converts a declared parameter as sent; Description.Validate
+// judges it.
+func fromPBParam(p *pb.Param) Param {
+	out := Param{Name: p.GetName(), Type: ParamType(p.GetType()), Default: fromValue(p.GetDefault()), Doc: p.GetDoc(),
+		Min: fromPBBound(p.GetMin()), Max: fromPBBound(p.GetMax())}
+	for _, a := range p.GetAllowed() {
+		out.Allowed = append(out.Allowed, fromValue(a))
+	}
+	return out
+}
+
+func fromPBBound(b *pb.Bound) *Bound {
+	if b == nil {
+		return nil
+	}
+	return &Bound{Value: b.GetValue(), Exclusive: b.GetExclusive()}
 }
 
 func fromPBDescribe(r *pb.DescribeResponse) *Description {
@@ -60,7 +105,7 @@ func fromPBDescribe(r *pb.DescribeResponse) *Description {
 		Diagnostics: r.GetDiagnostics(), StepStream: r.GetStepStream(), SDK: r.GetSdk(),
 	}
 	for _, p := range r.GetParams() {
-		d.Params = append(d.Params, Param{Name: p.GetName(), Type: ParamType(p.GetType()), Default: fromValue(p.GetDefault()), Doc: p.GetDoc()})
+		d.Params = append(d.Params, fromPBParam(p))
 	}
 	return d
 }

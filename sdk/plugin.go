@@ -21,15 +21,8 @@ func (p *Plugin) validate() error {
 	if (p.New == nil) == (p.NewBatch == nil) {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
-	seen := map[string]bool{}
-	for _, d := range p.Params {
-		if seen[d.Name] {
-			return fmt.Errorf("sdk: plugin %s: duplicate parameter %q", p.Name, d.Name)
-		}
-		seen[d.Name] = true
-		if _, err := d.Type.Coerce(d.Default); err != nil {
-			return fmt.Errorf("sdk: plugin %s: parameter %q default: %w", p.Name, d.Name, err)
-		}
+	if err := validateParams(p.Params); err != nil {
+		return fmt.Errorf("sdk: plugin %s: %w", p.Name, err)
 	}
 	return nil
 }

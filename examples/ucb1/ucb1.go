@@ -1,13 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/regretbench/regretbench/sdk"
 )
 
 // params declares UCB1's one parameter; bench plugins lists it.
-var params = []sdk.Param{{Name: "alpha", Type: sdk.Float, Default: 2.0,
+var params = []sdk.Param{{Name: "alpha", Type: sdk.Float, Default: 2.0, Min: sdk.Inclusive(0),
 	Doc: "exploration factor: index = mean + scale*sqrt(alpha*log(t)/n)"}}
 
 // ucb1 is UCB1 (Auer, Cesa-Bianchi and Fischer 2002) for one replication,
@@ -22,7 +23,13 @@ func newUCB1(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if s.NoiseKnown && s.Family == sdk.Gaussian {
 		scale = s.NoiseSD
 	}
-	return &ucb1{alpha: s.Params.Float("alpha"), scale: scale,
+	alpha := s.Params.Float("alpha")
+	if !(alpha >= 0) {
+		// bench refuses this already (params declares Min); an older
+		// host does not.
+		return nil, fmt.Errorf("ucb1: alpha must be >= 0, got %v", alpha)
+	}
+	return &ucb1{alpha: alpha, scale: scale,
 		sum: make([]float64, s.Arms), n: make([]float64, s.Arms)}, nil
 }
 

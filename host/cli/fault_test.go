@@ -25,7 +25,7 @@ import (
 var faultyModes = []string{
 	"crash-exit", "crash-panic", "hang", "hang-open", "wrong-arms", "arm-range", "step-error",
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
-	"slow-start", "slow-ok", "slow-steps", "finisher", "spy",
+	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 }
 
 var (
@@ -154,6 +154,12 @@ func TestPluginFaults(t *testing.T) {
 		{"wrong magic cookie", "faulty-bad-cookie",
 			"a go-plugin plugin of another application refuses to start; its message is quoted",
 			nil, []string{"This binary is a plugin", "is it a regretbench plugin"}, false},
+		{"Describe declares an unknown parameter type", "faulty-complex",
+			"a plugin declaring what bench cannot use fails its own policy, blaming its declaration, not the scenario",
+			nil, []string{"its Describe declares", `parameter "z": unknown type "complex"`}, false},
+		{"Describe declares a default of another type", "faulty-int-default",
+			"likewise for a default that is not of its parameter's type",
+			nil, []string{"its Describe declares", `parameter "n": default: want int, got string three`}, false},
 		{"start beyond --start-timeout", "faulty-slow-start",
 			"a plugin that does not complete the handshake in time fails, naming the flag",
 			[]string{"--start-timeout", "1s"}, []string{"--start-timeout", "faulty slow-start: warming up"}, false},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,23 @@ func newPluginsCmd(ro *runOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "plugins",
 		Short: "List the plugins in the plugin directory with their parameters",
-		Args:  cobra.NoArgs,
+		Long: `List every bench-plugin-NAME executable in the plugin directory: its
+version, protocol, path, SHA-256, parameters (type, default, the values
+it accepts, doc) and diagnostics. Each plugin is started to describe
+itself, then stopped.
+
+A plugin that cannot be started or described, or whose Describe declares
+parameters bench cannot use, is marked FAILED with the reason, and the
+others are still listed. Exit codes: 0 when every plugin described
+itself; 3 when at least one FAILED (as a run exits 3 when a policy
+failed: the listing is complete, but a scenario naming that plugin would
+fail), so that scripts and CI notice a broken plugin; 2 when the
+directory cannot be read.
+
+A plugin whose Describe NAME differs from its file name is listed with a
+warning, not marked FAILED: renaming an executable is a legitimate way to
+install two versions of one plugin side by side.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir := ro.dir()
 			names, err := dir.Names()
@@ -30,33 +47,51 @@ func newPluginsCmd(ro *runOptions) *cobra.Command {
 			for _, name := range names {
 				path, _ := dir.Find(name)
 				sum, _ := registry.SHA256(path)
-				c, err := sdk.Launch(path, sdk.LaunchOptions{StartTimeout: ro.startTimeout})
+				d, err := describe(path, ro.startTimeout)
 				if err != nil {
-					fmt.Fprintf(w, "\n%s  (%s)\n  error: %v\n", name, path, err)
+					// Indent the quoted stderr lines under the mark.
+					msg := strings.ReplaceAll(strings.TrimRight(err.Error(), "\n"), "\n", "\n         ")
+					fmt.Fprintf(w, "\n%s  FAILED  (%s)\n  error: %s\n", name, path, msg)
 					failed = append(failed, name)
 					continue
 				}
-				d, err := c.Describe(context.Background())
-				c.Close()
-				if err != nil {
-					fmt.Fprintf(w, "\n%s  (%s)\n  error: %v\n", name, path, err)
-					failed = append(failed, name)
-					continue
+				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s\n  sha256 %s\n", name, d.Version, d.ProtocolVersion, d.SDK, path, sum)
+				if warn := nameMismatch(name, d); warn != "" {
+					fmt.Fprintf(w, "  warning: %s\n", warn)
 				}
-				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s\n  sha256 %s\n", d.Name, d.Version, d.ProtocolVersion, d.SDK, path, sum)
 				for _, p := range d.Params {
-					fmt.Fprintf(w, "  param  %-20s %-6s default %-8v %s\n", p.Name, p.Type, p.Default, p.Doc)
+					values := p.Range()
+					if values == "" {
+						values = "any"
+					}
+					fmt.Fprintf(w, "  param  %-20s %-6s default %-8v values %-14s %s\n", p.Name, p.Type, p.Default, values, p.Doc)
 				}
 				if len(d.Diagnostics) > 0 {
 					fmt.Fprintf(w, "  diagnostics %s\n", strings.Join(d.Diagnostics, ", "))
 				}
 			}
 			if len(failed) > 0 {
-				return withCode(ExitPolicy, fmt.Errorf("%d plugin(s) failed to describe themselves: %s", len(failed), strings.Join(failed, ", ")))
+				return withCode(ExitPolicy, fmt.Errorf("%d of %d plugin(s) FAILED to describe themselves (the others are listed): %s",
+					len(failed), len(names), strings.Join(failed, ", ")))
 			}
 			return nil
 		},
 	}
+}
+
+// describe starts the plugin at path, asks it to describe itself, stops
+// it, and checks that bench can use what it declared.
+func describe(path string, startTimeout time.Duration) (*sdk.Description, error) {
+	c, err := sdk.Launch(path, sdk.LaunchOptions{StartTimeout: startTimeout})
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.Describe(context.Background())
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	return d, describeErr(path, d)
 }
 
 func newScenariosCmd(ro *runOptions) *cobra.Command {

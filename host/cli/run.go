@@ -159,6 +159,14 @@ func (ro *runOptions) launcher() engine.Launcher {
 			c.Close()
 			return nil, fmt.Errorf("plugin %s: speaks protocol version %d, bench speaks %d", path, d.ProtocolVersion, sdk.ProtocolVersion)
 		}
+		if err := describeErr(path, d); err != nil {
+			// The plugin's fault, not the scenario's: only its policies fail.
+			c.Close()
+			return nil, err
+		}
+		if w := nameMismatch(p.Plugin, d); w != "" {
+			fmt.Fprintf(ro.stderr, "bench: warning: plugin %s: %s\n", path, w)
+		}
 		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum}, nil
 	}
 }
@@ -313,4 +321,28 @@ func resumable(path string, sc *scenario.Scenario, spec shard.Spec) (*results.Fi
 	f.Policies = ok
 	f.Complete = true
 	return f, nil
+}
+
+// describeErr reports a Describe answer bench cannot use: parameters of an
+// unknown type, or defaults outside their own declared range. It blames the
+// plugin at path, so that its policies fail (exit 3) and the scenario is
+// not accused.
+func describeErr(path string, d *sdk.Description) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("plugin %s: its Describe declares what bench cannot use: %w", path, err)
+	}
+	return nil
+}
+
+// nameMismatch returns a warning when the plugin installed as
+// bench-plugin-NAME describes itself under another name, or "". It is a
+// warning, not a refusal: renaming an executable is a legitimate way to
+// install two versions of one plugin side by side (bench-plugin-remax and
+// bench-plugin-remax-old), and results record the name the scenario used.
+// Yet a mismatch can also mean a wrong file was copied in, so say so.
+func nameMismatch(name string, d *sdk.Description) string {
+	if d.Name == name {
+		return ""
+	}
+	return fmt.Sprintf("it describes itself as %q, not %q as its file name says (a renamed copy? results record it as %q)", d.Name, name, name)
 }

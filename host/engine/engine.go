@@ -28,7 +28,8 @@ type Plugin struct {
 
 // Launcher connects to the plugin of a scenario policy. An error wrapped
 // with ErrInput (missing plugin, bad pin) refuses the whole run before it
-// starts; any other error fails only the policies using that plugin.
+// starts; any other error fails only the policies using that plugin, as
+// does a Description that fails sdk.Description.Validate.
 type Launcher func(ctx context.Context, p scenario.Policy) (*Plugin, error)
 
 // ErrInput marks errors in what the user asked for, as opposed to a fault
@@ -131,6 +132,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 					return nil, fmt.Errorf("scenario %s: policies[%d] %q: %w", sc.Source, i, pol.Label, err)
 				}
 				launchErr[key] = err
+			} else if err := p.Desc.Validate(); err != nil {
+				// A declaration bench cannot use is the plugin's fault:
+				// fail its policies, not the run (the scenario's values are
+				// judged below, against a valid declaration).
+				p.Conn.Close()
+				launchErr[key] = fmt.Errorf("plugin %s: its Describe declares what bench cannot use: %w", pol.Plugin, err)
 			} else {
 				plugins[key] = p
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,15 +21,18 @@ import (
 // 5 is whatever answer returns.
 type rogue struct {
 	answer func(n int) (sdk.StepResult, error)
-	block  bool     // Open never returns (until ctx ends)
-	diags  []string // declared diagnostics
+	block  bool        // Open never returns (until ctx ends)
+	diags  []string    // declared diagnostics
+	params []sdk.Param // declared as is, unchecked
+	opens  atomic.Int32
 }
 
 func (r *rogue) Describe(context.Context) (*sdk.Description, error) {
-	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Diagnostics: r.diags}, nil
+	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Params: r.params, Diagnostics: r.diags}, nil
 }
 
 func (r *rogue) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
+	r.opens.Add(1)
 	if r.block {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -133,4 +137,93 @@ func nonFinite(v float64) func(n int) (sdk.StepResult, error) {
 		d[n-1] = v
 		return sdk.StepResult{Arms: make([]int32, n), Diagnostics: [][]float64{d}}, nil
 	}
+}
+
+// TestParamDeclarations: a plugin declaring a parameter bench cannot use
+// fails only its own policy (ErrPolicyFailed), blaming the plugin; a
+// scenario value outside a valid declared range refuses the run
+// (ErrInput) naming the label, the parameter, the value and the range,
+// before any session is opened.
+func TestParamDeclarations(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		params []sdk.Param
+		values string   // the Rogue policy's params in the scenario
+		input  bool     // ErrInput; otherwise ErrPolicyFailed
+		want   []string // in the error
+	}{
+		{"unknown type", []sdk.Param{{Name: "z", Type: "complex", Default: 1.0}}, "{}", false,
+			[]string{`policy "Rogue"`, "plugin rogue", "its Describe declares", `parameter "z": unknown type "complex"`}},
+		{"default of another type", []sdk.Param{{Name: "n", Type: sdk.Int, Default: "three"}}, "{}", false,
+			[]string{`policy "Rogue"`, "plugin rogue", `parameter "n": default: want int, got string three`}},
+		{"default outside its own range", []sdk.Param{{Name: "m", Type: sdk.Int, Default: int64(1), Min: sdk.Inclusive(2)}}, "{}", false,
+			[]string{`policy "Rogue"`, `parameter "m": default 1: want >= 2`}},
+		{"scenario value below min", []sdk.Param{{Name: "m", Type: sdk.Int, Default: int64(2), Min: sdk.Inclusive(2)}}, "{m: 1}", true,
+			[]string{`policies[0] "Rogue"`, `parameter "m" = 1`, "want >= 2"}},
+		{"scenario value not allowed", []sdk.Param{{Name: "s", Type: sdk.String, Default: "a", Allowed: []any{"a", "b"}}}, "{s: c}", true,
+			[]string{`policies[0] "Rogue"`, `parameter "s" = c`, `want one of "a", "b"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := parse(t, `
+environment: {means: [0.9, 0.8, 0.5], noise_sd: 0.3}
+horizon: 20
+runs: 3
+policies:
+  - {plugin: rogue, label: Rogue, params: `+c.values+`}
+  - {plugin: ts, label: TS}
+`)
+			r := &rogue{params: c.params}
+			var tsOpens atomic.Int32
+			launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+				if p.Plugin == "rogue" {
+					d, _ := r.Describe(ctx)
+					return &engine.Plugin{Conn: r, Desc: d}, nil
+				}
+				pl, err := local(ctx, p)
+				if err == nil {
+					pl.Conn = countOpens{pl.Conn, &tsOpens}
+				}
+				return pl, err
+			}
+			f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, engine.ErrInput) != c.input || errors.Is(err, engine.ErrPolicyFailed) == c.input {
+				t.Errorf("error %v: ErrInput %v, ErrPolicyFailed %v; want ErrInput %v", err,
+					errors.Is(err, engine.ErrInput), errors.Is(err, engine.ErrPolicyFailed), c.input)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if n := r.opens.Load(); n != 0 {
+				t.Errorf("Rogue: %d sessions opened, want none", n)
+			}
+			if c.input {
+				if f != nil || tsOpens.Load() != 0 {
+					t.Errorf("refused run: results %v, TS opened %d sessions", f, tsOpens.Load())
+				}
+				return
+			}
+			if len(f.Policies) != 2 || f.Policies[0].Status != results.StatusFailed || f.Policies[1].Status != results.StatusOK {
+				t.Fatalf("policies: %+v", f.Policies)
+			}
+			if !strings.Contains(f.Policies[0].Error, "its Describe declares") {
+				t.Errorf("Rogue's recorded error %q does not blame its declaration", f.Policies[0].Error)
+			}
+		})
+	}
+}
+
+// countOpens counts the sessions opened through a Conn.
+type countOpens struct {
+	sdk.Conn
+	n *atomic.Int32
+}
+
+func (c countOpens) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
+	c.n.Add(1)
+	return c.Conn.Open(ctx, req)
 }

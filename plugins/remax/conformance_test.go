@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/plugins/remax/remax"
 	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
@@ -18,3 +19,7 @@ func TestConformance(t *testing.T) {
 		sdktest.Run(t, plugin, sdktest.WithParams(map[string]any{"variance_inflation": 3.0}))
 	})
 }
+
+// TestParamRanges: the ranges Describe declares are exactly what New
+// refuses, so bench refuses a bad value before a run starts.
+func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, plugin) }

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/plugins/remaxgrad/remaxgrad"
 	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
@@ -19,3 +20,7 @@ func TestConformance(t *testing.T) {
 			sdktest.WithParams(map[string]any{"m": 3, "samples": 20}), sdktest.WithSize(3, 60, 4))
 	})
 }
+
+// TestParamRanges: the ranges Describe declares are exactly what New
+// refuses, so bench refuses a bad value before a run starts.
+func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, plugin) }

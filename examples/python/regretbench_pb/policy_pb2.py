@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cpolicy.proto\x12\x0eregretbench.v1\"\x11\n\x0f\x44\x65scribeRequest\"X\n\x05Param\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12&\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\x0b\x32\x15.regretbench.v1.Value\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\"Q\n\x05Value\x12\x0f\n\x05\x66loat\x18\x01 \x01(\x01H\x00\x12\r\n\x03int\x18\x02 \x01(\x03H\x00\x12\x0e\n\x04\x62ool\x18\x03 \x01(\x08H\x00\x12\x10\n\x06string\x18\x04 \x01(\tH\x00\x42\x06\n\x04kind\"\xa9\x01\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\x12%\n\x06params\x18\x04 \x03(\x0b\x32\x15.regretbench.v1.Param\x12\x13\n\x0b\x64iagnostics\x18\x05 \x03(\t\x12\x13\n\x0bstep_stream\x18\x06 \x01(\x08\x12\x0b\n\x03sdk\x18\x07 \x01(\t\"\xaf\x02\n\x0bOpenRequest\x12\x0c\n\x04\x61rms\x18\x01 \x01(\r\x12\x0f\n\x07horizon\x18\x02 \x01(\x04\x12\x14\n\x0creplications\x18\x03 \x03(\x04\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0e\n\x06\x66\x61mily\x18\x05 \x01(\t\x12\x10\n\x08noise_sd\x18\x06 \x01(\x01\x12\x13\n\x0bnoise_known\x18\x07 \x01(\x08\x12\x37\n\x06params\x18\x08 \x03(\x0b\x32\'.regretbench.v1.OpenRequest.ParamsEntry\x12\x12\n\ninit_pulls\x18\t \x01(\r\x12\x13\n\x0bstep_socket\x18\n \x01(\x08\x1a\x44\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.regretbench.v1.Value:\x02\x38\x01\"7\n\x0cOpenResponse\x12\x12\n\nsession_id\x18\x01 \x01(\x04\x12\x13\n\x0bstep_socket\x18\x02 \x01(\t\"s\n\x0bStepRequest\x12\x12\n\nsession_id\x18\x01 \x01(\x04\x12\r\n\x05round\x18\x02 \x01(\x04\x12\x11\n\tprev_arms\x18\x03 \x03(\x05\x12\x14\n\x0cprev_rewards\x18\x04 \x03(\x01\x12\x18\n\x10want_diagnostics\x18\x05 \x01(\x08\"*\n\nDiagnostic\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06values\x18\x02 \x03(\x01\"M\n\x0cStepResponse\x12\x0c\n\x04\x61rms\x18\x01 \x03(\x05\x12/\n\x0b\x64iagnostics\x18\x02 \x03(\x0b\x32\x1a.regretbench.v1.Diagnostic\"\"\n\x0c\x43loseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\x04\"\x0f\n\rCloseResponse2\xeb\x02\n\x06Policy\x12M\n\x08\x44\x65scribe\x12\x1f.regretbench.v1.DescribeRequest\x1a .regretbench.v1.DescribeResponse\x12\x41\n\x04Open\x12\x1b.regretbench.v1.OpenRequest\x1a\x1c.regretbench.v1.OpenResponse\x12\x41\n\x04Step\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse\x12\x46\n\x05Steps\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse(\x01\x30\x01\x12\x44\n\x05\x43lose\x12\x1c.regretbench.v1.CloseRequest\x1a\x1d.regretbench.v1.CloseResponseB4Z2github.com/regretbench/regretbench/sdk/internal/pbb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cpolicy.proto\x12\x0eregretbench.v1\"\x11\n\x0f\x44\x65scribeRequest\"\xc8\x01\n\x05Param\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12&\n\x07\x64\x65\x66\x61ult\x18\x03 \x01(\x0b\x32\x15.regretbench.v1.Value\x12\x0b\n\x03\x64oc\x18\x04 \x01(\t\x12\"\n\x03min\x18\x05 \x01(\x0b\x32\x15.regretbench.v1.Bound\x12\"\n\x03max\x18\x06 \x01(\x0b\x32\x15.regretbench.v1.Bound\x12&\n\x07\x61llowed\x18\x07 \x03(\x0b\x32\x15.regretbench.v1.Value\")\n\x05\x42ound\x12\r\n\x05value\x18\x01 \x01(\x01\x12\x11\n\texclusive\x18\x02 \x01(\x08\"Q\n\x05Value\x12\x0f\n\x05\x66loat\x18\x01 \x01(\x01H\x00\x12\r\n\x03int\x18\x02 \x01(\x03H\x00\x12\x0e\n\x04\x62ool\x18\x03 \x01(\x08H\x00\x12\x10\n\x06string\x18\x04 \x01(\tH\x00\x42\x06\n\x04kind\"\xa9\x01\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\x12%\n\x06params\x18\x04 \x03(\x0b\x32\x15.regretbench.v1.Param\x12\x13\n\x0b\x64iagnostics\x18\x05 \x03(\t\x12\x13\n\x0bstep_stream\x18\x06 \x01(\x08\x12\x0b\n\x03sdk\x18\x07 \x01(\t\"\xaf\x02\n\x0bOpenRequest\x12\x0c\n\x04\x61rms\x18\x01 \x01(\r\x12\x0f\n\x07horizon\x18\x02 \x01(\x04\x12\x14\n\x0creplications\x18\x03 \x03(\x04\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\x0e\n\x06\x66\x61mily\x18\x05 \x01(\t\x12\x10\n\x08noise_sd\x18\x06 \x01(\x01\x12\x13\n\x0bnoise_known\x18\x07 \x01(\x08\x12\x37\n\x06params\x18\x08 \x03(\x0b\x32\'.regretbench.v1.OpenRequest.ParamsEntry\x12\x12\n\ninit_pulls\x18\t \x01(\r\x12\x13\n\x0bstep_socket\x18\n \x01(\x08\x1a\x44\n\x0bParamsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.regretbench.v1.Value:\x02\x38\x01\"7\n\x0cOpenResponse\x12\x12\n\nsession_id\x18\x01 \x01(\x04\x12\x13\n\x0bstep_socket\x18\x02 \x01(\t\"s\n\x0bStepRequest\x12\x12\n\nsession_id\x18\x01 \x01(\x04\x12\r\n\x05round\x18\x02 \x01(\x04\x12\x11\n\tprev_arms\x18\x03 \x03(\x05\x12\x14\n\x0cprev_rewards\x18\x04 \x03(\x01\x12\x18\n\x10want_diagnostics\x18\x05 \x01(\x08\"*\n\nDiagnostic\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06values\x18\x02 \x03(\x01\"M\n\x0cStepResponse\x12\x0c\n\x04\x61rms\x18\x01 \x03(\x05\x12/\n\x0b\x64iagnostics\x18\x02 \x03(\x0b\x32\x1a.regretbench.v1.Diagnostic\"\"\n\x0c\x43loseRequest\x12\x12\n\nsession_id\x18\x01 \x01(\x04\"\x0f\n\rCloseResponse2\xeb\x02\n\x06Policy\x12M\n\x08\x44\x65scribe\x12\x1f.regretbench.v1.DescribeRequest\x1a .regretbench.v1.DescribeResponse\x12\x41\n\x04Open\x12\x1b.regretbench.v1.OpenRequest\x1a\x1c.regretbench.v1.OpenResponse\x12\x41\n\x04Step\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse\x12\x46\n\x05Steps\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse(\x01\x30\x01\x12\x44\n\x05\x43lose\x12\x1c.regretbench.v1.CloseRequest\x1a\x1d.regretbench.v1.CloseResponseB4Z2github.com/regretbench/regretbench/sdk/internal/pbb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'policy_pb2', globals())
@@ -25,28 +25,30 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _OPENREQUEST_PARAMSENTRY._serialized_options = b'8\001'
   _DESCRIBEREQUEST._serialized_start=32
   _DESCRIBEREQUEST._serialized_end=49
-  _PARAM._serialized_start=51
-  _PARAM._serialized_end=139
-  _VALUE._serialized_start=141
-  _VALUE._serialized_end=222
-  _DESCRIBERESPONSE._serialized_start=225
-  _DESCRIBERESPONSE._serialized_end=394
-  _OPENREQUEST._serialized_start=397
-  _OPENREQUEST._serialized_end=700
-  _OPENREQUEST_PARAMSENTRY._serialized_start=632
-  _OPENREQUEST_PARAMSENTRY._serialized_end=700
-  _OPENRESPONSE._serialized_start=702
-  _OPENRESPONSE._serialized_end=757
-  _STEPREQUEST._serialized_start=759
-  _STEPREQUEST._serialized_end=874
-  _DIAGNOSTIC._serialized_start=876
-  _DIAGNOSTIC._serialized_end=918
-  _STEPRESPONSE._serialized_start=920
-  _STEPRESPONSE._serialized_end=997
-  _CLOSEREQUEST._serialized_start=999
-  _CLOSEREQUEST._serialized_end=1033
-  _CLOSERESPONSE._serialized_start=1035
-  _CLOSERESPONSE._serialized_end=1050
-  _POLICY._serialized_start=1053
-  _POLICY._serialized_end=1416
+  _PARAM._serialized_start=52
+  _PARAM._serialized_end=252
+  _BOUND._serialized_start=254
+  _BOUND._serialized_end=295
+  _VALUE._serialized_start=297
+  _VALUE._serialized_end=378
+  _DESCRIBERESPONSE._serialized_start=381
+  _DESCRIBERESPONSE._serialized_end=550
+  _OPENREQUEST._serialized_start=553
+  _OPENREQUEST._serialized_end=856
+  _OPENREQUEST_PARAMSENTRY._serialized_start=788
+  _OPENREQUEST_PARAMSENTRY._serialized_end=856
+  _OPENRESPONSE._serialized_start=858
+  _OPENRESPONSE._serialized_end=913
+  _STEPREQUEST._serialized_start=915
+  _STEPREQUEST._serialized_end=1030
+  _DIAGNOSTIC._serialized_start=1032
+  _DIAGNOSTIC._serialized_end=1074
+  _STEPRESPONSE._serialized_start=1076
+  _STEPRESPONSE._serialized_end=1153
+  _CLOSEREQUEST._serialized_start=1155
+  _CLOSEREQUEST._serialized_end=1189
+  _CLOSERESPONSE._serialized_start=1191
+  _CLOSERESPONSE._serialized_end=1206
+  _POLICY._serialized_start=1209
+  _POLICY._serialized_end=1572
 # @@protoc_insertion_point(module_scope)

@@ -53,6 +53,7 @@ var Params = []sdk.Param{
 		Name:    "c",
 		Type:    sdk.Float,
 		Default: 0.0,
+		Min:     sdk.Inclusive(0),
 		Doc: "exploration constant of L(t) = log t + c*log log t " +
 			"(0 = the paper's setting; log log t is clamped at 0 for t < 3 when c != 0); must be >= 0",
 	},

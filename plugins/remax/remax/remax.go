@@ -57,6 +57,7 @@ var Params = []sdk.Param{{
 	Name:    "variance_inflation",
 	Type:    sdk.Float,
 	Default: 1.0,
+	Min:     sdk.Exclusive(0),
 	Doc:     "factor c2 > 0 on the posterior variance, s_i^2 = c2 sd^2/N_i (1 = plain ReMax; the paper uses 2-4)",
 }}
 

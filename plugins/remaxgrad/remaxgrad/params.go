@@ -8,13 +8,15 @@ import (
 
 // Params declares ReMaxGrad's parameters; the defaults are the paper's
 // settings (S=50, L=20, eta=0.05, tau=1e-6, Appendix "ReMax with larger M").
+// Their ranges are those Config.Validate enforces, so that bench refuses a
+// bad value before a run starts.
 var Params = []sdk.Param{
-	{Name: "m", Type: sdk.Int, Default: int64(2), Doc: "number of draws M in the ReMax objective E max_{m<=M} theta_{A_m} (M >= 2)"},
-	{Name: "samples", Type: sdk.Int, Default: int64(50), Doc: "posterior samples S per round in the sample-average objective"},
-	{Name: "steps", Type: sdk.Int, Default: int64(20), Doc: "maximum number L of Adam steps per round"},
-	{Name: "lr", Type: sdk.Float, Default: 0.05, Doc: "Adam learning rate eta on the softmax logits"},
-	{Name: "tol", Type: sdk.Float, Default: 1e-6, Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
-	{Name: "variance_inflation", Type: sdk.Float, Default: 1.0, Doc: "posterior variance factor c2: theta_i ~ N(muhat_i, c2 sd^2/N_i)"},
+	{Name: "m", Type: sdk.Int, Default: int64(2), Min: sdk.Inclusive(2), Doc: "number of draws M in the ReMax objective E max_{m<=M} theta_{A_m} (M >= 2)"},
+	{Name: "samples", Type: sdk.Int, Default: int64(50), Min: sdk.Inclusive(1), Doc: "posterior samples S per round in the sample-average objective"},
+	{Name: "steps", Type: sdk.Int, Default: int64(20), Min: sdk.Inclusive(0), Doc: "maximum number L of Adam steps per round"},
+	{Name: "lr", Type: sdk.Float, Default: 0.05, Min: sdk.Exclusive(0), Doc: "Adam learning rate eta on the softmax logits"},
+	{Name: "tol", Type: sdk.Float, Default: 1e-6, Min: sdk.Inclusive(0), Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
+	{Name: "variance_inflation", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0), Max: sdk.Inclusive(1e300), Doc: "posterior variance factor c2: theta_i ~ N(muhat_i, c2 sd^2/N_i)"},
 }
 
 // Diagnostics names the per-round diagnostics a policy reports through

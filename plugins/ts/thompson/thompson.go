@@ -46,6 +46,7 @@ var Params = []sdk.Param{
 		Name:    "inflation",
 		Type:    sdk.Float,
 		Default: 1.0,
+		Min:     sdk.Exclusive(0),
 		Doc: "multiplier of the Gaussian posterior variance, sd^2*inflation/N_i " +
 			"(1 = the paper's TS). A knob for injecting a deliberate regression, " +
 			"e.g. in gating tests; must be > 0. Ignored by the bernoulli family.",

@@ -70,11 +70,19 @@ func (*DescribeRequest) Descriptor() ([]byte, []int) {
 }
 
 type Param struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"` // "float" | "int" | "bool" | "string"
-	Default       *Value                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
-	Doc           string                 `protobuf:"bytes,4,opt,name=doc,proto3" json:"doc,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type    string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"` // "float" | "int" | "bool" | "string"
+	Default *Value                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
+	Doc     string                 `protobuf:"bytes,4,opt,name=doc,proto3" json:"doc,omitempty"`
+	// The values a plugin accepts, which the host checks before it opens any
+	// session (a plugin must still check what it receives: older hosts ignore
+	// these fields). Bounds apply to "float" and "int" parameters; an absent
+	// bound is open.
+	Min *Bound `protobuf:"bytes,5,opt,name=min,proto3" json:"min,omitempty"`
+	Max *Bound `protobuf:"bytes,6,opt,name=max,proto3" json:"max,omitempty"`
+	// When not empty, the only values accepted, each of the parameter's type.
+	Allowed       []*Value `protobuf:"bytes,7,rep,name=allowed,proto3" json:"allowed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -137,6 +145,80 @@ func (x *Param) GetDoc() string {
 	return ""
 }
 
+func (x *Param) GetMin() *Bound {
+	if x != nil {
+		return x.Min
+	}
+	return nil
+}
+
+func (x *Param) GetMax() *Bound {
+	if x != nil {
+		return x.Max
+	}
+	return nil
+}
+
+func (x *Param) GetAllowed() []*Value {
+	if x != nil {
+		return x.Allowed
+	}
+	return nil
+}
+
+// A bound of a parameter's range: exclusive excludes value itself.
+type Bound struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
+	Exclusive     bool                   `protobuf:"varint,2,opt,name=exclusive,proto3" json:"exclusive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Bound) Reset() {
+	*x = Bound{}
+	mi := &file_policy_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Bound) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Bound) ProtoMessage() {}
+
+func (x *Bound) ProtoReflect() protoreflect.Message {
+	mi := &file_policy_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Bound.ProtoReflect.Descriptor instead.
+func (*Bound) Descriptor() ([]byte, []int) {
+	return file_policy_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Bound) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
+func (x *Bound) GetExclusive() bool {
+	if x != nil {
+		return x.Exclusive
+	}
+	return false
+}
+
 type Value struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Kind:
@@ -152,7 +234,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_policy_proto_msgTypes[2]
+	mi := &file_policy_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -164,7 +246,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[2]
+	mi := &file_policy_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -177,7 +259,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{2}
+	return file_policy_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -266,7 +348,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_policy_proto_msgTypes[3]
+	mi := &file_policy_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -278,7 +360,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[3]
+	mi := &file_policy_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -291,7 +373,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{3}
+	return file_policy_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *DescribeResponse) GetName() string {
@@ -365,7 +447,7 @@ type OpenRequest struct {
 
 func (x *OpenRequest) Reset() {
 	*x = OpenRequest{}
-	mi := &file_policy_proto_msgTypes[4]
+	mi := &file_policy_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +459,7 @@ func (x *OpenRequest) String() string {
 func (*OpenRequest) ProtoMessage() {}
 
 func (x *OpenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[4]
+	mi := &file_policy_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +472,7 @@ func (x *OpenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRequest.ProtoReflect.Descriptor instead.
 func (*OpenRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{4}
+	return file_policy_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OpenRequest) GetArms() uint32 {
@@ -489,7 +571,7 @@ type OpenResponse struct {
 
 func (x *OpenResponse) Reset() {
 	*x = OpenResponse{}
-	mi := &file_policy_proto_msgTypes[5]
+	mi := &file_policy_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -501,7 +583,7 @@ func (x *OpenResponse) String() string {
 func (*OpenResponse) ProtoMessage() {}
 
 func (x *OpenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[5]
+	mi := &file_policy_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -514,7 +596,7 @@ func (x *OpenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenResponse.ProtoReflect.Descriptor instead.
 func (*OpenResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{5}
+	return file_policy_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OpenResponse) GetSessionId() uint64 {
@@ -547,7 +629,7 @@ type StepRequest struct {
 
 func (x *StepRequest) Reset() {
 	*x = StepRequest{}
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +641,7 @@ func (x *StepRequest) String() string {
 func (*StepRequest) ProtoMessage() {}
 
 func (x *StepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +654,7 @@ func (x *StepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepRequest.ProtoReflect.Descriptor instead.
 func (*StepRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{6}
+	return file_policy_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StepRequest) GetSessionId() uint64 {
@@ -620,7 +702,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -632,7 +714,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -645,7 +727,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{7}
+	return file_policy_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Diagnostic) GetName() string {
@@ -672,7 +754,7 @@ type StepResponse struct {
 
 func (x *StepResponse) Reset() {
 	*x = StepResponse{}
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -684,7 +766,7 @@ func (x *StepResponse) String() string {
 func (*StepResponse) ProtoMessage() {}
 
 func (x *StepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -697,7 +779,7 @@ func (x *StepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepResponse.ProtoReflect.Descriptor instead.
 func (*StepResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{8}
+	return file_policy_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StepResponse) GetArms() []int32 {
@@ -723,7 +805,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +817,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +830,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{9}
+	return file_policy_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CloseRequest) GetSessionId() uint64 {
@@ -766,7 +848,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -778,7 +860,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -791,7 +873,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{10}
+	return file_policy_proto_rawDescGZIP(), []int{11}
 }
 
 var File_policy_proto protoreflect.FileDescriptor
@@ -799,12 +881,18 @@ var File_policy_proto protoreflect.FileDescriptor
 const file_policy_proto_rawDesc = "" +
 	"\n" +
 	"\fpolicy.proto\x12\x0eregretbench.v1\"\x11\n" +
-	"\x0fDescribeRequest\"r\n" +
+	"\x0fDescribeRequest\"\xf5\x01\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12/\n" +
 	"\adefault\x18\x03 \x01(\v2\x15.regretbench.v1.ValueR\adefault\x12\x10\n" +
-	"\x03doc\x18\x04 \x01(\tR\x03doc\"k\n" +
+	"\x03doc\x18\x04 \x01(\tR\x03doc\x12'\n" +
+	"\x03min\x18\x05 \x01(\v2\x15.regretbench.v1.BoundR\x03min\x12'\n" +
+	"\x03max\x18\x06 \x01(\v2\x15.regretbench.v1.BoundR\x03max\x12/\n" +
+	"\aallowed\x18\a \x03(\v2\x15.regretbench.v1.ValueR\aallowed\";\n" +
+	"\x05Bound\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\x01R\x05value\x12\x1c\n" +
+	"\texclusive\x18\x02 \x01(\bR\texclusive\"k\n" +
 	"\x05Value\x12\x16\n" +
 	"\x05float\x18\x01 \x01(\x01H\x00R\x05float\x12\x12\n" +
 	"\x03int\x18\x02 \x01(\x03H\x00R\x03int\x12\x14\n" +
@@ -880,42 +968,46 @@ func file_policy_proto_rawDescGZIP() []byte {
 	return file_policy_proto_rawDescData
 }
 
-var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_policy_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: regretbench.v1.DescribeRequest
 	(*Param)(nil),            // 1: regretbench.v1.Param
-	(*Value)(nil),            // 2: regretbench.v1.Value
-	(*DescribeResponse)(nil), // 3: regretbench.v1.DescribeResponse
-	(*OpenRequest)(nil),      // 4: regretbench.v1.OpenRequest
-	(*OpenResponse)(nil),     // 5: regretbench.v1.OpenResponse
-	(*StepRequest)(nil),      // 6: regretbench.v1.StepRequest
-	(*Diagnostic)(nil),       // 7: regretbench.v1.Diagnostic
-	(*StepResponse)(nil),     // 8: regretbench.v1.StepResponse
-	(*CloseRequest)(nil),     // 9: regretbench.v1.CloseRequest
-	(*CloseResponse)(nil),    // 10: regretbench.v1.CloseResponse
-	nil,                      // 11: regretbench.v1.OpenRequest.ParamsEntry
+	(*Bound)(nil),            // 2: regretbench.v1.Bound
+	(*Value)(nil),            // 3: regretbench.v1.Value
+	(*DescribeResponse)(nil), // 4: regretbench.v1.DescribeResponse
+	(*OpenRequest)(nil),      // 5: regretbench.v1.OpenRequest
+	(*OpenResponse)(nil),     // 6: regretbench.v1.OpenResponse
+	(*StepRequest)(nil),      // 7: regretbench.v1.StepRequest
+	(*Diagnostic)(nil),       // 8: regretbench.v1.Diagnostic
+	(*StepResponse)(nil),     // 9: regretbench.v1.StepResponse
+	(*CloseRequest)(nil),     // 10: regretbench.v1.CloseRequest
+	(*CloseResponse)(nil),    // 11: regretbench.v1.CloseResponse
+	nil,                      // 12: regretbench.v1.OpenRequest.ParamsEntry
 }
 var file_policy_proto_depIdxs = []int32{
-	2,  // 0: regretbench.v1.Param.default:type_name -> regretbench.v1.Value
-	1,  // 1: regretbench.v1.DescribeResponse.params:type_name -> regretbench.v1.Param
-	11, // 2: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
-	7,  // 3: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
-	2,  // 4: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
-	0,  // 5: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
-	4,  // 6: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
-	6,  // 7: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
-	6,  // 8: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
-	9,  // 9: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
-	3,  // 10: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
-	5,  // 11: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
-	8,  // 12: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
-	8,  // 13: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
-	10, // 14: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
-	10, // [10:15] is the sub-list for method output_type
-	5,  // [5:10] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	3,  // 0: regretbench.v1.Param.default:type_name -> regretbench.v1.Value
+	2,  // 1: regretbench.v1.Param.min:type_name -> regretbench.v1.Bound
+	2,  // 2: regretbench.v1.Param.max:type_name -> regretbench.v1.Bound
+	3,  // 3: regretbench.v1.Param.allowed:type_name -> regretbench.v1.Value
+	1,  // 4: regretbench.v1.DescribeResponse.params:type_name -> regretbench.v1.Param
+	12, // 5: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
+	8,  // 6: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
+	3,  // 7: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
+	0,  // 8: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
+	5,  // 9: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
+	7,  // 10: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
+	7,  // 11: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
+	10, // 12: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
+	4,  // 13: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
+	6,  // 14: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
+	9,  // 15: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
+	9,  // 16: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
+	11, // 17: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_policy_proto_init() }
@@ -923,7 +1015,7 @@ func file_policy_proto_init() {
 	if File_policy_proto != nil {
 		return
 	}
-	file_policy_proto_msgTypes[2].OneofWrappers = []any{
+	file_policy_proto_msgTypes[3].OneofWrappers = []any{
 		(*Value_Float)(nil),
 		(*Value_Int)(nil),
 		(*Value_Bool)(nil),
@@ -935,7 +1027,7 @@ func file_policy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_policy_proto_rawDesc), len(file_policy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -61,6 +64,11 @@ func main() {
 		serveRaw(plugin.HandshakeConfig{ProtocolVersion: sdk.ProtocolVersion,
 			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: "not-regretbench"})
 		return
+	case "complex", "int-default":
+		// sdk.Serve refuses these declarations, as it should: answer
+		// Describe by hand, as a plugin in another language could.
+		serveDescribe(rawDescribe[mode])
+		return
 	}
 	sdk.Serve(sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", NewBatch: newBatch})
 }
@@ -79,6 +87,69 @@ func serveRaw(hc plugin.HandshakeConfig) {
 }
 
 type emptyPlugin struct{ plugin.NetRPCUnsupportedPlugin }
+
+// rawDescribe are Describe answers, in protojson, that no SDK plugin can
+// give: a parameter type the protocol does not know, and a default not of
+// its parameter's type.
+var rawDescribe = map[string]string{
+	"complex": `{"name": "faulty-complex", "version": "0.0.1", "protocolVersion": 1,
+		"params": [{"name": "z", "type": "complex", "default": {"float": 1}, "doc": "a complex number"}]}`,
+	"int-default": `{"name": "faulty-int-default", "version": "0.0.1", "protocolVersion": 1,
+		"params": [{"name": "n", "type": "int", "default": {"string": "three"}}]}`,
+}
+
+// serveDescribe serves the policy service with only Describe, answering
+// it with the protojson answer. It builds the messages from the protocol's
+// descriptors, which importing the SDK registers.
+func serveDescribe(answer string) {
+	find := func(name string) protoreflect.MessageType {
+		mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
+		if err != nil {
+			say("%v", err)
+			os.Exit(1)
+		}
+		return mt
+	}
+	req, resp := find("regretbench.v1.DescribeRequest"), find("regretbench.v1.DescribeResponse")
+	out := resp.New().Interface()
+	if err := protojson.Unmarshal([]byte(answer), out); err != nil {
+		say("%v", err)
+		os.Exit(1)
+	}
+	say("describing myself with %s", answer)
+	desc := &grpc.ServiceDesc{
+		ServiceName: "regretbench.v1.Policy",
+		HandlerType: (*any)(nil),
+		Methods: []grpc.MethodDesc{{
+			MethodName: "Describe",
+			Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+				if err := dec(req.New().Interface()); err != nil {
+					return nil, err
+				}
+				return out, nil
+			},
+		}},
+	}
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: sdk.Handshake,
+		VersionedPlugins: map[int]plugin.PluginSet{
+			sdk.ProtocolVersion: {"policy": rawPlugin{desc: desc}},
+		},
+		GRPCServer: plugin.DefaultGRPCServer,
+		Logger:     hclog.NewNullLogger(),
+	})
+}
+
+// rawPlugin registers a hand-made service description.
+type rawPlugin struct {
+	emptyPlugin
+	desc *grpc.ServiceDesc
+}
+
+func (p rawPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	s.RegisterService(p.desc, struct{}{})
+	return nil
+}
 
 func (emptyPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error { return nil }
 func (emptyPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
