@@ -57,6 +57,9 @@ two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
 remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
+				return err
+			}
 			formats, err := plot.ParseFormats(plotFormats)
 			if err != nil {
 				return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
@@ -118,6 +121,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		}
 	}
 	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
+	jobs = min(jobs, len(list)) // one goroutine a slot: --jobs 1000000000 must not start a billion
 	start := time.Now()
 	parts := make([]*results.File, len(list))
 	errs := make([]error, len(list))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ type runOptions struct {
 	flags          *pflag.FlagSet
 
 	pluginDir    string
+	config       string // the --config file read, "" when none
 	scenario     string
 	runs         int
 	horizon      int
@@ -164,8 +166,14 @@ func (ro *runOptions) launcher() engine.Launcher {
 }
 
 func runScenario(ctx context.Context, ro *runOptions) error {
+	if err := ro.checkFlags(); err != nil {
+		return err
+	}
 	sc, err := ro.loadScenario()
 	if err != nil {
+		return err
+	}
+	if err := ro.checkOutputs(sc); err != nil {
 		return err
 	}
 	base, gateOpt, err := ro.gate.loadBaseline(sc, ro.policies)
@@ -186,6 +194,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if ro.shard != "" {
 		if spec, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
+		}
+		if err := checkShard(spec, sc.Runs); err != nil {
+			return err
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true
@@ -236,6 +247,26 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		file.SortPolicies(order)
 	}
 	return ro.finish(ctx, file, runErr, base, gateOpt)
+}
+
+// checkOutputs refuses an --out or --save-baseline that is an input of
+// the run (the scenario file, the --baseline), a symbolic link or not a
+// regular file, before anything runs.
+func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
+	var scenarioFile string
+	if !strings.HasPrefix(sc.Source, "embedded:") {
+		scenarioFile = sc.Source
+	}
+	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.config}}
+	for _, p := range sc.Policies {
+		if path, err := ro.dir().Find(p.Plugin); err == nil {
+			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
+		}
+	}
+	if err := checkOut("--out", ro.out, inputs); err != nil {
+		return err
+	}
+	return checkOut("--save-baseline", ro.gate.saveBaseline, inputs)
 }
 
 // finish writes, renders and gates the results of a run.
