@@ -251,6 +251,7 @@ func TestOutRefusesInputs(t *testing.T) {
 		{"out is the config file", []string{"--config", cfg, "--scenario", scen, "-q", "--out", cfg}, "--out " + cfg + " is the --config file"},
 		{"out is a plugin", []string{"--plugin-dir", plugins, "--scenario", scen, "-q", "--out", plugin}, "--out " + plugin + ` is the plugin of policy "TS"`},
 		{"merge out is the config file", []string{"--config", cfg, "merge", s0, s1, "--out", cfg}, "is the --config file"},
+		{"cpuprofile is a fifo", []string{"--cpuprofile", fifo, "scenarios"}, "--cpuprofile " + fifo + ": not a regular file: it is a named pipe (FIFO)"},
 		{"merge out is an input", []string{"merge", s0, s1, "--out", s1}, "--out " + s1 + " is a merge input"},
 		{"merge out is a symlink", []string{"merge", s0, s1, "--out", link}, "it is a symbolic link"},
 	} {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -226,8 +227,9 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 	if err := report.Tables(&b, f); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".txt"), b.Bytes(), 0o644); err != nil {
-		return err
+	txt := filepath.Join(dir, name+".txt")
+	if err := safeio.WriteFile(txt, b.Bytes()); err != nil {
+		return fmt.Errorf("report %s: %w", txt, err)
 	}
 	if _, err := plot.Write(f, dir, formats...); err != nil {
 		return fmt.Errorf("%s figures: %w", name, err)
