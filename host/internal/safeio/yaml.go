@@ -67,7 +67,7 @@ func (w *yamlWalker) visit(n *yaml.Node, depth int) (yamlSub, error) {
 			return yamlSub{nodes: 1, height: 1}, nil
 		}
 		if w.busy[t] {
-			return yamlSub{}, &YAMLError{Line: n.Line, Msg: fmt.Sprintf("alias *%s is used inside its own anchor (line %d)", n.Value, t.Line)}
+			return yamlSub{}, &YAMLError{Line: n.Line, Msg: fmt.Sprintf("alias *%s is used inside its own anchor &%s", n.Value, n.Value)}
 		}
 		s, ok := w.memo[t]
 		if !ok {
