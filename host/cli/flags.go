@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -135,4 +136,24 @@ func checkPaperFlags(fs *pflag.FlagSet, ro *runOptions, runs, horizon int) error
 		return err
 	}
 	return checkTimeouts(ro.stepTimeout, ro.startTimeout)
+}
+
+// checkOutputs refuses an --out or --save-baseline that is an input of
+// the run (the scenario file, the --baseline, the --config file, a
+// plugin), a symbolic link or not a regular file, before anything runs.
+func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
+	var scenarioFile string
+	if !strings.HasPrefix(sc.Source, "embedded:") {
+		scenarioFile = sc.Source
+	}
+	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.config}}
+	for _, p := range sc.Policies {
+		if path, err := ro.dir().Find(p.Plugin); err == nil {
+			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
+		}
+	}
+	if err := checkOut("--out", ro.out, inputs); err != nil {
+		return err
+	}
+	return checkOut("--save-baseline", ro.gate.saveBaseline, inputs)
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -247,26 +246,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		file.SortPolicies(order)
 	}
 	return ro.finish(ctx, file, runErr, base, gateOpt)
-}
-
-// checkOutputs refuses an --out or --save-baseline that is an input of
-// the run (the scenario file, the --baseline), a symbolic link or not a
-// regular file, before anything runs.
-func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
-	var scenarioFile string
-	if !strings.HasPrefix(sc.Source, "embedded:") {
-		scenarioFile = sc.Source
-	}
-	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.config}}
-	for _, p := range sc.Policies {
-		if path, err := ro.dir().Find(p.Plugin); err == nil {
-			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
-		}
-	}
-	if err := checkOut("--out", ro.out, inputs); err != nil {
-		return err
-	}
-	return checkOut("--save-baseline", ro.gate.saveBaseline, inputs)
 }
 
 // finish writes, renders and gates the results of a run.
