@@ -56,12 +56,12 @@ var errInvalid = errors.New("invalid request")
 
 func (c *core) open(req *OpenRequest) (uint64, error) {
 	if req.Arms < 1 || req.Horizon < 1 || len(req.Replications) == 0 || req.InitPulls < 0 {
-		return 0, fmt.Errorf("%w: open: arms=%d horizon=%d replications=%d init_pulls=%d",
+		return 0, fmt.Errorf("%w: arms=%d horizon=%d replications=%d init_pulls=%d",
 			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
 	}
 	params, err := Resolve(c.p.Params, req.Params)
 	if err != nil {
-		return 0, fmt.Errorf("%w: open: %v", errInvalid, err)
+		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
 	spec := Session{
 		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
@@ -83,7 +83,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("open: %w", err)
+		return 0, err // the caller names the operation ("plugin X: open: ...")
 	}
 	n := len(reps)
 	s := &coreSession{spec: spec, n: n, reps: req.Replications, pol: pol}
