@@ -21,12 +21,10 @@ func (p *Plugin) validate() error {
 	if (p.New == nil) == (p.NewBatch == nil) {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
-	seen := map[string]bool{}
+	if err := checkDeclared(p.Name, p.Version, SDKVersion, p.Params, p.Diagnostics); err != nil {
+		return fmt.Errorf("sdk: plugin %s: %w", truncate(p.Name, MaxNameLen), err)
+	}
 	for _, d := range p.Params {
-		if seen[d.Name] {
-			return fmt.Errorf("sdk: plugin %s: duplicate parameter %q", p.Name, d.Name)
-		}
-		seen[d.Name] = true
 		if _, err := d.Type.Coerce(d.Default); err != nil {
 			return fmt.Errorf("sdk: plugin %s: parameter %q default: %w", p.Name, d.Name, err)
 		}
