@@ -367,15 +367,17 @@ type clientSession struct {
 	c      *Client
 	id     uint64
 	n      int
-	ndiag  int // diagnostics the plugin declared
-	// callOpts bound the size of the plugin's answers on gRPC.
+	req    pb.StepRequest
+	resp   pb.StepResponse
+	stream pb.Policy_StepsClient
+	cancel context.CancelFunc
+	diag   [][]float64
+	sock   *sockSession // nil: rounds go over gRPC
+
+	// What the session expects of the plugin's answers: the diagnostics
+	// it declared, and a bound on the size of gRPC answers.
+	ndiag    int
 	callOpts []grpc.CallOption
-	req      pb.StepRequest
-	resp     pb.StepResponse
-	stream   pb.Policy_StepsClient
-	cancel   context.CancelFunc
-	diag     [][]float64
-	sock     *sockSession // nil: rounds go over gRPC
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {

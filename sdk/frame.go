@@ -46,10 +46,11 @@ var le = binary.LittleEndian
 
 // readFrame reads one frame of at most limit bytes (header included) into
 // buf, grown as needed, and returns it whole: its payload is frame[4:]. A
-// longer frame is refused before anything is allocated for it. It asks for as many bytes as buf holds,
-// so that a frame usually costs one system call instead of two (header,
-// then payload). The protocol is lockstep, so nothing may follow a frame
-// before it is answered: more bytes than the frame is an error.
+// longer frame is refused before anything is allocated for it. It asks
+// for as many bytes as buf holds, so that a frame usually costs one
+// system call instead of two (header, then payload). The protocol is
+// lockstep, so nothing may follow a frame before it is answered: more
+// bytes than the frame is an error.
 func readFrame(r io.Reader, buf []byte, limit int) (frame []byte, err error) {
 	buf = buf[:cap(buf)]
 	if len(buf) < minFrameBuf {
