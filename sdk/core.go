@@ -157,6 +157,17 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	if len(st.Arms) != s.n {
 		return StepResult{}, fmt.Errorf("the policy returned %d arms for %d replications", len(st.Arms), s.n)
 	}
+	switch {
+	case !wantDiag && len(st.Diagnostics) > 0:
+		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics where none were asked for (BatchStep.Diagnostics was nil)", len(st.Diagnostics))
+	case wantDiag && len(st.Diagnostics) != len(s.diag):
+		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics, the plugin declares %d (Plugin.Diagnostics)", len(st.Diagnostics), len(s.diag))
+	}
+	for d, row := range st.Diagnostics {
+		if len(row) != s.n {
+			return StepResult{}, fmt.Errorf("the policy returned %d values of diagnostic %q for %d replications", len(row), c.p.Diagnostics[d], s.n)
+		}
+	}
 	if round <= s.spec.InitRounds() {
 		forced := int32((round - 1) % s.spec.Arms)
 		for i := range st.Arms {
