@@ -98,6 +98,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		},
 		Shard:    results.Shard{Index: 0, Count: 1},
 		Complete: true,
+		Bench:    &results.BenchInfo{Version: results.HostVersion()},
 	}
 
 	// Connect every plugin and check every policy's parameters before any
