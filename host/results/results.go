@@ -40,7 +40,10 @@ type Scenario struct {
 	InitPulls   int       `json:"init_pulls"`
 	Means       []float64 `json:"means"`
 	NoiseSD     float64   `json:"noise_sd"`
-	Checkpoints []int     `json:"checkpoints"`
+	// NoiseKnown says whether noise_sd was sent to the plugins; nil in
+	// files written before it was recorded.
+	NoiseKnown  *bool `json:"noise_known,omitempty"`
+	Checkpoints []int `json:"checkpoints"`
 }
 
 // Shard says which slice of the replications a file holds.

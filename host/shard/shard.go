@@ -225,6 +225,14 @@ func scenarioDiffs(a, b results.Scenario) []string {
 	if a.NoiseSD != b.NoiseSD {
 		add("noise_sd", a.NoiseSD, b.NoiseSD)
 	}
+	if known := func(k *bool) string {
+		if k == nil {
+			return "unrecorded"
+		}
+		return fmt.Sprint(*k)
+	}; known(a.NoiseKnown) != known(b.NoiseKnown) {
+		add("noise_known", known(a.NoiseKnown), known(b.NoiseKnown))
+	}
 	if !slices.Equal(a.Checkpoints, b.Checkpoints) {
 		add("checkpoints", a.Checkpoints, b.Checkpoints)
 	}

@@ -242,6 +242,8 @@ func TestMergeRefusesBadShards(t *testing.T) {
 			[]string{"a.json", "b.json", "scenario.checkpoints"}},
 		{"other noise", func(a, b, c *results.File) { c.Scenario.NoiseSD = 0.5 },
 			[]string{"a.json", "c.json", "scenario.noise_sd: 0.3 vs 0.5"}},
+		{"other noise_known", func(a, b, c *results.File) { f := false; b.Scenario.NoiseKnown = &f },
+			[]string{"a.json", "b.json", "scenario.noise_known: true vs false"}},
 		{"overflowing value", func(a, b, c *results.File) { b.Policies[0].Traces.Metrics["regret"][0][0] = 1.7e308 },
 			[]string{"b.json", `"TS"`, "traces.metrics.regret[0][0] = 1.7e+308", "finite and within"}},
 		{"standard error overflows", func(a, b, c *results.File) {
