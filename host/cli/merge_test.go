@@ -45,9 +45,9 @@ func readDoc(t *testing.T, path string) jsonDoc {
 	return m
 }
 
-// walk follows path through a jsonDoc: walk(d, "policies", 1, "traces")
-// is d["policies"][1]["traces"]; obj and arr assert what it finds.
-func walk(v any, path ...any) any {
+// jsonAt follows path through a jsonDoc: jsonAt(d, "policies", 1, "traces")
+// is d["policies"][1]["traces"]; jsonObj and jsonArr assert what it finds.
+func jsonAt(v any, path ...any) any {
 	for _, k := range path {
 		switch k := k.(type) {
 		case string:
@@ -59,8 +59,8 @@ func walk(v any, path ...any) any {
 	return v
 }
 
-func obj(v any, path ...any) map[string]any { return walk(v, path...).(map[string]any) }
-func arr(v any, path ...any) []any          { return walk(v, path...).([]any) }
+func jsonObj(v any, path ...any) map[string]any { return jsonAt(v, path...).(map[string]any) }
+func jsonArr(v any, path ...any) []any          { return jsonAt(v, path...).([]any) }
 
 // TestMergeRefusesCraftedShards: bench merge, given the shards of a real
 // run edited as an attacker would, exits 2 with a message naming the
@@ -98,54 +98,54 @@ func TestMergeRefusesCraftedShards(t *testing.T) {
 		}
 		return p
 	}
-	remax := func(d jsonDoc) map[string]any { return obj(d, "policies", 1) }
+	remax := func(d jsonDoc) map[string]any { return jsonObj(d, "policies", 1) }
 	for _, c := range []struct {
 		name  string
 		shard int // the shard crafted; the others are the real ones
 		mod   func(d jsonDoc)
 		want  []string
 	}{
-		{"replication 2^63", 1, func(d jsonDoc) { arr(d, "shard", "replications")[0] = json.Number("9223372036854775808") },
+		{"replication 2^63", 1, func(d jsonDoc) { jsonArr(d, "shard", "replications")[0] = json.Number("9223372036854775808") },
 			[]string{"shard.replications[0] = 9223372036854775808", "out of range"}},
-		{"replication 2^64-1", 2, func(d jsonDoc) { arr(d, "shard", "replications")[1] = json.Number("18446744073709551615") },
+		{"replication 2^64-1", 2, func(d jsonDoc) { jsonArr(d, "shard", "replications")[1] = json.Number("18446744073709551615") },
 			[]string{"shard.replications[1] = 18446744073709551615", "out of range"}},
-		{"replication of another shard", 1, func(d jsonDoc) { arr(d, "shard", "replications")[0] = json.Number("0") },
+		{"replication of another shard", 1, func(d jsonDoc) { jsonArr(d, "shard", "replications")[0] = json.Number("0") },
 			[]string{"replication 0 is in both", "part-0.json", "shard.replications"}},
-		{"traces.diagnostics missing in the first shard", 0, func(d jsonDoc) { delete(obj(remax(d), "traces"), "diagnostics") },
+		{"traces.diagnostics missing in the first shard", 0, func(d jsonDoc) { delete(jsonObj(remax(d), "traces"), "diagnostics") },
 			[]string{`"ReMax"`, "traces.diagnostics.fallbacks is missing"}},
 		{"diagnostics missing in a later shard", 2, func(d jsonDoc) {
 			delete(remax(d), "diagnostics")
-			delete(obj(remax(d), "traces"), "diagnostics")
+			delete(jsonObj(remax(d), "traces"), "diagnostics")
 		}, []string{`"ReMax"`, "diagnostics.fallbacks is missing"}},
 		{"extra checkpoint", 1, func(d jsonDoc) {
-			p := obj(d, "policies", 0)
-			p["checkpoints"] = append([]any{json.Number("1")}, arr(p, "checkpoints")...)
+			p := jsonObj(d, "policies", 0)
+			p["checkpoints"] = append([]any{json.Number("1")}, jsonArr(p, "checkpoints")...)
 			for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
 				for _, k := range []string{"mean", "se"} {
-					obj(p, m)[k] = append([]any{json.Number("0")}, arr(p, m, k)...)
+					jsonObj(p, m)[k] = append([]any{json.Number("0")}, jsonArr(p, m, k)...)
 				}
-				tr := obj(p, "traces", "metrics")
-				tr[m] = append([]any{arr(tr, m, 0)}, arr(tr, m)...)
+				tr := jsonObj(p, "traces", "metrics")
+				tr[m] = append([]any{jsonArr(tr, m, 0)}, jsonArr(tr, m)...)
 			}
 		}, []string{`"TS"`, "checkpoints [1 5 20 40] differ from [5 20 40]"}},
 		{"fewer checkpoints", 2, func(d jsonDoc) {
-			p := obj(d, "policies", 0)
-			p["checkpoints"] = arr(p, "checkpoints")[1:]
+			p := jsonObj(d, "policies", 0)
+			p["checkpoints"] = jsonArr(p, "checkpoints")[1:]
 			for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
 				for _, k := range []string{"mean", "se"} {
-					obj(p, m)[k] = arr(p, m, k)[1:]
+					jsonObj(p, m)[k] = jsonArr(p, m, k)[1:]
 				}
-				tr := obj(p, "traces", "metrics")
-				tr[m] = arr(tr, m)[1:]
+				tr := jsonObj(p, "traces", "metrics")
+				tr[m] = jsonArr(tr, m)[1:]
 			}
 		}, []string{`"TS"`, "checkpoints [20 40] differ from [5 20 40]"}},
-		{"other plugin SHA-256", 1, func(d jsonDoc) { obj(d, "policies", 0)["plugin_sha256"] = strings.Repeat("0", 64) },
+		{"other plugin SHA-256", 1, func(d jsonDoc) { jsonObj(d, "policies", 0)["plugin_sha256"] = strings.Repeat("0", 64) },
 			[]string{`"TS"`, "plugin_sha256", "different plugin executables"}},
-		{"other bench version", 2, func(d jsonDoc) { obj(d, "bench")["version"] = "v0.0.1" },
+		{"other bench version", 2, func(d jsonDoc) { jsonObj(d, "bench")["version"] = "v0.0.1" },
 			[]string{"part-0.json", "bench.version", `"v0.0.1"`}},
 		{"no bench version", 1, func(d jsonDoc) { delete(d, "bench") },
 			[]string{"part-0.json", "bench.version", "none"}},
-		{"mean near the largest float", 1, func(d jsonDoc) { arr(d, "policies", 0, "regret", "mean")[2] = json.Number("1.7e308") },
+		{"mean near the largest float", 1, func(d jsonDoc) { jsonArr(d, "policies", 0, "regret", "mean")[2] = json.Number("1.7e308") },
 			[]string{`"TS"`, "regret.mean[2] = 1.7e+308", "finite and within"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

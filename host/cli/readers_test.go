@@ -10,13 +10,13 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// fixture is the report package's small results file: three ok policies,
-// one with diagnostics, and a failed one.
-const fixture = "../report/testdata/small.json"
+// reportFixture is the report package's small results file: three ok
+// policies, one with diagnostics, and a failed one.
+const reportFixture = "../report/testdata/small.json"
 
-// rewrite writes fixture, or the file at src, to dir/name with every
-// occurrence of old replaced by new (the first n; all when n < 0).
-func rewrite(t *testing.T, src, dir, name, old, new string, n int) string {
+// rewriteFile writes a copy of the file at src to dir/name with the first
+// n occurrences of old replaced by new (all when n < 0).
+func rewriteFile(t *testing.T, src, dir, name, old, new string, n int) string {
 	t.Helper()
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -39,7 +39,7 @@ func rewrite(t *testing.T, src, dir, name, old, new string, n int) string {
 // forever.
 func TestPlotRefusesOverflow(t *testing.T) {
 	dir := t.TempDir()
-	f, err := results.ReadFile(fixture)
+	f, err := results.ReadFile(reportFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPlotRefusesOverflow(t *testing.T) {
 		want       []string
 	}{
 		{"mean + SE overflows", huge, []string{"huge.json", `policies[0] "ReMaxGrad M=2": regret.mean[5] = 1.5e+308`, "finite and within"}},
-		{"1e309", rewrite(t, fixture, dir, "e309.json", `"noise_sd": 0.5`, `"noise_sd": 1e309`, 1),
+		{"1e309", rewriteFile(t, reportFixture, dir, "e309.json", `"noise_sd": 0.5`, `"noise_sd": 1e309`, 1),
 			[]string{"e309.json", "number 1e309", "noise_sd"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,8 +80,8 @@ func TestPlotRefusesOverflow(t *testing.T) {
 // the one-call form. Before, the gate compared nothing and exited 0.
 func TestGateEmptyBaseline(t *testing.T) {
 	dir := t.TempDir()
-	cur := fixture
-	f, err := results.ReadFile(fixture)
+	cur := reportFixture
+	f, err := results.ReadFile(reportFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestGateEmptyBaseline(t *testing.T) {
 	if err := f.WriteFile(empty); err != nil {
 		t.Fatal(err)
 	}
-	f, _ = results.ReadFile(fixture)
+	f, _ = results.ReadFile(reportFixture)
 	for _, p := range f.Policies {
 		*p = results.Policy{Label: p.Label, Plugin: p.Plugin, Params: p.Params, Status: results.StatusFailed, Error: "crashed"}
 	}
