@@ -29,7 +29,9 @@ const gateExitCodes = `Exit codes:
   2  usage or input error: bad flag, unreadable or invalid results file,
      baseline and current are different experiments (family, arms, means,
      noise_sd, horizon or init_pulls differ; the message lists each) and
-     --force is not given. Any unexpected error also exits 2, never 1.
+     --force is not given, or the baseline has no policy to compare (none
+     ran, with two or more replications). Any unexpected error also exits
+     2, never 1.
   3  a policy failed in CURRENT (status "failed") or is missing from it
   4  a comparison was inconclusive and --require-conclusive is set
 When several apply the first of 2, 3, 1, 4 wins; stderr names every policy
@@ -149,6 +151,9 @@ func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
 // code of bench gate.
 func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive bool) error {
 	rep, err := gate.Compare(base, cur, opt)
+	if errors.Is(err, gate.ErrEmptyBaseline) {
+		return withCode(ExitInput, fmt.Errorf("gate: baseline %s: %w", baseName, err))
+	}
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
 	}
@@ -238,6 +243,12 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 	}
 	if len(only) > 0 {
 		base.Policies = slices.DeleteFunc(base.Policies, func(p *results.Policy) bool { return !slices.Contains(only, p.Label) })
+	}
+	if err := gate.CheckBaseline(base, opt.Metric); err != nil {
+		if len(only) > 0 {
+			err = fmt.Errorf("%w (of the policies --policy selects: %s)", err, strings.Join(only, ", "))
+		}
+		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, err))
 	}
 	return base, opt, nil
 }

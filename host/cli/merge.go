@@ -16,9 +16,12 @@ func newMergeCmd(ro *runOptions) *cobra.Command {
 		Short: "Merge the results files of the shards of one run exactly",
 		Long: `merge combines the results files written by 'bench --shard I/N --out part-I.json'
 for I = 0..N-1 into the file the unsharded run would have written (timings
-aside: seconds are summed). It refuses, with exit code 2, shards of different
-scenarios, seeds or policies, a missing or duplicate shard, and files without
-per-replication traces.`,
+aside: seconds are summed). It refuses, with exit code 2 and a message naming
+the file and the field, shards of different scenarios, seeds, noise_known,
+bench builds, policies, parameters or plugin executables (SHA-256), shards
+whose checkpoints or diagnostics differ, a missing or duplicate shard,
+replications out of range or in two shards, files without per-replication
+traces, and numbers that are not finite or beyond ±1e300.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {

@@ -1,19 +1,24 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/registry"
@@ -212,7 +217,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	order := labels(sc)
 	var kept *results.File
 	if ro.resume {
-		if kept, err = resumable(ro.out, sc, spec); err != nil {
+		if kept, err = resumable(ctx, ro, sc, spec); err != nil {
 			return withCode(ExitInput, err)
 		}
 		if kept != nil {
@@ -297,8 +302,17 @@ func labels(sc *scenario.Scenario) []string {
 }
 
 // resumable reads the --out file of an earlier run of the same scenario and
-// returns it with only its completed policies; nil when there is none.
-func resumable(path string, sc *scenario.Scenario, spec shard.Spec) (*results.File, error) {
+// returns it with only the policies that are provably what this run would
+// compute; nil when there is none. A kept policy ran to completion with
+// the same label, plugin, plugin build (SHA-256, or version when the
+// SHA-256 is unknown), resolved parameters and checkpoints, under the same
+// noise_known and bench build; every other policy of the scenario is rerun,
+// and stderr says why. The plugins are started and described to resolve
+// their parameters' defaults. A file of another experiment (scenario,
+// family, means, noise, horizon, runs, seed, init_pulls or shard) is
+// refused.
+func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec shard.Spec) (*results.File, error) {
+	path := ro.out
 	if path == "" {
 		return nil, fmt.Errorf("--resume needs --out FILE")
 	}
@@ -311,22 +325,120 @@ func resumable(path string, sc *scenario.Scenario, spec shard.Spec) (*results.Fi
 	}
 	means := sc.TrueMeans()
 	s := f.Scenario
-	if s.Name != sc.Name || s.Horizon != sc.Horizon || s.Runs != sc.Runs || s.Seed != sc.Seed ||
+	if s.Name != sc.Name || s.Family != string(sc.Family()) || s.Horizon != sc.Horizon || s.Runs != sc.Runs || s.Seed != sc.Seed ||
 		s.InitPulls != sc.InitPulls || len(s.Means) != len(means) || s.NoiseSD != sc.Environment.NoiseSD ||
 		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
-		return nil, fmt.Errorf("--resume: %s holds another run (scenario %s, T=%d, runs=%d, seed %d, shard %d/%d); remove it or choose another --out",
-			path, s.Name, s.Horizon, s.Runs, s.Seed, f.Shard.Index, f.Shard.Count)
+		return nil, fmt.Errorf("--resume: %s holds another run (scenario %s, %s, T=%d, runs=%d, seed %d, init_pulls %d, noise_sd %v, shard %d/%d); remove it or choose another --out",
+			path, s.Name, s.Family, s.Horizon, s.Runs, s.Seed, s.InitPulls, s.NoiseSD, f.Shard.Index, f.Shard.Count)
 	}
 	for i := range means {
 		if s.Means[i] != means[i] {
 			return nil, fmt.Errorf("--resume: %s was run with other means", path)
 		}
 	}
-	var ok []*results.Policy
-	for _, p := range f.Policies {
-		if p.Status == results.StatusOK {
-			ok = append(ok, p)
+
+	// What every policy of the file shares: a difference reruns them all.
+	var shared []string
+	known := sc.Environment.IsNoiseKnown()
+	switch {
+	case s.NoiseKnown == nil:
+		shared = append(shared, "the file does not record noise_known")
+	case *s.NoiseKnown != known:
+		shared = append(shared, fmt.Sprintf("noise_known was %v, now %v", *s.NoiseKnown, known))
+	}
+	if s.Streams != env.StreamsVersion {
+		shared = append(shared, fmt.Sprintf("its reward streams are %q, now %q", s.Streams, env.StreamsVersion))
+	}
+	if v := results.HostVersion(); f.Bench == nil || f.Bench.Version != v {
+		was := "unrecorded"
+		if f.Bench != nil {
+			was = fmt.Sprintf("%q", f.Bench.Version)
 		}
+		shared = append(shared, fmt.Sprintf("bench.version was %s, now %q (reward streams belong to a build)", was, v))
+	}
+
+	launch := ro.launcher()
+	plugins := map[string]*engine.Plugin{}
+	launchErr := map[string]error{}
+	defer func() {
+		for _, p := range plugins {
+			p.Conn.Close()
+		}
+	}()
+	// differs says why p, as recorded, is not what pol would compute now;
+	// "" when it provably is.
+	differs := func(p *results.Policy, pol scenario.Policy) string {
+		if len(shared) > 0 {
+			return strings.Join(shared, "; ")
+		}
+		if p.Plugin != pol.Plugin {
+			return fmt.Sprintf("plugin was %s, now %s", p.Plugin, pol.Plugin)
+		}
+		if !slices.Equal(p.Checkpoints, sc.Checkpoints) {
+			return fmt.Sprintf("checkpoints were %v, now %v", p.Checkpoints, sc.Checkpoints)
+		}
+		key := pol.Plugin + "@" + pol.SHA256
+		if _, ok := plugins[key]; !ok && launchErr[key] == nil {
+			if pl, err := launch(ctx, pol); err != nil {
+				launchErr[key] = err
+			} else {
+				plugins[key] = pl
+			}
+		}
+		if err := launchErr[key]; err != nil {
+			return fmt.Sprintf("plugin %s cannot be checked: %v", pol.Plugin, err)
+		}
+		pl := plugins[key]
+		switch {
+		case pl.SHA256 != "" && p.PluginSHA256 != pl.SHA256:
+			was := p.PluginSHA256
+			if was == "" {
+				was = "unrecorded"
+			}
+			return fmt.Sprintf("plugin %s SHA-256 was %s, now %s", pol.Plugin, was, pl.SHA256)
+		case p.PluginVersion != pl.Desc.Version:
+			return fmt.Sprintf("plugin %s version was %q, now %q", pol.Plugin, p.PluginVersion, pl.Desc.Version)
+		}
+		params, err := sdk.Resolve(pl.Desc.Params, pol.Params)
+		if err != nil {
+			return fmt.Sprintf("params: %v", err)
+		}
+		// Compare as the file records them: through JSON.
+		now, err1 := json.Marshal(params)
+		was, err2 := json.Marshal(p.Params)
+		if err1 != nil || err2 != nil || !bytes.Equal(now, was) {
+			return fmt.Sprintf("params were %s, now %s", was, now)
+		}
+		return ""
+	}
+
+	inScenario := map[string]scenario.Policy{}
+	for _, pol := range sc.Policies {
+		inScenario[pol.Label] = pol
+	}
+	var ok []*results.Policy
+	kept := map[string]bool{}
+	for _, p := range f.Policies {
+		if p.Status != results.StatusOK || kept[p.Label] {
+			continue // failed or interrupted: rerun
+		}
+		pol, selected := inScenario[p.Label]
+		if !selected {
+			// Not run now (--policy, or gone from the scenario): kept as
+			// it is, if it still fits beside the policies run now.
+			why := strings.Join(shared, "; ")
+			if why == "" && !slices.Equal(p.Checkpoints, sc.Checkpoints) {
+				why = fmt.Sprintf("checkpoints were %v, now %v", p.Checkpoints, sc.Checkpoints)
+			}
+			if why != "" {
+				return nil, fmt.Errorf("--resume: %s holds policy %q, which this run does not run, from another setting (%s); resume without --policy, or remove the file", path, p.Label, why)
+			}
+		} else if why := differs(p, pol); why != "" {
+			fmt.Fprintf(ro.stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
+			continue
+		}
+		ok = append(ok, p)
+		kept[p.Label] = true
 	}
 	f.Policies = ok
 	f.Complete = true

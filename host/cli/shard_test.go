@@ -13,13 +13,16 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// canonicalFile is a results file with wall-clock timings removed.
+// canonicalFile is a results file with wall-clock timings removed, and
+// the bench build: the tests compare files written by the bench binary
+// with files written by the test binary, two builds of the same code.
 func canonicalFile(t *testing.T, path string) string {
 	t.Helper()
 	f, err := results.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Bench = nil
 	for _, p := range f.Policies {
 		p.Seconds = 0
 	}

@@ -102,10 +102,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		Scenario: results.Scenario{
 			Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 			Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
-			Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD, Checkpoints: sc.Checkpoints,
+			Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
+			NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
 		},
 		Shard:    results.Shard{Index: 0, Count: 1},
 		Complete: true,
+		Bench:    &results.BenchInfo{Version: results.HostVersion()},
 	}
 
 	// Connect every plugin and check every policy's parameters before any
@@ -209,6 +211,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	return file, nil
 }
+
+func ptr[T any](v T) *T { return &v }
 
 type job struct {
 	idx    int

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -158,6 +159,9 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 	if err := uniqueLabels(cur); err != nil {
 		return nil, fmt.Errorf("current: %w", err)
 	}
+	if err := CheckBaseline(base, opt.Metric); err != nil {
+		return nil, err
+	}
 	diffs := Differences(base.Scenario, cur.Scenario)
 	if len(diffs) > 0 && !opt.Force {
 		return nil, &IncompatibleError{Differences: diffs}
@@ -258,6 +262,26 @@ func verdict(r Row, alpha float64) Verdict {
 		return Same
 	}
 	return Inconclusive
+}
+
+// ErrEmptyBaseline is wrapped by CheckBaseline's errors.
+var ErrEmptyBaseline = errors.New("the baseline has no policy to compare with")
+
+// CheckBaseline refuses a baseline that has no comparable policy: one with
+// status ok and at least two final values of metric, which a t-test needs.
+// Gating against it would compare nothing and pass.
+func CheckBaseline(base *results.File, metric string) error {
+	var failed []string
+	for _, p := range base.Policies {
+		if p.Status == results.StatusOK && len(p.Final[metric]) >= 2 {
+			return nil
+		}
+		failed = append(failed, fmt.Sprintf("%q", p.Label))
+	}
+	if len(failed) == 0 {
+		return fmt.Errorf("%w: it holds no policy", ErrEmptyBaseline)
+	}
+	return fmt.Errorf("%w: none of its policies (%s) ran with two or more replications of %s", ErrEmptyBaseline, strings.Join(failed, ", "), metric)
 }
 
 func uniqueLabels(f *results.File) error {

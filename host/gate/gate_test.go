@@ -329,3 +329,32 @@ func TestWriteTable(t *testing.T) {
 		t.Errorf("table differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", golden, got, want)
 	}
 }
+
+// TestEmptyBaseline: a baseline without a policy that ran (none at all,
+// all failed, or too few replications for a t-test) is an error, not a
+// gate that compares nothing and passes.
+func TestEmptyBaseline(t *testing.T) {
+	const n = 40
+	cur := file(1, n, policy("A", baseValues(n)), policy("B", baseValues(n)))
+	failed := &results.Policy{Label: "A", Status: results.StatusFailed, Error: "crashed"}
+	for _, tc := range []struct {
+		name string
+		base *results.File
+		want string
+	}{
+		{"no policy", file(1, n), "the baseline has no policy to compare with: it holds no policy"},
+		{"every policy failed", file(1, n, failed), `none of its policies ("A") ran with two or more replications of regret`},
+		{"one replication", file(1, 1, policy("A", []float64{3})), `none of its policies ("A")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Compare(tc.base, cur, DefaultOptions)
+			if !errors.Is(err, ErrEmptyBaseline) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v (report %+v), want ErrEmptyBaseline with %q", err, rep, tc.want)
+			}
+		})
+	}
+	// One policy that ran is enough; the others may have failed.
+	if _, err := Compare(file(1, n, failed, policy("B", baseValues(n))), cur, DefaultOptions); err != nil {
+		t.Errorf("a baseline with one comparable policy: %v", err)
+	}
+}

@@ -281,17 +281,85 @@ func (b *builder) line(pts curve, c color.Color, dashed bool) *plotter.Line {
 }
 
 // band is the area between mean-se and mean+se, lower edge clipped at
-// floor (the metrics of DESIGN §5 cannot be negative).
+// floor (the metrics of DESIGN §5 cannot be negative). Checkpoints whose
+// mean or SE is not finite are left out, and edges beyond ±maxValue are
+// clipped there; nil when fewer than two checkpoints remain.
 func band(t []int, mean, se []float64, floor float64, c color.NRGBA) *fill {
-	var ring []plotter.XY
+	var keep []int
 	for i := range t {
-		ring = append(ring, plotter.XY{X: float64(t[i]), Y: math.Max(mean[i]-se[i], floor)})
+		if i < len(mean) && i < len(se) && finite(mean[i]) && finite(se[i]) {
+			keep = append(keep, i)
+		}
 	}
-	for i := len(t) - 1; i >= 0; i-- {
-		ring = append(ring, plotter.XY{X: float64(t[i]), Y: mean[i] + se[i]})
+	if len(keep) < 2 {
+		return nil
+	}
+	clip := func(y float64) float64 { return math.Max(-maxValue, math.Min(maxValue, y)) }
+	var ring []plotter.XY
+	for _, i := range keep {
+		ring = append(ring, plotter.XY{X: float64(t[i]), Y: clip(math.Max(mean[i]-se[i], floor))})
+	}
+	for k := len(keep) - 1; k >= 0; k-- {
+		i := keep[k]
+		ring = append(ring, plotter.XY{X: float64(t[i]), Y: clip(mean[i] + se[i])})
 	}
 	c.A = bandAlpha // NRGBA: not premultiplied, so the hue survives
 	return &fill{ring: ring, color: c}
+}
+
+// maxValue bounds what an axis shows: a quarter of the largest float64,
+// so that the axis span and the arithmetic of ticks stay finite.
+const maxValue = math.MaxFloat64 / 4
+
+// settle gives an axis a range that gonum can draw and tick, whatever the
+// data: gonum pads an empty range by ±1, which reaches zero or below on a
+// log axis (a panic: "Values must be greater than 0 for a log scale") and
+// changes nothing at 1e300; and a range that is infinite or denormal
+// leaves no round ticks. It returns false when a log axis has no positive
+// range at all: the caller then draws it linear.
+func settle(a *gonumplot.Axis, log bool) bool {
+	lo, hi := a.Min, a.Max
+	if math.IsNaN(lo) || math.IsNaN(hi) || lo > hi {
+		lo, hi = math.Inf(1), math.Inf(-1) // no usable data
+	}
+	lo, hi = math.Max(lo, -maxValue), math.Min(hi, maxValue)
+	if log {
+		switch {
+		case lo > hi: // no data
+			lo, hi = 1, 10
+		case !(lo > 0):
+			return false
+		case lo == hi:
+			if l := lo / 10; l > 0 {
+				lo = l
+			}
+			if h := hi * 10; h <= maxValue {
+				hi = h
+			}
+			if lo == hi {
+				return false
+			}
+		}
+		a.Min, a.Max = lo, hi
+		return true
+	}
+	if lo > hi { // no data
+		lo, hi = 0, 1
+	}
+	span, scale := hi-lo, math.Max(math.Abs(lo), math.Abs(hi))
+	switch {
+	case lo == hi && lo-1 < lo && hi+1 > hi:
+		lo, hi = lo-1, hi+1 // as gonum pads it
+	case !(span >= 1e-300) || !(span > scale*1e-12):
+		// Empty, denormal or within a few ulps: centre a readable range.
+		c, half := lo/2+hi/2, scale/2
+		if half < 1e-300 {
+			half = 1
+		}
+		lo, hi = c-half, c+half
+	}
+	a.Min, a.Max = lo, hi
+	return true
 }
 
 // fill is a filled polygon with no outline. plotter.Polygon strokes its
@@ -345,7 +413,9 @@ func (b *builder) regret() Figure {
 	var curves []curve
 	// Every band before any line, so no band veils another policy's line.
 	for _, pol := range b.policies {
-		p.Add(band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.pal[pol.Label]))
+		if f := band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.pal[pol.Label]); f != nil {
+			p.Add(f)
+		}
 	}
 	for _, pol := range b.policies {
 		pts := points(pol.Checkpoints, pol.Regret.Mean, false)
@@ -357,8 +427,19 @@ func (b *builder) regret() Figure {
 	return b.figure("regret", p, curves, false, false)
 }
 
-// figure places p's legend and returns the figure.
+// figure settles p's axes, places its legend and returns the figure.
 func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, logY bool) Figure {
+	for _, ax := range []struct {
+		a   *gonumplot.Axis
+		log *bool
+	}{{&p.X, &logX}, {&p.Y, &logY}} {
+		if !settle(ax.a, *ax.log) {
+			*ax.log = false
+			ax.a.Scale = gonumplot.LinearScale{}
+			ax.a.Tick.Marker = ticks{linearTicks{}}
+			settle(ax.a, false)
+		}
+	}
 	fig := Figure{Name: name, Plot: p}
 	if !placeLegend(p, curves, logX, logY) {
 		l := p.Legend
@@ -395,7 +476,9 @@ func (b *builder) lines(name string, p *gonumplot.Plot, cps [][]int, series, ses
 			continue
 		}
 		if !logY && len(pts) == len(cps[i]) && len(ses[i]) == len(cps[i]) {
-			p.Add(band(cps[i], series[i], ses[i], floor, b.pal[pol.Label]))
+			if f := band(cps[i], series[i], ses[i], floor, b.pal[pol.Label]); f != nil {
+				p.Add(f)
+			}
 		}
 		l := b.line(pts, b.pal[pol.Label], false)
 		lines = append(lines, l)

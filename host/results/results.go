@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"runtime/debug"
 	"sort"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
@@ -42,7 +44,10 @@ type Scenario struct {
 	InitPulls   int       `json:"init_pulls"`
 	Means       []float64 `json:"means"`
 	NoiseSD     float64   `json:"noise_sd"`
-	Checkpoints []int     `json:"checkpoints"`
+	// NoiseKnown says whether noise_sd was sent to the plugins; nil in
+	// files written before it was recorded.
+	NoiseKnown  *bool `json:"noise_known,omitempty"`
+	Checkpoints []int `json:"checkpoints"`
 }
 
 // Shard says which slice of the replications a file holds.
@@ -55,6 +60,36 @@ type Shard struct {
 // BenchInfo records the host that produced the file.
 type BenchInfo struct {
 	Version string `json:"version"`
+}
+
+// HostVersion identifies the running bench build, for BenchInfo: the main
+// module's version and, when the build recorded them, the VCS revision it
+// was built from and "+dirty" for uncommitted changes. Reward streams
+// belong to a build, so shards of different builds must not be merged nor
+// a results file of another build resumed.
+func HostVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		v += " " + rev[:min(12, len(rev))]
+		if dirty {
+			v += "+dirty"
+		}
+	}
+	return v
 }
 
 // Series is a metric's across-replication mean and standard error, aligned
@@ -193,7 +228,45 @@ func Decode(data []byte) (*File, error) {
 	return &f, nil
 }
 
-// Check verifies the internal consistency of f.
+// MaxAbs bounds the magnitude of every number of a results file. JSON
+// cannot hold NaN or infinities, but a number near the largest float64
+// turns infinite in the sums, ranges and squares that merge, gate and plot
+// compute from it (mean + SE, a sum over replications); a reader refuses
+// such a file rather than fail later or draw nonsense.
+const MaxAbs = 1e300
+
+// checkNumbers refuses a value of xs that is not finite or exceeds MaxAbs,
+// naming field and the index.
+func checkNumbers(field string, xs []float64) error {
+	for j, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > MaxAbs {
+			return fmt.Errorf("%s[%d] = %v: numbers must be finite and within ±%g", field, j, x, MaxAbs)
+		}
+	}
+	return nil
+}
+
+// checkReplications refuses replication indices that are out of range
+// (>= runs) or listed twice.
+func checkReplications(reps []uint64, runs int) error {
+	if len(reps) > runs {
+		return fmt.Errorf("shard.replications lists %d replications but scenario.runs = %d", len(reps), runs)
+	}
+	seen := make(map[uint64]int, len(reps))
+	for j, r := range reps {
+		if r >= uint64(runs) {
+			return fmt.Errorf("shard.replications[%d] = %d: out of range for scenario.runs = %d", j, r, runs)
+		}
+		if k, dup := seen[r]; dup {
+			return fmt.Errorf("shard.replications[%d] = %d: already listed at shard.replications[%d]", j, r, k)
+		}
+		seen[r] = j
+	}
+	return nil
+}
+
+// Check verifies the internal consistency of f, and that every number is
+// finite and within ±MaxAbs.
 func (f *File) Check() error {
 	if f.Schema != Schema {
 		return fmt.Errorf("schema %q, want %q", f.Schema, Schema)
@@ -206,6 +279,15 @@ func (f *File) Check() error {
 	}
 	if f.Shard.Count < 1 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count {
 		return fmt.Errorf("shard %d/%d: want 0 <= index < count", f.Shard.Index, f.Shard.Count)
+	}
+	if err := checkNumbers("scenario.means", f.Scenario.Means); err != nil {
+		return err
+	}
+	if err := checkNumbers("scenario.noise_sd", []float64{f.Scenario.NoiseSD}); err != nil {
+		return err
+	}
+	if err := checkReplications(f.Shard.Replications, f.Scenario.Runs); err != nil {
+		return err
 	}
 	nrep := f.Scenario.Runs
 	if f.Shard.Replications != nil {
@@ -234,12 +316,32 @@ func (f *File) Check() error {
 				return fmt.Errorf("policies[%d] %q: checkpoints must increase from 1 or more, got %v", i, p.Label, p.Checkpoints)
 			}
 		}
-		for name, d := range p.Diagnostics {
+		if err := checkNumbers(fmt.Sprintf("policies[%d] %q: seconds", i, p.Label), []float64{p.Seconds}); err != nil {
+			return err
+		}
+		for _, name := range sortedKeys(p.Diagnostics) {
+			d := p.Diagnostics[name]
 			if len(d.Mean) != len(d.Checkpoints) || len(d.SE) != len(d.Checkpoints) {
 				return fmt.Errorf("policies[%d] %q: diagnostics.%s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(d.Mean), len(d.SE), len(d.Checkpoints))
 			}
-			if p.Traces != nil && p.Traces.Diagnostics != nil {
-				tr := p.Traces.Diagnostics[name]
+			for c, t := range d.Checkpoints {
+				if t < 1 || t > f.Scenario.Horizon || (c > 0 && t <= d.Checkpoints[c-1]) {
+					return fmt.Errorf("policies[%d] %q: diagnostics.%s.checkpoints must increase within 1..%d, got %v", i, p.Label, name, f.Scenario.Horizon, d.Checkpoints)
+				}
+			}
+			for _, s := range []struct {
+				field string
+				xs    []float64
+			}{{"mean", d.Mean}, {"se", d.SE}} {
+				if err := checkNumbers(fmt.Sprintf("policies[%d] %q: diagnostics.%s.%s", i, p.Label, name, s.field), s.xs); err != nil {
+					return err
+				}
+			}
+			if p.Traces != nil {
+				tr, ok := p.Traces.Diagnostics[name]
+				if !ok {
+					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s is missing (the file has traces and diagnostics.%s)", i, p.Label, name, name)
+				}
 				if len(tr) != len(d.Checkpoints) {
 					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), len(d.Checkpoints))
 				}
@@ -247,6 +349,16 @@ func (f *File) Check() error {
 					if len(row) != nrep {
 						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
 					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.diagnostics.%s[%d]", i, p.Label, name, c), row); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if p.Traces != nil {
+			for _, name := range sortedKeys(p.Traces.Diagnostics) {
+				if _, ok := p.Diagnostics[name]; !ok {
+					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has no diagnostics.%s", i, p.Label, name, name)
 				}
 			}
 		}
@@ -255,8 +367,17 @@ func (f *File) Check() error {
 			if len(s.Mean) != n || len(s.SE) != n {
 				return fmt.Errorf("policies[%d] %q: %s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(s.Mean), len(s.SE), n)
 			}
+			if err := checkNumbers(fmt.Sprintf("policies[%d] %q: %s.mean", i, p.Label, name), s.Mean); err != nil {
+				return err
+			}
+			if err := checkNumbers(fmt.Sprintf("policies[%d] %q: %s.se", i, p.Label, name), s.SE); err != nil {
+				return err
+			}
 			if len(p.Final[name]) != nrep {
 				return fmt.Errorf("policies[%d] %q: final.%s has %d values for %d replications", i, p.Label, name, len(p.Final[name]), nrep)
+			}
+			if err := checkNumbers(fmt.Sprintf("policies[%d] %q: final.%s", i, p.Label, name), p.Final[name]); err != nil {
+				return err
 			}
 			if p.Traces != nil {
 				tr := p.Traces.Metrics[name]
@@ -267,11 +388,25 @@ func (f *File) Check() error {
 					if len(row) != nrep {
 						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
 					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.metrics.%s[%d]", i, p.Label, name, c), row); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// sortedKeys returns m's keys in order, so that Check reports the same
+// error for the same file every time.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Policy returns the policy with the given label, or nil.

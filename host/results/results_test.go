@@ -102,6 +102,28 @@ func TestBadFiles(t *testing.T) {
 		}),
 			`diagnostics.gap has 2 means and 0 SEs for 1 checkpoints`},
 		{"diagnostic trace", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["gap"] = [][]float64{{1}} }), "traces.diagnostics.gap"},
+		{"overflowing number", bytes.Replace(valid, []byte(`"mean": [
+          1,`), []byte(`"mean": [
+          1e309,`), 1), "cannot unmarshal number 1e309 into Go struct field Series.policies.regret.mean"},
+		{"mean near the largest float", edit(func(f *File) { f.Policies[0].Regret.Mean[1] = 1.7e308 }),
+			`policies[0] "TS": regret.mean[1] = 1.7e+308: numbers must be finite and within ±1e+300`},
+		{"se beyond MaxAbs", edit(func(f *File) { f.Policies[0].Under.SE[0] = -2e300 }), `underestimation.se[0] = -2e+300`},
+		{"final beyond MaxAbs", edit(func(f *File) { f.Policies[0].Final["regret"][2] = 1e301 }), `final.regret[2] = 1e+301`},
+		{"trace beyond MaxAbs", edit(func(f *File) { f.Policies[0].Traces.Metrics["regret_under"][1][0] = 1.7e308 }), `traces.metrics.regret_under[1][0] = 1.7e+308`},
+		{"diagnostic beyond MaxAbs", edit(func(f *File) { f.Policies[0].Diagnostics["gap"].Mean[0] = 1.7e308 }), `diagnostics.gap.mean[0] = 1.7e+308`},
+		{"diagnostic trace beyond MaxAbs", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["gap"][1][2] = -1.7e308 }), `traces.diagnostics.gap[1][2] = -1.7e+308`},
+		{"means beyond MaxAbs", edit(func(f *File) { f.Scenario.Means[0] = 1e308 }), `scenario.means[0] = 1e+308`},
+		{"noise beyond MaxAbs", edit(func(f *File) { f.Scenario.NoiseSD = 1e301 }), `scenario.noise_sd[0] = 1e+301`},
+		{"seconds beyond MaxAbs", edit(func(f *File) { f.Policies[0].Seconds = 1e301 }), `policies[0] "TS": seconds[0] = 1e+301`},
+		{"replication 2^63", edit(func(f *File) { f.Shard.Replications = []uint64{0, 1 << 63, 2} }), "shard.replications[1] = 9223372036854775808: out of range for scenario.runs = 3"},
+		{"replication 2^64-1", edit(func(f *File) { f.Shard.Replications = []uint64{0, 1, 1<<64 - 1} }), "shard.replications[2] = 18446744073709551615: out of range"},
+		{"replication twice", edit(func(f *File) { f.Shard.Replications = []uint64{2, 0, 2} }), "shard.replications[2] = 2: already listed at shard.replications[0]"},
+		{"more replications than runs", edit(func(f *File) { f.Shard.Replications = []uint64{0, 1, 2, 3} }), "shard.replications lists 4 replications but scenario.runs = 3"},
+		{"diagnostic trace missing", edit(func(f *File) { f.Policies[0].Traces.Diagnostics = nil }), `policies[0] "TS": traces.diagnostics.gap is missing`},
+		{"diagnostic trace extra", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["other"] = [][]float64{{1, 2, 3}} }), `traces.diagnostics.other has no diagnostics.other`},
+		{"diagnostic checkpoints beyond T", edit(func(f *File) {
+			f.Policies[0].Diagnostics["gap"] = DiagSeries{Checkpoints: []int{5, 11}, Mean: []float64{1, 2}, SE: []float64{0, 0}}
+		}), `diagnostics.gap.checkpoints must increase within 1..10, got [5 11]`},
 		{"failed without error", edit(func(f *File) { f.Policies[1].Error = "" }), `policies[1] "Broken": status failed without an error`},
 		{"unknown status", edit(func(f *File) { f.Policies[0].Status = "done" }), `policies[0] "TS": unknown status "done"`},
 	} {

@@ -5,7 +5,9 @@ package shard
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,27 +47,44 @@ func (s Spec) Replications(runs int) []uint64 {
 
 // Merge combines the results files of the N shards of one run into the
 // file the unsharded run would have produced, timings aside. Every shard
-// must be present once, from the same scenario, seed and policies, and carry
-// per-replication traces; otherwise Merge says what differs.
+// must be present once, from the same scenario, seed, bench build and
+// plugins (version and SHA-256), with the same policies, checkpoints and
+// diagnostics, and carry per-replication traces; the shards' replications
+// must cover 0..runs-1 exactly once. Otherwise Merge says which file and
+// which field differ. names[k] names files[k] in messages.
 func Merge(files []*results.File, names []string) (*results.File, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("merge: no files")
+	}
+	if len(names) != len(files) {
+		names = make([]string, len(files))
+		for k := range names {
+			names[k] = fmt.Sprintf("file %d", k+1)
+		}
+	}
+	for k, f := range files {
+		// A file handed in without Decode (or edited since) must still
+		// be consistent: everything below indexes by its lengths.
+		if err := f.Check(); err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", names[k], err)
+		}
 	}
 	first := files[0]
 	count := first.Shard.Count
 	seen := map[int]string{}
 	for k, f := range files {
 		if f.Shard.Count != count {
-			return nil, fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards", names[k], f.Shard.Index, f.Shard.Count, names[0], count)
+			return nil, fmt.Errorf("merge: %s is shard %d/%d but %s is of %d shards (shard.count)", names[k], f.Shard.Index, f.Shard.Count, names[0], count)
 		}
 		if prev, dup := seen[f.Shard.Index]; dup {
-			return nil, fmt.Errorf("merge: %s and %s are both shard %d/%d", prev, names[k], f.Shard.Index, count)
+			return nil, fmt.Errorf("merge: %s and %s are both shard %d/%d (shard.index)", prev, names[k], f.Shard.Index, count)
 		}
 		seen[f.Shard.Index] = names[k]
-		a, b := first.Scenario, f.Scenario
-		a.Description, b.Description = "", ""
-		if !reflect.DeepEqual(a, b) {
-			return nil, fmt.Errorf("merge: %s and %s come from different scenarios or settings (name, means, horizon, runs, seed, checkpoints must match)", names[0], names[k])
+		if d := scenarioDiffs(first.Scenario, f.Scenario); len(d) > 0 {
+			return nil, fmt.Errorf("merge: %s and %s come from different scenarios or settings: %s", names[0], names[k], strings.Join(d, "; "))
+		}
+		if a, b := benchVersion(first), benchVersion(f); a != b {
+			return nil, fmt.Errorf("merge: %s and %s were written by different bench builds (bench.version %s and %s); rerun every shard with one build", names[0], names[k], a, b)
 		}
 		if !f.Complete {
 			return nil, fmt.Errorf("merge: %s is incomplete (its run was interrupted)", names[k])
@@ -74,53 +93,42 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			return nil, fmt.Errorf("merge: %s has %d policies, %s has %d", names[k], len(f.Policies), names[0], len(first.Policies))
 		}
 		for i, p := range f.Policies {
-			q := first.Policies[i]
-			if p.Label != q.Label || p.Plugin != q.Plugin || p.PluginVersion != q.PluginVersion || !reflect.DeepEqual(p.Params, q.Params) {
-				return nil, fmt.Errorf("merge: policy %d differs: %s has %q (%s %s), %s has %q (%s %s)", i, names[k], p.Label, p.Plugin, p.PluginVersion, names[0], q.Label, q.Plugin, q.PluginVersion)
-			}
-			if p.Status == results.StatusOK && p.Traces == nil {
-				return nil, fmt.Errorf("merge: %s: policy %q has no per-replication traces (write shards with --shard)", names[k], p.Label)
+			if err := samePolicy(first.Policies[i], p); err != nil {
+				return nil, fmt.Errorf("merge: %s: policies[%d] %q: %w (in %s)", names[k], i, p.Label, err, names[0])
 			}
 		}
 	}
-	var missing []string
-	for i := 0; i < count; i++ {
-		if _, ok := seen[i]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+	if len(seen) < count {
+		var missing []string
+		for i := 0; i < count && len(missing) < 10; i++ {
+			if _, ok := seen[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+			}
 		}
-	}
-	if len(missing) > 0 {
+		if n := count - len(seen) - len(missing); n > 0 {
+			missing = append(missing, fmt.Sprintf("and %d more", n))
+		}
 		return nil, fmt.Errorf("merge: missing shard(s) %s", strings.Join(missing, ", "))
 	}
-	sort.SliceStable(files, func(a, b int) bool { return files[a].Shard.Index < files[b].Shard.Index })
+	// Shard order, leaving the caller's slices alone.
+	order := make([]int, len(files))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return files[order[a]].Shard.Index < files[order[b]].Shard.Index })
 
 	runs := first.Scenario.Runs
-	// Each shard's replications, in the order of its per-replication data.
-	idx := make([][]uint64, len(files))
-	covered := make([]bool, runs)
-	for k, f := range files {
-		idx[k] = f.Shard.Replications
-		if idx[k] == nil {
-			idx[k] = Spec{0, 1}.Replications(runs)
-		}
-		for _, r := range idx[k] {
-			if int(r) >= runs || covered[r] {
-				return nil, fmt.Errorf("merge: replication %d appears twice or is out of range", r)
-			}
-			covered[r] = true
-		}
-	}
-	for r, ok := range covered {
-		if !ok {
-			return nil, fmt.Errorf("merge: replication %d is in no shard", r)
-		}
+	reps, err := replications(files, names, runs)
+	if err != nil {
+		return nil, err
 	}
 
 	out := &results.File{Schema: results.Schema, Scenario: first.Scenario, Shard: results.Shard{Index: 0, Count: 1}, Complete: true, Bench: first.Bench}
 	for i, q := range first.Policies {
 		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Status: results.StatusOK}
 		var failed []string
-		for _, f := range files {
+		for _, k := range order {
+			f := files[k]
 			p.Seconds += f.Policies[i].Seconds
 			if f.Policies[i].Status != results.StatusOK {
 				failed = append(failed, fmt.Sprintf("shard %d: %s", f.Shard.Index, f.Policies[i].Error))
@@ -132,14 +140,17 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			continue
 		}
 		p.Checkpoints = q.Checkpoints
+		// samePolicy and Check make every shard's rows as many as q's,
+		// each as long as the shard's replications.
 		gather := func(get func(*results.Policy) [][]float64) [][]float64 {
 			rows := make([][]float64, len(get(q)))
 			for c := range rows {
 				rows[c] = make([]float64, runs)
 			}
-			for k, f := range files {
-				for c, row := range get(f.Policies[i]) {
-					for j, r := range idx[k] {
+			for _, k := range order {
+				idx := reps(k)
+				for c, row := range get(files[k].Policies[i]) {
+					for j, r := range idx {
 						rows[c][r] = row[j]
 					}
 				}
@@ -163,5 +174,171 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 		}
 		out.Policies = append(out.Policies, p)
 	}
+	if err := out.Check(); err != nil {
+		// Values within range in each shard can still overflow in the
+		// means and standard errors over every replication.
+		return nil, fmt.Errorf("merge: the merged results are not a valid results file: %w", err)
+	}
 	return out, nil
+}
+
+// benchVersion is the bench build recorded in f, or "none" when the file
+// records none.
+func benchVersion(f *results.File) string {
+	if f.Bench == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%q", f.Bench.Version)
+}
+
+// scenarioDiffs names the fields of the scenario that differ between two
+// shards; the description alone may differ.
+func scenarioDiffs(a, b results.Scenario) []string {
+	var d []string
+	add := func(field string, x, y any) {
+		d = append(d, fmt.Sprintf("scenario.%s: %v vs %v", field, x, y))
+	}
+	if a.Name != b.Name {
+		add("name", fmt.Sprintf("%q", a.Name), fmt.Sprintf("%q", b.Name))
+	}
+	if a.Family != b.Family {
+		add("family", a.Family, b.Family)
+	}
+	if a.Arms != b.Arms {
+		add("arms", a.Arms, b.Arms)
+	}
+	if a.Horizon != b.Horizon {
+		add("horizon", a.Horizon, b.Horizon)
+	}
+	if a.Runs != b.Runs {
+		add("runs", a.Runs, b.Runs)
+	}
+	if a.Seed != b.Seed {
+		add("seed", a.Seed, b.Seed)
+	}
+	if a.InitPulls != b.InitPulls {
+		add("init_pulls", a.InitPulls, b.InitPulls)
+	}
+	if !slices.Equal(a.Means, b.Means) {
+		add("means", a.Means, b.Means)
+	}
+	if a.NoiseSD != b.NoiseSD {
+		add("noise_sd", a.NoiseSD, b.NoiseSD)
+	}
+	if known := func(k *bool) string {
+		if k == nil {
+			return "unrecorded"
+		}
+		return fmt.Sprint(*k)
+	}; known(a.NoiseKnown) != known(b.NoiseKnown) {
+		add("noise_known", known(a.NoiseKnown), known(b.NoiseKnown))
+	}
+	if !slices.Equal(a.Checkpoints, b.Checkpoints) {
+		add("checkpoints", a.Checkpoints, b.Checkpoints)
+	}
+	if a.Streams != b.Streams {
+		add("streams", fmt.Sprintf("%q", a.Streams), fmt.Sprintf("%q", b.Streams))
+	}
+	a.Description, b.Description = "", ""
+	if len(d) == 0 && !reflect.DeepEqual(a, b) {
+		d = append(d, "scenario differs")
+	}
+	return d
+}
+
+// samePolicy says which field of p, a shard's policy, differs from q, the
+// first shard's: they must be the same policy of the same plugin build,
+// and when both ran, carry traces aligned on the same checkpoints.
+func samePolicy(q, p *results.Policy) error {
+	switch {
+	case p.Label != q.Label:
+		return fmt.Errorf("label %q differs from %q", p.Label, q.Label)
+	case p.Plugin != q.Plugin:
+		return fmt.Errorf("plugin %s differs from %s", p.Plugin, q.Plugin)
+	case p.PluginVersion != q.PluginVersion:
+		return fmt.Errorf("plugin_version %q differs from %q", p.PluginVersion, q.PluginVersion)
+	case p.PluginSHA256 != q.PluginSHA256:
+		return fmt.Errorf("plugin_sha256 %q differs from %q: the shards ran different plugin executables", p.PluginSHA256, q.PluginSHA256)
+	case !reflect.DeepEqual(p.Params, q.Params):
+		return fmt.Errorf("params %v differ from %v", p.Params, q.Params)
+	}
+	if p.Status == results.StatusOK && p.Traces == nil {
+		return fmt.Errorf("no per-replication traces (write shards with --shard)")
+	}
+	if p.Status != results.StatusOK || q.Status != results.StatusOK {
+		return nil // merged as failed: nothing is aligned
+	}
+	if !slices.Equal(p.Checkpoints, q.Checkpoints) {
+		return fmt.Errorf("checkpoints %v differ from %v (%d and %d checkpoints)", p.Checkpoints, q.Checkpoints, len(p.Checkpoints), len(q.Checkpoints))
+	}
+	for _, name := range slices.Sorted(maps.Keys(q.Diagnostics)) {
+		if _, ok := p.Diagnostics[name]; !ok {
+			return fmt.Errorf("diagnostics.%s is missing", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Diagnostics)) {
+		d := p.Diagnostics[name]
+		e, ok := q.Diagnostics[name]
+		if !ok {
+			return fmt.Errorf("diagnostics.%s is extra", name)
+		}
+		if !slices.Equal(d.Checkpoints, e.Checkpoints) {
+			return fmt.Errorf("diagnostics.%s.checkpoints %v differ from %v", name, d.Checkpoints, e.Checkpoints)
+		}
+	}
+	return nil
+}
+
+// replications checks that the shards' replications cover 0..runs-1
+// exactly once and returns each file's, in the order of its
+// per-replication data. A file without shard.replications holds all runs.
+// Nothing is allocated beyond what the files' own lists hold, so a bogus
+// scenario.runs cannot exhaust memory.
+func replications(files []*results.File, names []string, runs int) (func(k int) []uint64, error) {
+	total := 0
+	for _, f := range files {
+		n := runs
+		if f.Shard.Replications != nil {
+			n = len(f.Shard.Replications)
+		}
+		total += n
+		if total > runs {
+			break
+		}
+	}
+	if total != runs {
+		return nil, fmt.Errorf("merge: the shards hold %s replications in all, scenario.runs is %d (shard.replications overlap or are missing)", atLeast(total, runs), runs)
+	}
+	all := func(k int) []uint64 {
+		if r := files[k].Shard.Replications; r != nil {
+			return r
+		}
+		return Spec{0, 1}.Replications(runs)
+	}
+	for _, f := range files {
+		if f.Shard.Replications == nil {
+			return all, nil // total == runs: every other shard is empty
+		}
+	}
+	owner := make([]int32, runs) // k+1 of the file holding replication r; runs <= the files' lists
+	for k, f := range files {
+		for j, r := range f.Shard.Replications {
+			// Check has bounded r by runs; kept for callers without it.
+			if r >= uint64(runs) {
+				return nil, fmt.Errorf("merge: %s: shard.replications[%d] = %d is out of range (scenario.runs %d)", names[k], j, r, runs)
+			}
+			if o := owner[r]; o != 0 {
+				return nil, fmt.Errorf("merge: replication %d is in both %s and %s (shard.replications)", r, names[o-1], names[k])
+			}
+			owner[r] = int32(k + 1)
+		}
+	}
+	return all, nil
+}
+
+func atLeast(total, runs int) string {
+	if total > runs {
+		return fmt.Sprintf("more than %d", runs)
+	}
+	return fmt.Sprint(total)
 }
