@@ -26,6 +26,7 @@ var faultyModes = []string{
 	"crash-exit", "crash-panic", "hang", "hang-open", "wrong-arms", "arm-range", "step-error",
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy",
+	"sigstop", "hang-close", "helper", "stdout-flood", "panic",
 }
 
 var (
