@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,7 +83,13 @@ func newProcRunner(path string, sc *plugin.SecureConfig, made func(*procRunner))
 			}
 		}
 		cmd := exec.Command(path)
-		cmd.Env = tmpl.Env
+		// Not go-plugin's PLUGIN_UNIX_SOCKET_DIR, which it adds for a
+		// RunnerFunc: a plugin sees what it saw with a Cmd.
+		for _, kv := range tmpl.Env {
+			if !strings.HasPrefix(kv, plugin.EnvUnixSocketDir+"=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
 		setProcessGroup(cmd)
 		r := &procRunner{path: path, cmd: cmd, dir: dir, exited: make(chan struct{})}
 		made(r)
