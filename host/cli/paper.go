@@ -210,8 +210,12 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		if len(done) > 0 {
 			wrote = strings.Join(done, ", ")
 		}
+		notDone := "none"
+		if len(left) > 0 {
+			notDone = strings.Join(left, ", ")
+		}
 		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
-			signalCause{sig}, dir, wrote, strings.Join(left, ", ")))
+			signalCause{sig}, dir, wrote, notDone))
 	}
 	var firstErr error
 	for _, err := range errs {

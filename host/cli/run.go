@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -110,7 +111,8 @@ func SignalContext(parent context.Context) (context.Context, func()) {
 			os.Exit(ExitInterrupted)
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); close(quit); cancel(nil) }
+	var once sync.Once
+	return ctx, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel(nil) }) }
 }
 
 // interruption returns the exit code and the signal when ctx was ended by
