@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -72,6 +71,11 @@ type Client struct {
 	startTimeout time.Duration
 	cp           plugin.ClientProtocol // set by connect
 	attached     bool                  // made by Attach: Close closes the connection
+	proc         *procRunner           // the process; nil for Attach
+
+	closeOnce sync.Once
+	closeErr  error
+
 	// What the plugin declared in Describe, which sizes and checks every
 	// session's answers: set by Describe, read by Open.
 	descMu    sync.Mutex
@@ -93,17 +97,25 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		opts.StartTimeout = 10 * time.Second
 	}
 	tail := newRingBuffer(64 << 10)
+	c := &Client{path: path, tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: opts.StartTimeout}
+	var secure *plugin.SecureConfig
+	if len(opts.SHA256) > 0 {
+		secure = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
+	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: pluginSets(nil),
-		Cmd:              exec.Command(path),
+		// The process runs in its own process group, with pipes bench
+		// owns and closes (proc.go); the runner checks the pinned
+		// checksum, as SecureConfig would.
+		RunnerFunc:       newProcRunner(path, secure, func(r *procRunner) { c.proc = r }),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Managed:          true,
 		StartTimeout:     opts.StartTimeout,
 		// The raw stderr (panics, the SDK's log, anything written before
 		// Serve) and what a Go plugin writes to os.Stderr after Serve both
 		// feed the tail quoted in errors, each whole lines at a time.
-		// Stdout after the handshake is not the plugin's to use: drop it.
+		// Stdout after the handshake is not the plugin's to use: drop it
+		// (go-plugin drains the raw pipe, whose lines procRunner splits).
 		Stderr:     tail.lineWriter(),
 		SyncStderr: tail.lineWriter(),
 		SyncStdout: io.Discard,
@@ -112,13 +124,11 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	if opts.Log != nil {
 		cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "plugin", Level: hclog.Debug, Output: opts.Log})
 	}
-	if len(opts.SHA256) > 0 {
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
-	}
-	c := &Client{path: path, pc: plugin.NewClient(cfg), tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: opts.StartTimeout}
+	c.pc = plugin.NewClient(cfg)
+	live.add(c)
 	if op, err := c.connect(); err != nil {
-		// Kill waits for go-plugin's stderr reader, so the tail is whole.
-		c.pc.Kill()
+		// Close waits for go-plugin's stderr reader, so the tail is whole.
+		c.Close()
 		return nil, c.fail(op, err)
 	}
 	return c, nil
@@ -255,8 +265,18 @@ func (c *Client) Exited() bool { return c.pc.Exited() }
 // StderrTail returns the last n lines the plugin wrote to stderr.
 func (c *Client) StderrTail(n int) string { return c.tail.lastLines(n) }
 
-// Close kills the plugin process (gracefully first) and waits for it.
+// Close kills the plugin process (gracefully first) and waits for it,
+// within bounds: a plugin that does not exit within killGrace of being
+// asked to (frozen, say) is killed with its whole process group, and
+// Close then returns an error saying so. It is safe to call more than
+// once and from several goroutines.
 func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.shutdown() })
+	return c.closeErr
+}
+
+func (c *Client) shutdown() error {
+	defer live.remove(c)
 	if c.attached {
 		// Kill is a no-op for a test-mode reattach: close our connection
 		// ourselves, but not through cp.Close, which would also shut down
@@ -265,8 +285,35 @@ func (c *Client) Close() error {
 			g.Conn.Close()
 		}
 	}
-	c.pc.Kill()
-	return nil
+	done := make(chan struct{})
+	go func() {
+		// go-plugin's Kill asks the plugin to shut down (an RPC without a
+		// deadline), waits up to 2 s for it to exit, then kills it, and
+		// waits for its stdout and stderr to close.
+		c.pc.Kill()
+		close(done)
+	}()
+	grace := time.NewTimer(killGrace)
+	defer grace.Stop()
+	var err error
+	select {
+	case <-done:
+	case <-grace.C:
+		err = fmt.Errorf("plugin %s: did not exit within %v of being asked to; killed it", c.path, killGrace)
+		if c.proc != nil {
+			c.proc.kill()
+		}
+		// The kill ends the process, then its pipes (pipeGrace), and so
+		// Kill's wait; do not hang on go-plugin if it does not.
+		select {
+		case <-done:
+		case <-time.After(abandonWait):
+		}
+	}
+	if c.proc != nil {
+		c.proc.kill() // what is left of its process group
+	}
+	return err
 }
 
 func (c *Client) rpcErr(op string, err error) error {
@@ -631,6 +678,50 @@ func (s *localSession) Step(_ context.Context, round int, prevArms []int32, prev
 
 func (s *localSession) Close(context.Context) error { return s.c.close(s.id) }
 
-// Cleanup kills every plugin process this process launched and has not yet
-// closed. Hosts call it on exit, including after a signal.
-func Cleanup() { plugin.CleanupClients() }
+// Cleanup closes every Client that Launch returned and nobody closed yet,
+// at once, each within Close's bounds. Hosts call it on exit, including
+// after a signal.
+func Cleanup() {
+	var wg sync.WaitGroup
+	for _, c := range live.list() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// live is the set of launched Clients not yet closed, for Cleanup.
+var live liveSet
+
+type liveSet struct {
+	mu sync.Mutex
+	m  map[*Client]struct{}
+}
+
+func (s *liveSet) add(c *Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[*Client]struct{}{}
+	}
+	s.m[c] = struct{}{}
+}
+
+func (s *liveSet) remove(c *Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, c)
+}
+
+func (s *liveSet) list() []*Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Client, 0, len(s.m))
+	for c := range s.m {
+		out = append(out, c)
+	}
+	return out
+}

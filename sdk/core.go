@@ -186,12 +186,17 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 
 func (c *core) close(id uint64) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sessions[id] == nil {
+	s := c.sessions[id]
+	if s == nil {
+		c.mu.Unlock()
 		return fmt.Errorf("%w: unknown session %d", errInvalid, id)
 	}
 	delete(c.sessions, id)
 	c.nopen.Store(int64(len(c.sessions)))
+	c.mu.Unlock()
+	if cl, ok := s.pol.(Closer); ok {
+		return protect(cl.Close)
+	}
 	return nil
 }
 

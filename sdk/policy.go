@@ -86,6 +86,14 @@ type BatchPolicy interface {
 	Step(s *BatchStep) error
 }
 
+// Closer is an optional interface of a BatchPolicy: the SDK calls Close
+// once, when the host closes the session, for the policy to release what it
+// holds (files, threads). An error fails the policy. The host waits for it
+// no longer than its step timeout, and only a few seconds once interrupted.
+type Closer interface {
+	Close() error
+}
+
 // BatchFactory builds the BatchPolicy for a batch of replications. replicas
 // lists each replication's global index and its own random source, in the
 // order of the BatchStep slices.

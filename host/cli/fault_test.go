@@ -27,6 +27,7 @@ var faultyModes = []string{
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 	"raw-frame", "raw-header", "many-diagnostics",
+	"sigstop", "hang-close", "helper", "stdout-flood", "panic",
 }
 
 var (
@@ -125,6 +126,12 @@ func TestPluginFaults(t *testing.T) {
 		{"hang in Open", "faulty-hang-open",
 			"opening a session is bounded by --step-timeout as well",
 			[]string{"--step-timeout", "2s"}, []string{"faulty hang-open: hanging in Open", "opening a session", "--step-timeout"}, false},
+		{"frozen (SIGSTOP)", "faulty-sigstop",
+			"a plugin that stops itself fails at the step timeout and is killed: no shutdown waits for it",
+			[]string{"--step-timeout", "2s"}, []string{"faulty sigstop: stopping myself at round 5", "step timeout 2s (--step-timeout)"}, true},
+		{"panic in Step", "faulty-panic",
+			"a panic the SDK recovers fails the policy; the error gives the panic and the policy's own frame",
+			nil, []string{"policy panicked: faulty panic: boom at round 5", "at main.(*batch).boom (", "main.go:"}, true},
 		{"wrong number of arms", "faulty-wrong-arms",
 			"a Step answer must hold one arm per replication",
 			nil, []string{"returned 2 arms for 3 replications"}, true},
@@ -224,11 +231,13 @@ func TestHarmlessFaults(t *testing.T) {
 	for _, c := range []struct{ name, plugin, rule string }{
 		{"stdout after the handshake", "faulty-stdout-after", "after the handshake a plugin's stdout is drained and ignored"},
 		{"slow start within --start-timeout", "faulty-slow-ok", "a slow start within the start timeout is fine"},
+		{"1 MiB line on stdout", "faulty-stdout-flood", "a line of any length on stdout is drained and ignored too"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Logf("rule: %s", c.rule)
 			out := filepath.Join(t.TempDir(), "r.json")
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q")
+			// A plugin blocked writing stdout would fail at the step timeout.
+			stdout, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q", "--step-timeout", "30s")
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}

@@ -170,12 +170,30 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			f.SortPolicies(labels(scens[i]))
 		}
 	}
+	// Interrupted, write only the scenarios whose every policy ran to its
+	// end (or failed by itself), as the paper's results must be whole.
+	code, sig, interrupted := interruption(ctx)
+	finished := make([]bool, len(paperRuns))
+	for i := range finished {
+		finished[i] = files[i] != nil
+	}
+	for k, j := range list {
+		if parts[k] == nil || !parts[k].Complete {
+			finished[j.scen] = false
+		}
+	}
 	var all []*results.File
+	var done, left []string
 	for i, pr := range paperRuns {
 		f := files[i]
+		if interrupted && !finished[i] {
+			left = append(left, pr.scenario)
+			continue
+		}
 		if f == nil {
 			continue
 		}
+		done = append(done, pr.scenario)
 		all = append(all, f)
 		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err
@@ -187,10 +205,23 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			}
 		}
 	}
+	printStacks(ro.stderr, all...)
 	if err := paperSummary(ro.stdout, all); err != nil {
 		return err
 	}
 	fmt.Fprintf(ro.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
+	if interrupted {
+		wrote := "none"
+		if len(done) > 0 {
+			wrote = strings.Join(done, ", ")
+		}
+		notDone := "none"
+		if len(left) > 0 {
+			notDone = strings.Join(left, ", ")
+		}
+		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
+			signalCause{sig}, dir, wrote, notDone))
+	}
 	var firstErr error
 	for _, err := range errs {
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -74,28 +75,62 @@ type signalCause struct{ sig os.Signal }
 
 func (s signalCause) Error() string { return "received " + s.sig.String() }
 
+// signalRepeat is how soon after the first signal another one is taken
+// for the same event delivered twice, not for a second request: coreutils
+// timeout, for one, signals its child and then the child's whole process
+// group, and a scheduler may do likewise.
+const signalRepeat = time.Second
+
 // SignalContext returns a context cancelled on SIGINT or SIGTERM, with the
-// signal as its cause, and a function that stops listening.
+// signal as its cause, and a function that stops listening. A second
+// signal, at least signalRepeat after the first, means "stop now": the
+// plugins are killed and the process exits at once, without results.
 func SignalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 1)
+	ch := make(chan os.Signal, 2)
+	quit := make(chan struct{})
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		var first time.Time
 		select {
 		case s := <-ch:
+			first = time.Now()
 			cancel(signalCause{s})
 		case <-ctx.Done():
 			return
 		}
-		// A second signal means "stop now": kill the plugins and exit.
-		s := <-ch
-		sdk.Cleanup()
-		if s == syscall.SIGTERM {
-			os.Exit(ExitTerminated)
+		for {
+			var s os.Signal
+			select {
+			case s = <-ch:
+			case <-quit:
+				return
+			}
+			if time.Since(first) < signalRepeat {
+				continue // the first signal again
+			}
+			sdk.Cleanup()
+			if s == syscall.SIGTERM {
+				os.Exit(ExitTerminated)
+			}
+			os.Exit(ExitInterrupted)
 		}
-		os.Exit(ExitInterrupted)
 	}()
-	return ctx, func() { signal.Stop(ch); cancel(nil) }
+	var once sync.Once
+	return ctx, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel(nil) }) }
+}
+
+// interruption returns the exit code and the signal when ctx was ended by
+// one; ok is false otherwise.
+func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
+	var sc signalCause
+	if !errors.As(context.Cause(ctx), &sc) {
+		return 0, nil, false
+	}
+	if sc.sig == syscall.SIGTERM {
+		return ExitTerminated, sc.sig, true
+	}
+	return ExitInterrupted, sc.sig, true
 }
 
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
@@ -261,36 +296,49 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	return ro.finish(ctx, file, runErr, base, gateOpt)
 }
 
-// finish writes, renders and gates the results of a run.
+// finish renders, writes and gates the results of a run. The tables come
+// first, so that results are never lost to an --out that cannot be
+// written (a full disk).
 func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options) error {
-	if ro.out != "" {
-		if err := file.WriteFile(ro.out); err != nil {
-			return errors.Join(runErr, err)
-		}
-	}
+	printStacks(ro.stderr, file)
 	if len(file.Policies) > 0 {
 		if err := ro.output.render(ro.stdout, file); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
+	if ro.out != "" {
+		if err := file.WriteFile(ro.out); err != nil {
+			return errors.Join(runErr, fmt.Errorf("--out %s: the results were printed but could not be written: %w", ro.out, err))
+		}
+	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
 		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt)
 	}
-	if runErr != nil {
-		var sc signalCause
-		if errors.As(context.Cause(ctx), &sc) {
-			code := ExitInterrupted
-			if sc.sig == syscall.SIGTERM {
-				code = ExitTerminated
-			}
-			where := "printed (no --out)"
-			if ro.out != "" {
-				where = "written to " + ro.out + ", marked incomplete"
-			}
-			return withCode(code, fmt.Errorf("%v: partial results %s", sc, where))
+	if code, sig, ok := interruption(ctx); ok {
+		where := "printed (no --out)"
+		if ro.out != "" {
+			where = "written to " + ro.out + ", marked incomplete"
 		}
+		return withCode(code, fmt.Errorf("%v: partial results %s", signalCause{sig}, where))
 	}
 	return runErr
+}
+
+// printStacks writes the full Go stack of every policy that failed with a
+// panic; the error message itself quotes only the panic and the policy's
+// own frame.
+func printStacks(w io.Writer, files ...*results.File) {
+	for _, f := range files {
+		for _, p := range f.Policies {
+			if p.Status != results.StatusFailed {
+				continue
+			}
+			if _, stack := sdk.SplitPanic(p.Error); stack != "" {
+				fmt.Fprintf(w, "bench: policy %q (plugin %s) panicked; its stack:\n  %s\n",
+					p.Label, p.Plugin, strings.ReplaceAll(stack, "\n", "\n  "))
+			}
+		}
+	}
 }
 
 func labels(sc *scenario.Scenario) []string {

@@ -1,7 +1,7 @@
 package cli_test
 
 import (
-	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,16 +15,98 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
+// benchProc is the bench executable running in a process group of its own.
+type benchProc struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	done           chan struct{}
+	err            error
+}
+
+// startBench starts argv (bench's path and arguments, or a wrapper
+// command) with env added to the environment. The test's cleanup kills it.
+func startBench(t *testing.T, env []string, argv ...string) *benchProc {
+	t.Helper()
+	b := &benchProc{cmd: exec.Command(argv[0], argv[1:]...), done: make(chan struct{})}
+	b.cmd.Env = append(os.Environ(), env...)
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b.cmd.Stdout, b.cmd.Stderr = &b.stdout, &b.stderr
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		b.err = b.cmd.Wait()
+		close(b.done)
+	}()
+	t.Cleanup(func() {
+		b.cmd.Process.Kill()
+		<-b.done
+	})
+	return b
+}
+
+// waitFor polls until ok holds, failing the test if bench exits first or
+// nothing happens within a minute.
+func (b *benchProc) waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok() {
+		select {
+		case <-b.done:
+			t.Fatalf("bench exited (%v) before %s; stderr:\n%s", b.err, what, b.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within a minute; stderr:\n%s", what, b.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFiles waits until every file exists.
+func (b *benchProc) waitFiles(t *testing.T, paths ...string) {
+	t.Helper()
+	b.waitFor(t, "file "+strings.Join(paths, ", "), func() bool {
+		for _, p := range paths {
+			if _, err := os.Stat(p); err != nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// exit waits for bench to exit, at most limit, and returns its exit code,
+// -1 when a signal killed it.
+func (b *benchProc) exit(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-b.done:
+	case <-time.After(limit):
+		t.Fatalf("bench did not exit within %v; stderr:\n%s", limit, b.stderr.String())
+	}
+	if b.err == nil {
+		return 0
+	}
+	if ee, ok := b.err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	t.Fatalf("bench: %v", b.err)
+	return 0
+}
+
 // TestSignals runs the bench executable on a long scenario, signals it
 // once its plugins are busy, and checks what it leaves behind: partial
 // results and exit codes 130/143 for SIGINT/SIGTERM, and for every signal,
 // SIGKILL included, no plugin process.
 func TestSignals(t *testing.T) {
 	dir := faultyPlugins(t)
-	// Fast answers at once and says when it has played its last round;
-	// Slow sleeps 5 ms a round, so it is still running when the signal
-	// comes.
-	sc := writeFile(t, "long.yaml", `
+	// Fast answers at once and says when the host closes its session, its
+	// rounds all played; Slow sleeps 5 ms a round, so it is still running
+	// when the signal comes. Hang hangs in Close, Frozen stops itself
+	// (SIGSTOP) at round 5.
+	scen := func(second string) string {
+		return writeFile(t, "long.yaml", fmt.Sprintf(`
 name: long
 environment: {means: [0.7, 0.4], noise_sd: 1}
 horizon: 4000
@@ -32,84 +114,79 @@ runs: 2
 seed: 1
 policies:
   - {plugin: faulty-finisher, label: Fast}
-  - {plugin: faulty-slow-steps, label: Slow}
-`)
+  - {plugin: %s, label: Slow}
+`, second))
+	}
+	timeout, _ := exec.LookPath("timeout")
 	for _, c := range []struct {
-		name  string
-		sig   syscall.Signal
-		group bool // signal bench's whole process group, as a terminal or a batch scheduler does
-		code  int  // -1: killed, no exit code
-		rule  string
+		name    string
+		second  string // the plugin of the second policy, Slow
+		sig     syscall.Signal
+		group   bool // signal bench's whole process group, as a terminal or a batch scheduler does
+		timeout bool // run bench under coreutils timeout and signal that
+		code    int  // -1: killed, no exit code
+		rule    string
 	}{
-		{"SIGINT", syscall.SIGINT, false, cli.ExitInterrupted, "SIGINT writes partial results marked incomplete, exits 130 and stops every plugin"},
-		{"Ctrl-C", syscall.SIGINT, true, cli.ExitInterrupted, "Ctrl-C reaches the plugins too, which ignore it and leave the shutdown to bench"},
-		{"SIGTERM", syscall.SIGTERM, false, cli.ExitTerminated, "SIGTERM writes partial results marked incomplete, exits 143 and stops every plugin"},
-		{"SIGTERM to the group", syscall.SIGTERM, true, cli.ExitTerminated, "when a scheduler terminates the whole group, the plugins die at once and bench still writes the finished policies"},
-		{"SIGKILL", syscall.SIGKILL, false, -1, "plugins of a killed bench exit on their own (the SDK's parent watchdog)"},
+		{"SIGINT", "faulty-slow-steps", syscall.SIGINT, false, false, cli.ExitInterrupted, "SIGINT writes partial results marked incomplete, exits 130 and stops every plugin"},
+		{"Ctrl-C", "faulty-slow-steps", syscall.SIGINT, true, false, cli.ExitInterrupted, "Ctrl-C reaches bench alone (plugins have process groups of their own), and bench stops them"},
+		{"SIGTERM", "faulty-slow-steps", syscall.SIGTERM, false, false, cli.ExitTerminated, "SIGTERM writes partial results marked incomplete, exits 143 and stops every plugin"},
+		{"SIGTERM to the group", "faulty-slow-steps", syscall.SIGTERM, true, false, cli.ExitTerminated, "when a scheduler terminates the whole group, bench still writes the finished policies and stops the plugins"},
+		{"timeout(1)", "faulty-slow-steps", syscall.SIGTERM, false, true, cli.ExitTerminated, "coreutils timeout signals bench, then its process group: one signal twice is not a second request, and the partial results are written"},
+		{"SIGTERM, a plugin hangs in Close", "faulty-hang-close", syscall.SIGTERM, false, false, cli.ExitTerminated, "a plugin hanging in Close does not hold up the exit on SIGTERM"},
+		{"SIGTERM, a plugin is frozen", "faulty-sigstop", syscall.SIGTERM, false, false, cli.ExitTerminated, "a frozen plugin (SIGSTOP) is killed and does not hold up the exit on SIGTERM"},
+		{"SIGKILL", "faulty-slow-steps", syscall.SIGKILL, false, false, -1, "plugins of a killed bench exit on their own (the SDK's parent watchdog)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Logf("rule: %s", c.rule)
+			if c.timeout && timeout == "" {
+				t.Skip("no timeout(1)")
+			}
 			tmp := t.TempDir()
 			out := filepath.Join(tmp, "r.json")
-			progress, finished := filepath.Join(tmp, "progress"), filepath.Join(tmp, "done")
-			cmd := exec.Command(filepath.Join(binDir, "bench"), "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q")
-			cmd.Env = append(os.Environ(), "FAULTY_PROGRESS="+progress, "FAULTY_DONE="+finished)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			progress, finished, mark := filepath.Join(tmp, "progress"), filepath.Join(tmp, "done"), filepath.Join(tmp, "mark")
+			argv := []string{filepath.Join(binDir, "bench"), "--plugin-dir", dir, "--scenario", scen(c.second), "--out", out, "-q",
+				"--step-timeout", "10m"} // a hang is not cut short by the step timeout
+			if c.timeout {
+				argv = append([]string{timeout, "600"}, argv...)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-done
-			})
+			b := startBench(t, []string{"FAULTY_PROGRESS=" + progress, "FAULTY_DONE=" + finished, "FAULTY_MARK=" + mark}, argv...)
 
-			// Wait until Fast has played its last round and Slow some of
-			// its rounds; both plugins stay up until the run ends.
-			deadline := time.Now().Add(60 * time.Second)
-			for {
-				data, _ := os.ReadFile(progress)
-				_, err := os.Stat(finished)
-				if r, _ := strconv.Atoi(string(data)); r >= 50 && err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the slow plugin never got going; stderr:\n%s", stderr.String())
-				}
-				time.Sleep(20 * time.Millisecond)
+			// Wait until Fast's session is being closed, its rounds all
+			// played, and Slow is busy: some of its rounds played, or
+			// its fault happening. Both plugins stay up until the run
+			// ends.
+			b.waitFiles(t, finished)
+			if c.second == "faulty-slow-steps" {
+				b.waitFor(t, "50 rounds of Slow", func() bool {
+					data, _ := os.ReadFile(progress)
+					r, _ := strconv.Atoi(string(data))
+					return r >= 50
+				})
+			} else {
+				b.waitFiles(t, mark)
 			}
 			if n := len(pluginProcs(t)); n != 2 {
 				t.Errorf("%d plugin processes running, want 2", n)
 			}
-			// Fast's plugin has answered its last round; leave the host a
-			// moment to close the session and record the policy.
-			time.Sleep(200 * time.Millisecond)
-			pid := cmd.Process.Pid
+			pid := b.cmd.Process.Pid
 			if c.group {
 				pid = -pid
 			}
 			if err := syscall.Kill(pid, c.sig); err != nil {
 				t.Fatal(err)
 			}
-			var err error
-			select {
-			case err = <-done:
-				done <- err // for the cleanup
-			case <-time.After(60 * time.Second):
-				t.Fatalf("bench did not exit after %v", c.sig)
-			}
+			// Bounded well below a Kubernetes grace period of 30 s.
+			code := b.exit(t, 25*time.Second)
 			assertNoPlugins(t)
 			if c.code < 0 {
 				return
 			}
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != c.code {
-				t.Errorf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
+			stderr := b.stderr.String()
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
 			}
-			if !strings.Contains(stderr.String(), "partial results written to "+out+", marked incomplete") {
-				t.Errorf("stderr does not say partial results were written:\n%s", stderr.String())
+			if !strings.Contains(stderr, "partial results written to "+out+", marked incomplete") {
+				t.Errorf("stderr does not say partial results were written:\n%s", stderr)
 			}
 			f, rerr := results.ReadFile(out)
 			if rerr != nil {
@@ -123,8 +200,8 @@ policies:
 				len(f.Policies[0].Final["regret"]) != 2 {
 				t.Errorf("partial results hold %d policies, want Fast alone, finished: %+v", len(f.Policies), f.Policies)
 			}
-			if !strings.Contains(stdout.String(), "Fast") {
-				t.Errorf("the finished policy's results are not printed:\n%s", stdout.String())
+			if !strings.Contains(b.stdout.String(), "Fast") {
+				t.Errorf("the finished policy's results are not printed:\n%s", b.stdout.String())
 			}
 		})
 	}

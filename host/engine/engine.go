@@ -196,7 +196,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		}
 		file.Policies = append(file.Policies, j.res)
 		if j.res.Status == results.StatusFailed {
-			failures = append(failures, fmt.Errorf("policy %q (plugin %s): %s", j.pol.Label, j.pol.Plugin, j.res.Error))
+			failures = append(failures, fmt.Errorf("policy %q (plugin %s): %s", j.pol.Label, j.pol.Plugin, j.msg))
 		}
 	}
 	if len(reps) != sc.Runs {
@@ -220,11 +220,20 @@ type job struct {
 	plugin *Plugin
 	params sdk.Params
 	res    *results.Policy
+	msg    string // the error of a failed policy, without a stack
+	stack  string // the Go stack in its error, if any
 }
 
+// fail marks the policy failed. A Go stack in the error (a panic) is
+// condensed in the message to the panic and the policy's own frame; the
+// results file's error keeps the full stack after the message.
 func (j *job) fail(err error) {
 	j.res.Status = results.StatusFailed
-	j.res.Error = err.Error()
+	j.msg, j.stack = sdk.SplitPanic(err.Error())
+	j.res.Error = j.msg
+	if j.stack != "" {
+		j.res.Error += "\n" + j.stack
+	}
 }
 
 // run plays every batch of the policy and fills j.res.
@@ -488,15 +497,23 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 		}
 	}
 	// Every round is played: an interruption from now on must not lose the
-	// session, so closing it has a timeout of its own instead of ctx.
+	// session, so closing it has a timeout of its own instead of ctx; but
+	// once interrupted, it gets only closeGrace more, so that a plugin that
+	// hangs in Close cannot hold up the exit (the session is then lost).
 	closed = true
 	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.StepTimeout)
 	defer ccancel()
+	stopGrace := context.AfterFunc(ctx, func() { time.AfterFunc(closeGrace, ccancel) })
+	defer stopGrace()
 	if err := sess.Close(cctx); err != nil {
 		return nil, nil, fmt.Errorf("closing the session: %w", stepErr(err, cctx.Err() == context.DeadlineExceeded, opts.StepTimeout))
 	}
 	return tr, diag, nil
 }
+
+// closeGrace is how long closing a session whose rounds are all played may
+// still take once the run is interrupted.
+const closeGrace = 5 * time.Second
 
 // stepErr replaces the cancellation error of a call the step-timeout
 // watchdog cut short by what happened, keeping the plugin's name and last

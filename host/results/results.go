@@ -40,10 +40,10 @@ type Scenario struct {
 	// Streams names how the reward streams were derived from the seed
 	// (env.StreamsVersion); empty in files from before version sha256-v2.
 	// Runs with different streams face different rewards.
-	Streams     string    `json:"streams,omitempty"`
-	InitPulls   int       `json:"init_pulls"`
-	Means       []float64 `json:"means"`
-	NoiseSD     float64   `json:"noise_sd"`
+	Streams   string    `json:"streams,omitempty"`
+	InitPulls int       `json:"init_pulls"`
+	Means     []float64 `json:"means"`
+	NoiseSD   float64   `json:"noise_sd"`
 	// NoiseKnown says whether noise_sd was sent to the plugins; nil in
 	// files written before it was recorded.
 	NoiseKnown  *bool `json:"noise_known,omitempty"`

@@ -15,9 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,7 +39,16 @@ const faultRound = 5
 // into its stdio stream, whose tail a dying process may never deliver.
 var stderr = os.Stderr
 
-var mode = strings.TrimPrefix(filepath.Base(os.Args[0]), "bench-plugin-faulty-")
+// mode is the name's suffix; under another name (standing in for a shipped
+// plugin) it is $FAULTY_MODE, and a plugin without a mode is well behaved.
+var mode = modeOf(filepath.Base(os.Args[0]))
+
+func modeOf(name string) string {
+	if m, ok := strings.CutPrefix(name, "bench-plugin-faulty-"); ok {
+		return m
+	}
+	return os.Getenv("FAULTY_MODE")
+}
 
 func say(format string, args ...any) {
 	fmt.Fprintf(stderr, "faulty %s: %s\n", mode, fmt.Sprintf(format, args...))
@@ -176,6 +187,15 @@ func newBatch(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
 		select {}
 	}
 	b := &batch{s: s, reps: reps}
+	if mode == "helper" {
+		// A helper process of its own, which must not outlive bench.
+		helper := exec.Command("sleep", "600")
+		if err := helper.Start(); err != nil {
+			return nil, err
+		}
+		say("started helper process %d", helper.Process.Pid)
+		os.WriteFile(os.Getenv("FAULTY_HELPER_PID"), []byte(strconv.Itoa(helper.Process.Pid)), 0o644)
+	}
 	if mode == "spy" {
 		f, err := os.OpenFile(os.Getenv("FAULTY_SPY_FILE"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -206,13 +226,15 @@ func (b *batch) Step(st *sdk.BatchStep) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if mode == "finisher" && t == b.s.Horizon {
-		if p := os.Getenv("FAULTY_DONE"); p != "" {
-			os.WriteFile(p, []byte("done"), 0o644)
-		}
-	}
 	if t == faultRound {
 		return b.fault(st)
+	}
+	if mode == "stdout-flood" && t == faultRound+1 {
+		// One 1 MiB line, on the raw fd 1 the handshake used and on the
+		// os.Stdout go-plugin forwards.
+		line := strings.Repeat("x", 1<<20) + "\n"
+		os.NewFile(1, "stdout").WriteString(line)
+		fmt.Print(line)
 	}
 	if mode == "stdout-after" && t == faultRound+1 {
 		// Both the swapped os.Stdout and the raw fd 1 the handshake used.
@@ -222,8 +244,38 @@ func (b *batch) Step(st *sdk.BatchStep) error {
 	return nil
 }
 
+// Close implements sdk.Closer.
+func (b *batch) Close() error {
+	switch mode {
+	case "finisher":
+		// Every round is played and the host is closing the session.
+		if p := os.Getenv("FAULTY_DONE"); p != "" {
+			os.WriteFile(p, []byte("done"), 0o644)
+		}
+	case "hang-close":
+		say("hanging in Close")
+		mark()
+		select {}
+	}
+	return nil
+}
+
 func (b *batch) fault(st *sdk.BatchStep) error {
 	switch mode {
+	case "sigstop":
+		say("stopping myself at round %d", st.Round)
+		mark()
+		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	case "panic":
+		b.boom(st.Round)
+	case "hang-k2":
+		if b.s.Arms == 2 {
+			say("hanging at round %d", st.Round)
+			if p := os.Getenv("FAULTY_PROGRESS"); p != "" {
+				os.WriteFile(p, []byte("hanging"), 0o644)
+			}
+			select {}
+		}
 	case "crash-exit":
 		say("giving up at round %d", st.Round)
 		os.Exit(7)
@@ -288,4 +340,18 @@ func stepSocket() int {
 		}
 	}
 	return -1
+}
+
+// boom panics in the policy's own code, as a bug would.
+func (b *batch) boom(round int) {
+	say("about to panic at round %d", round)
+	panic(fmt.Sprintf("faulty panic: boom at round %d", round))
+}
+
+// mark tells a test waiting for it that the fault is happening: it writes
+// the file $FAULTY_MARK.
+func mark() {
+	if p := os.Getenv("FAULTY_MARK"); p != "" {
+		os.WriteFile(p, []byte(mode), 0o644)
+	}
 }

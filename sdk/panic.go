@@ -1,0 +1,112 @@
+package sdk
+
+import (
+	"regexp"
+	"strings"
+)
+
+// goroutineHeader is the first line of a goroutine in a Go stack dump.
+var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]*\]:$`)
+
+// sdkPackage prefixes the functions of this package in a stack dump.
+const sdkPackage = "github.com/regretbench/regretbench/sdk."
+
+// SplitPanic condenses the Go stack dumps in an error message (a policy
+// panicked, and the plugin sent its stack, or quoted it from its stderr)
+// so that the message stays one short paragraph: each dump is replaced by
+// one line "at FUNC (FILE:LINE)", the policy's own frame, the first that is
+// neither the Go runtime's nor this SDK's. It returns the condensed message
+// and the dumps it removed, "" when there were none.
+func SplitPanic(msg string) (short, stack string) {
+	lines := strings.Split(msg, "\n")
+	var out, dumps []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		trimmed := strings.TrimSpace(l)
+		if !goroutineHeader.MatchString(trimmed) {
+			out = append(out, l)
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		j := i + 1
+		for j < len(lines) && isStackLine(lines, j) {
+			j++
+		}
+		dump := lines[i:j]
+		for k, d := range dump {
+			dump[k] = strings.TrimPrefix(d, indent)
+		}
+		dumps = append(dumps, strings.Join(dump, "\n"))
+		if f := ownFrame(dump); f != "" {
+			out = append(out, indent+"at "+f)
+		}
+		i = j - 1
+	}
+	if len(dumps) == 0 {
+		return msg, ""
+	}
+	// The blank line a Go panic prints before its dump would now end the
+	// paragraph early.
+	kept := out[:0]
+	for _, l := range out {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n"), strings.Join(dumps, "\n")
+}
+
+// isStackLine reports whether line j continues a stack dump: a file line,
+// a function line followed by one, a goroutine header, or an elision.
+func isStackLine(lines []string, j int) bool {
+	l := strings.TrimSpace(lines[j])
+	switch {
+	case l == "":
+		return false
+	case goroutineHeader.MatchString(l), strings.HasPrefix(l, "..."), strings.Contains(l, ".go:"):
+		return true
+	}
+	return j+1 < len(lines) && strings.Contains(lines[j+1], ".go:") &&
+		(strings.HasSuffix(l, ")") || strings.HasPrefix(l, "created by "))
+}
+
+// ownFrame returns "FUNC (FILE:LINE)" for the first frame of dump, below
+// the call of panic if there is one, that is not in the runtime or this
+// SDK; else for the first such frame that is not the runtime's.
+func ownFrame(dump []string) string {
+	var first string
+	for k := 1; k < len(dump); k++ {
+		fn := strings.TrimSpace(dump[k])
+		if !strings.HasSuffix(fn, ")") || strings.HasPrefix(fn, "created by ") {
+			continue
+		}
+		if i := strings.LastIndexByte(fn, '('); i > 0 {
+			fn = fn[:i]
+		}
+		where := ""
+		if k+1 < len(dump) {
+			where = strings.TrimSpace(dump[k+1])
+			if i := strings.Index(where, " +0x"); i >= 0 {
+				where = where[:i]
+			}
+		}
+		frame := fn
+		if where != "" {
+			frame += " (" + where + ")"
+		}
+		if fn == "panic" {
+			first = "" // the frames above were the recovery's own
+			continue
+		}
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "runtime/") {
+			continue
+		}
+		if first == "" {
+			first = frame
+		}
+		if !strings.HasPrefix(fn, sdkPackage) {
+			return frame
+		}
+	}
+	return first
+}

@@ -1,0 +1,233 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// How long shutting a plugin down may take before bench stops waiting.
+const (
+	// killGrace is how long Close waits for go-plugin's graceful shutdown
+	// (the controller's Shutdown RPC, then up to 2 s for the process to
+	// exit) before it kills the process group itself. A frozen plugin
+	// (SIGSTOP, a debugger) never answers Shutdown.
+	killGrace = 3 * time.Second
+	// pipeGrace is how long the plugin's stdout and stderr may stay open
+	// after the plugin process has exited and its process group was
+	// killed: a process that left the group (setsid) and inherited the
+	// pipes keeps them open for as long as it lives.
+	pipeGrace = time.Second
+	// abandonWait is how long Close waits, after the kill, for go-plugin's
+	// goroutines to see the process gone before it gives up on them.
+	abandonWait = 5 * time.Second
+	// maxStdoutLine bounds the lines go-plugin reads from a plugin's
+	// stdout: its reader stops for good at a line of 64 KiB, after which a
+	// plugin writing to stdout blocks. Longer lines are split.
+	maxStdoutLine = 16 << 10
+)
+
+// procRunner runs a plugin executable for go-plugin (ClientConfig.RunnerFunc)
+// in a process group of its own, with pipes bench owns:
+//
+//   - when the plugin process exits, or Kill is called, the whole group is
+//     killed with SIGKILL, so helpers the plugin started (and a wrapper
+//     script's background jobs) end with it;
+//   - its stdout and stderr are closed pipeGrace after the process exited,
+//     even if a process that escaped the group still holds them, so that
+//     go-plugin, which waits for both before it reports the exit, never
+//     waits for a stranger;
+//   - its stdout is read with lines split at maxStdoutLine, so that
+//     go-plugin never stops draining it;
+//   - its stdin is /dev/null: in a background process group a read from
+//     the terminal would stop it.
+type procRunner struct {
+	path   string
+	cmd    *exec.Cmd
+	dir    string // go-plugin's socket directory, removed when the process ends
+	stdout *pipeReader
+	stderr *pipeReader
+
+	mu      sync.Mutex
+	reaped  bool          // the process was waited for: its pid may be reused
+	exited  chan struct{} // closed once reaped
+	waitErr error
+}
+
+var _ runner.Runner = (*procRunner)(nil)
+
+// newProcRunner returns the RunnerFunc that starts the plugin at path,
+// checking its checksum against sc first when sc is set.
+func newProcRunner(path string, sc *plugin.SecureConfig, made func(*procRunner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+	return func(_ hclog.Logger, tmpl *exec.Cmd, dir string) (runner.Runner, error) {
+		if sc != nil {
+			ok, err := sc.Check(path)
+			if err != nil || !ok {
+				os.RemoveAll(dir)
+				if err != nil {
+					return nil, fmt.Errorf("error verifying checksum: %w", err)
+				}
+				return nil, plugin.ErrChecksumsDoNotMatch
+			}
+		}
+		cmd := exec.Command(path)
+		// Not go-plugin's PLUGIN_UNIX_SOCKET_DIR, which it adds for a
+		// RunnerFunc: a plugin sees what it saw with a Cmd.
+		for _, kv := range tmpl.Env {
+			if !strings.HasPrefix(kv, plugin.EnvUnixSocketDir+"=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		setProcessGroup(cmd)
+		r := &procRunner{path: path, cmd: cmd, dir: dir, exited: make(chan struct{})}
+		made(r)
+		return r, nil
+	}
+}
+
+// Start implements runner.Runner.
+func (r *procRunner) Start(context.Context) error {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	r.cmd.Stdout, r.cmd.Stderr = outW, errW
+	err = r.cmd.Start()
+	outW.Close() // the child holds its own copies
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		os.RemoveAll(r.dir)
+		r.reaped = true
+		close(r.exited)
+		return err
+	}
+	r.stdout = &pipeReader{f: outR, split: maxStdoutLine}
+	r.stderr = &pipeReader{f: errR}
+	go r.wait()
+	return nil
+}
+
+// wait reaps the process. Before it does, while the exited process still
+// holds its pid and so its group id, it kills what is left of the group.
+func (r *procRunner) wait() {
+	waited := waitExit(r.cmd.Process.Pid)
+	r.mu.Lock()
+	if waited {
+		killGroup(r.cmd)
+	}
+	r.waitErr = r.cmd.Wait()
+	r.reaped = true
+	r.mu.Unlock()
+	close(r.exited)
+	time.AfterFunc(pipeGrace, func() {
+		r.stdout.Close()
+		r.stderr.Close()
+	})
+	os.RemoveAll(r.dir)
+}
+
+// kill kills the plugin's process group, unless the process was reaped
+// already (its group was killed then).
+func (r *procRunner) kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.reaped {
+		killGroup(r.cmd)
+	}
+}
+
+// Wait implements runner.Runner.
+func (r *procRunner) Wait(context.Context) error {
+	<-r.exited
+	return r.waitErr
+}
+
+// Kill implements runner.Runner.
+func (r *procRunner) Kill(context.Context) error {
+	r.kill()
+	return nil
+}
+
+func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *procRunner) Name() string          { return r.path }
+func (r *procRunner) Diagnose(context.Context) string {
+	return ""
+}
+
+// ID implements runner.Runner: the pid, "" before the process started.
+func (r *procRunner) ID() string {
+	if r.cmd.Process == nil {
+		return ""
+	}
+	return strconv.Itoa(r.cmd.Process.Pid)
+}
+
+func (r *procRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+// pipeReader reads a plugin's stdout or stderr. Once closed, a read returns
+// io.EOF, a blocked one included. With split > 0 it ends every split bytes
+// without a newline with one.
+type pipeReader struct {
+	f     *os.File
+	split int
+	run   int // bytes since the last newline
+	once  sync.Once
+}
+
+func (p *pipeReader) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if p.split > 0 {
+		if p.run >= p.split {
+			b[0] = '\n'
+			p.run = 0
+			return 1, nil
+		}
+		b = b[:min(len(b), p.split-p.run)]
+	}
+	n, err := p.f.Read(b)
+	if p.split > 0 {
+		if i := bytes.LastIndexByte(b[:n], '\n'); i >= 0 {
+			p.run = n - 1 - i
+		} else {
+			p.run += n
+		}
+	}
+	if err != nil && errors.Is(err, os.ErrClosed) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (p *pipeReader) Close() error {
+	p.once.Do(func() { p.f.Close() })
+	return nil
+}
