@@ -239,6 +239,10 @@ var catalogue = []Rule{
 			}
 			var errs []error
 			for i := range n {
+				if len(errs) == 3 {
+					errs = append(errs, errors.New("(further differences in the reversed batch not shown)"))
+					break
+				}
 				if a, b := batch.arms[i], reversed.arms[n-1-i]; firstDiff(a, b) >= 0 {
 					j := firstDiff(a, b)
 					errs = append(errs, fmt.Errorf("in the reversed batch (position %d, not %d) it pulls arm %d, in the batch arm %d (round %d, replication %d)",
@@ -254,7 +258,7 @@ var catalogue = []Rule{
 					errs = append(errs, fmt.Errorf("alone it pulls arm %d, in the batch of %d arm %d (round %d, replication %d)",
 						at(alone.arms[0], j), n, at(batch.arms[i], j), j+1, i))
 				}
-				if len(errs) >= 6 {
+				if len(errs) >= 7 {
 					break
 				}
 			}

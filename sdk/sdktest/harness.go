@@ -225,6 +225,9 @@ func (p *player) step(ctx context.Context) error {
 	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
 	res, err := p.sess.Step(ctx, t, p.prevA, p.prevR, want)
 	if err != nil {
+		if pe := (*sdk.PluginError)(nil); errors.As(err, &pe) {
+			return err // it names the round already
+		}
 		return fmt.Errorf("round %d: %w", t, err)
 	}
 	n := len(p.s.reps)
