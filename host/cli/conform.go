@@ -15,6 +15,7 @@ import (
 
 func newConformCmd(ro *runOptions) *cobra.Command {
 	var quick bool
+	var only []string
 	var startTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "conform NAME|PATH",
@@ -33,6 +34,8 @@ One line per rule, per transport where it applies:
   FAIL batch-split/grpc-unary: alone it pulls arm 2, in the batch of 40 arm 0 (round 7, replication 13)
   SKIP ...: why the rule was not checked
 
+--rule NAME checks only the rules named. The rules: ` + ruleNames() + `.
+
 Exit codes: 0 when every rule passes; 1 when a rule fails; 2 on a usage
 error or when the plugin is not found.`,
 		Args: cobra.ExactArgs(1),
@@ -47,6 +50,20 @@ error or when the plugin is not found.`,
 				path = abs
 			}
 			opts := []sdktest.Option{sdktest.WithStartTimeout(startTimeout)}
+			if len(only) > 0 {
+				known := map[string]bool{}
+				var names []string
+				for _, r := range sdktest.Rules() {
+					known[r.Name] = true
+					names = append(names, r.Name)
+				}
+				for _, n := range only {
+					if !known[n] {
+						return withCode(ExitInput, fmt.Errorf("--rule %s: no such rule; the rules are %s", n, strings.Join(names, ", ")))
+					}
+				}
+				opts = append(opts, sdktest.WithRules(only...))
+			}
 			if quick {
 				opts = append(opts, sdktest.Quick())
 			}
@@ -83,6 +100,7 @@ error or when the plugin is not found.`,
 		},
 	}
 	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sessions (3 arms, 40 rounds, 3 replications): faster, less thorough")
+	cmd.Flags().StringSliceVar(&only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
 	cmd.Flags().DurationVar(&startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake and Describe within this time")
 	return cmd
 }
@@ -108,3 +126,29 @@ func indentRest(s, indent string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
 }
 
+// ruleNames lists the kit's rules for the help text.
+func ruleNames() string {
+	var names []string
+	for _, r := range sdktest.Rules() {
+		names = append(names, r.Name)
+	}
+	// Wrapped as the rest of the help text.
+	var b strings.Builder
+	col := len("--rule NAME checks only the rules named. The rules: ")
+	for i, n := range names {
+		word := n + ","
+		if i == len(names)-1 {
+			word = n
+		}
+		if col+len(word)+1 > 72 {
+			b.WriteString("\n")
+			col = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
+}

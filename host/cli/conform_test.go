@@ -236,3 +236,127 @@ func TestConformUsage(t *testing.T) {
 		})
 	}
 }
+
+// pythonSDK skips the test unless /usr/bin/python3, the Python plugins'
+// interpreter, can import grpc, protobuf, numpy and the regretbench
+// package (installed, or from sdk/python as the plugins fall back to).
+func pythonSDK(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Python plugins")
+	}
+	probe := fmt.Sprintf("import sys; sys.path.append(%q); import grpc, google.protobuf, numpy, regretbench",
+		filepath.Join(repoRoot(t), "sdk", "python"))
+	if out, err := exec.Command("/usr/bin/python3", "-c", probe).CombinedOutput(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import grpc, protobuf, numpy and regretbench (Debian's python3-grpcio, "+
+			"python3-protobuf, python3-numpy; sdk/python): %v: %s", err, lastLine(string(out)))
+	}
+}
+
+// TestConformPythonExamples: every Python example passes every rule.
+func TestConformPythonExamples(t *testing.T) {
+	pythonSDK(t)
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "sdk", "python", "regretbench")); err != nil {
+		t.Skipf("examples/python is written on sdk/python, which this tree lacks: %v", err)
+	}
+	examples, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-*"))
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no Python examples: %v", err)
+	}
+	for _, path := range examples {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			stdout, stderr, code := bench(t, "conform", "--quick", path)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			status, _ := conformResults(t, stdout)
+			checkEveryRule(t, stdout, status)
+			for n, s := range status {
+				if s != "PASS" {
+					t.Errorf("%s %s, want PASS", s, n)
+				}
+			}
+		})
+	}
+}
+
+// TestConformPythonBroken: the broken Python plugins (testdata/pybroken,
+// on the regretbench package) each fail the rule they break, and the same
+// script in its conforming mode passes those rules. Only the rules at
+// stake are checked (--rule): a Python plugin is slow to start.
+func TestConformPythonBroken(t *testing.T) {
+	pythonSDK(t)
+	dir := filepath.Join(binDir, "pybad")
+	script, err := filepath.Abs(filepath.Join("testdata", "pybroken", "bench-plugin-pybad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pyMode struct {
+		mode, rule string
+		want       []string
+	}
+	modes := []pyMode{
+		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}},
+		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}},
+		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}},
+	}
+	var rules []string
+	for _, m := range append(modes, struct {
+		mode, rule string
+		want       []string
+	}{mode: "ok"}) {
+		if m.rule != "" {
+			rules = append(rules, m.rule)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(script, filepath.Join(dir, "bench-plugin-pybad-"+m.mode)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+	t.Run("ok", func(t *testing.T) {
+		stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+		}
+		status, _ := conformResults(t, stdout)
+		for _, r := range rules {
+			if status[r] != "PASS" && status[r+"/socket"] != "PASS" {
+				t.Errorf("rule %s not passed:\n%s", r, stdout)
+			}
+		}
+		assertNoPlugins(t)
+	})
+	for _, m := range modes {
+		t.Run(m.mode, func(t *testing.T) {
+			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			status, reason := conformResults(t, stdout)
+			failed := 0
+			for n, s := range status {
+				if n != m.rule && !strings.HasPrefix(n, m.rule+"/") {
+					continue
+				}
+				failed++
+				if s != "FAIL" {
+					t.Errorf("%s %s, want FAIL", s, n)
+				}
+				for _, w := range m.want {
+					if !strings.Contains(reason[n], w) {
+						t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
+					}
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no line for rule %s", m.rule)
+			}
+			assertNoPlugins(t)
+		})
+	}
+}

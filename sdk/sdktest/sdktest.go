@@ -71,6 +71,7 @@ type config struct {
 	seed         uint64
 	startTimeout time.Duration
 	exitWithin   time.Duration
+	only         map[string]bool // check only these rules (and handshake); nil: all
 }
 
 func newConfig(opts []Option) config {
@@ -125,6 +126,20 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // Describe (default 10s, as bench's --start-timeout).
 func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
 
+// WithRules checks only the named rules of the catalogue (see Rules), and
+// the handshake rule, which every other rule depends on.
+func WithRules(names ...string) Option {
+	return func(c *config) {
+		c.only = map[string]bool{ruleHandshake: true}
+		for _, n := range names {
+			c.only[n] = true
+		}
+	}
+}
+
+// wants reports whether rule name is to be checked.
+func (c config) wants(name string) bool { return c.only == nil || c.only[name] }
+
 // Result is the outcome of one rule over one transport ("" for a rule
 // checked once per plugin).
 type Result struct {
@@ -161,6 +176,9 @@ func RunExecutable(t *testing.T, path string, opts ...Option) {
 
 func runT(t *testing.T, s *suite) {
 	for _, r := range catalogue {
+		if !s.cfg.wants(r.Name) {
+			continue
+		}
 		t.Run(r.Name, func(t *testing.T) {
 			report := func(res Result) {
 				switch {
@@ -212,6 +230,9 @@ func (s *suite) run(ctx context.Context, report func(Result)) []string {
 	var names []string
 	broken := ""
 	for _, r := range catalogue {
+		if !s.cfg.wants(r.Name) {
+			continue
+		}
 		if broken != "" {
 			report(Result{Rule: r.Name, Doc: r.Doc, Skipped: broken})
 			continue
