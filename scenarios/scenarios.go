@@ -27,6 +27,11 @@
 // keys of params: parameter names are therefore lower_snake_case (m,
 // variance_inflation), never camelCase.
 //
+// A scenario file is a regular file of at most 1 MiB, nested at most 64
+// levels deep and holding at most 250,000 keys and values once its YAML
+// aliases are expanded; anything else is refused before it is decoded
+// (host/scenario MaxFileSize, MaxDepth, MaxNodes).
+//
 // The shipped files reproduce the settings of the paper
 // (../shared/paper/remax-regret-paper.tex): two_arm, three_arm and ten_arm
 // (Synthetic instances), obd and movielens (Real-world datasets),

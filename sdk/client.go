@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -71,6 +72,11 @@ type Client struct {
 	startTimeout time.Duration
 	cp           plugin.ClientProtocol // set by connect
 	attached     bool                  // made by Attach: Close closes the connection
+	// What the plugin declared in Describe, which sizes and checks every
+	// session's answers: set by Describe, read by Open.
+	descMu    sync.Mutex
+	described bool
+	ndiag     int // declared diagnostics
 }
 
 // Launch starts the plugin executable at path and completes the handshake.
@@ -295,13 +301,39 @@ func (c *Client) Describe(ctx context.Context) (*Description, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.startTimeout)
 		defer cancel()
 	}
-	r, err := c.rpc.Describe(ctx, &pb.DescribeRequest{})
+	r, err := c.rpc.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(maxDescribeMsg))
 	if err != nil {
+		if st := status.Convert(err); st.Code() == codes.ResourceExhausted {
+			return nil, &PluginError{Path: c.path, Op: "describe", Stderr: c.StderrTail(tailLines),
+				Err: fmt.Errorf("its answer is larger than the %d bytes bench accepts (%s)", maxDescribeMsg, st.Message())}
+		}
 		return nil, c.rpcErr("describe", err)
 	}
 	d := fromPBDescribe(r)
+	if err := checkDeclared(d.Name, d.Version, d.SDK, d.Params, d.Diagnostics); err != nil {
+		return nil, &PluginError{Path: c.path, Op: "describe", Err: err, Stderr: c.StderrTail(tailLines)}
+	}
+	c.descMu.Lock()
 	c.stream = d.StepStream && !c.noStr
+	c.described, c.ndiag = true, len(d.Diagnostics)
+	c.descMu.Unlock()
 	return d, nil
+}
+
+// declared returns the number of diagnostics the plugin declared,
+// asking it with Describe if no one has yet.
+func (c *Client) declared(ctx context.Context) (int, error) {
+	c.descMu.Lock()
+	ok, n := c.described, c.ndiag
+	c.descMu.Unlock()
+	if ok {
+		return n, nil
+	}
+	d, err := c.Describe(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(d.Diagnostics), nil
 }
 
 // Open implements Conn.
@@ -311,11 +343,17 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 		return nil, fmt.Errorf("plugin %s: open: %w", c.path, err)
 	}
 	preq.StepSocket = !c.noSock
-	r, err := c.rpc.Open(ctx, preq)
+	ndiag, err := c.declared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rpc.Open(ctx, preq, grpc.MaxCallRecvMsgSize(maxOpenMsg))
 	if err != nil {
 		return nil, c.rpcErr("open", err)
 	}
-	s := &clientSession{c: c, id: r.GetSessionId(), n: len(req.Replications)}
+	n := len(req.Replications)
+	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag,
+		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(stepMsgLimit(n, ndiag))}}
 	s.req.SessionId = s.id
 	if path := r.GetStepSocket(); path != "" {
 		// A socket we cannot dial leaves the session on gRPC.
@@ -335,6 +373,11 @@ type clientSession struct {
 	cancel context.CancelFunc
 	diag   [][]float64
 	sock   *sockSession // nil: rounds go over gRPC
+
+	// What the session expects of the plugin's answers: the diagnostics
+	// it declared, and a bound on the size of gRPC answers.
+	ndiag    int
+	callOpts []grpc.CallOption
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
@@ -353,7 +396,7 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 	if s.c.stream {
 		if s.stream == nil {
 			sctx, cancel := context.WithCancel(context.Background())
-			st, err := s.c.rpc.Steps(sctx)
+			st, err := s.c.rpc.Steps(sctx, s.callOpts...)
 			if err != nil {
 				cancel()
 				return StepResult{}, s.c.rpcErr(stepOp(round), err)
@@ -379,21 +422,32 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 		}
 		resp = &s.resp
 	} else {
-		r, err := s.c.rpc.Step(ctx, &s.req)
+		r, err := s.c.rpc.Step(ctx, &s.req, s.callOpts...)
 		if err != nil {
 			return StepResult{}, s.c.rpcErr(stepOp(round), err)
 		}
 		resp = r
 	}
-	s.diag = s.diag[:0]
+	return s.grpcResult(round, resp, wantDiag)
+}
+
+// grpcResult checks a plugin's answer to a Step on gRPC: the counts as on
+// the step socket, and every diagnostic's values.
+func (s *clientSession) grpcResult(round int, resp *pb.StepResponse, wantDiag bool) (StepResult, error) {
+	ndiag := 0
 	if wantDiag {
-		for _, d := range resp.Diagnostics {
-			if len(d.Values) != s.n {
-				return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
-					Err: fmt.Errorf("diagnostic %q has %d values for %d replications", d.Name, len(d.Values), s.n)}
-			}
-			s.diag = append(s.diag, d.Values)
+		ndiag = s.ndiag
+	}
+	if err := checkCounts(len(resp.Arms), s.n, len(resp.Diagnostics), ndiag); err != nil {
+		return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round), Err: err, Stderr: s.c.StderrTail(tailLines)}
+	}
+	s.diag = s.diag[:0]
+	for _, d := range resp.Diagnostics {
+		if len(d.Values) != s.n {
+			return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
+				Err: fmt.Errorf("diagnostic %q has %d values for %d replications", truncate(d.Name, MaxNameLen), len(d.Values), s.n), Stderr: s.c.StderrTail(tailLines)}
 		}
+		s.diag = append(s.diag, d.Values)
 	}
 	return s.result(round, resp.Arms, s.diag, wantDiag)
 }
@@ -429,7 +483,7 @@ func (s *clientSession) Close(ctx context.Context) error {
 		s.cancel()
 		s.stream = nil
 	}
-	if _, err := s.c.rpc.Close(ctx, &pb.CloseRequest{SessionId: s.id}); err != nil {
+	if _, err := s.c.rpc.Close(ctx, &pb.CloseRequest{SessionId: s.id}, grpc.MaxCallRecvMsgSize(maxOpenMsg)); err != nil {
 		return s.c.rpcErr("close", err)
 	}
 	return nil

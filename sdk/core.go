@@ -56,12 +56,12 @@ var errInvalid = errors.New("invalid request")
 
 func (c *core) open(req *OpenRequest) (uint64, error) {
 	if req.Arms < 1 || req.Horizon < 1 || len(req.Replications) == 0 || req.InitPulls < 0 {
-		return 0, fmt.Errorf("%w: open: arms=%d horizon=%d replications=%d init_pulls=%d",
+		return 0, fmt.Errorf("%w: arms=%d horizon=%d replications=%d init_pulls=%d",
 			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
 	}
 	params, err := Resolve(c.p.Params, req.Params)
 	if err != nil {
-		return 0, fmt.Errorf("%w: open: %v", errInvalid, err)
+		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
 	spec := Session{
 		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
@@ -83,7 +83,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("open: %w", err)
+		return 0, err // the caller names the operation ("plugin X: open: ...")
 	}
 	n := len(reps)
 	s := &coreSession{spec: spec, n: n, reps: req.Replications, pol: pol}
@@ -156,6 +156,17 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	// plugins not built on this SDK).
 	if len(st.Arms) != s.n {
 		return StepResult{}, fmt.Errorf("the policy returned %d arms for %d replications", len(st.Arms), s.n)
+	}
+	switch {
+	case !wantDiag && len(st.Diagnostics) > 0:
+		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics where none were asked for (BatchStep.Diagnostics was nil)", len(st.Diagnostics))
+	case wantDiag && len(st.Diagnostics) != len(s.diag):
+		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics, the plugin declares %d (Plugin.Diagnostics)", len(st.Diagnostics), len(s.diag))
+	}
+	for d, row := range st.Diagnostics {
+		if len(row) != s.n {
+			return StepResult{}, fmt.Errorf("the policy returned %d values of diagnostic %q for %d replications", len(row), c.p.Diagnostics[d], s.n)
+		}
 	}
 	if round <= s.spec.InitRounds() {
 		forced := int32((round - 1) % s.spec.Arms)

@@ -19,17 +19,39 @@ const (
 	frameInvalid = 2 // a bad request: the message follows
 )
 
-// maxFrame bounds a frame, as maxMessage bounds gRPC messages.
+// maxFrame bounds any frame, as maxMessage bounds gRPC messages. Each
+// side also bounds a frame by what its session can need (reqFrameLimit,
+// respFrameLimit), and checks every count in it against the session
+// before it allocates anything by that count: a peer's frame never makes
+// the other side allocate more than a well-formed frame would.
 const maxFrame = maxMessage
+
+// maxErrorMsg bounds the message of an error response. The SDK truncates
+// its own messages to it (a policy's panic with its stack fits).
+const maxErrorMsg = 64 << 10
+
+// reqFrameLimit is the longest request frame of a session of n
+// replications, header included: round, flags, count, then an arm and a
+// reward per replication.
+func reqFrameLimit(n int) int { return min(4+13+12*n, 4+maxFrame) }
+
+// respFrameLimit is the longest response frame of a session of n
+// replications answering with ndiag diagnostics, header included: an OK
+// frame with its arms and diagnostics, or an error frame.
+func respFrameLimit(n, ndiag int) int {
+	return min(4+max(1+4+4*n+4+8*n*ndiag, 1+maxErrorMsg), 4+maxFrame)
+}
 
 var le = binary.LittleEndian
 
-// readFrame reads one frame into buf, grown as needed, and returns it
-// whole: its payload is frame[4:]. It asks for as many bytes as buf holds,
-// so that a frame usually costs one system call instead of two (header,
-// then payload). The protocol is lockstep, so nothing may follow a frame
-// before it is answered: more bytes than the frame is an error.
-func readFrame(r io.Reader, buf []byte) (frame []byte, err error) {
+// readFrame reads one frame of at most limit bytes (header included) into
+// buf, grown as needed, and returns it whole: its payload is frame[4:]. A
+// longer frame is refused before anything is allocated for it. It asks
+// for as many bytes as buf holds, so that a frame usually costs one
+// system call instead of two (header, then payload). The protocol is
+// lockstep, so nothing may follow a frame before it is answered: more
+// bytes than the frame is an error.
+func readFrame(r io.Reader, buf []byte, limit int) (frame []byte, err error) {
 	buf = buf[:cap(buf)]
 	if len(buf) < minFrameBuf {
 		buf = make([]byte, minFrameBuf)
@@ -39,8 +61,8 @@ func readFrame(r io.Reader, buf []byte) (frame []byte, err error) {
 		return buf[:0], err
 	}
 	n := le.Uint32(buf)
-	if n > maxFrame {
-		return buf[:0], fmt.Errorf("frame of %d bytes exceeds the limit of %d", n, maxFrame)
+	if int64(n) > int64(limit)-4 {
+		return buf[:0], &frameSizeError{n: n, limit: limit - 4}
 	}
 	end := 4 + int(n)
 	if got > end {
@@ -57,6 +79,17 @@ func readFrame(r io.Reader, buf []byte) (frame []byte, err error) {
 		return buf[:0], err
 	}
 	return buf, nil
+}
+
+// frameSizeError is a frame header announcing more than the session can
+// need.
+type frameSizeError struct {
+	n     uint32
+	limit int
+}
+
+func (e *frameSizeError) Error() string {
+	return fmt.Sprintf("frame of %d bytes exceeds the limit of %d for this session", e.n, e.limit)
 }
 
 // minFrameBuf is the smallest buffer readFrame reads into: a round of 500
@@ -101,14 +134,20 @@ func appendStepRequest(buf []byte, round int, arms []int32, rewards []float64, w
 
 var errShortFrame = errors.New("truncated frame")
 
-// decodeStepRequest decodes a request payload into f, reusing its slices.
-func decodeStepRequest(p []byte, f *stepFrame) error {
+// decodeStepRequest decodes a request payload into f, reusing its slices,
+// for a session of n replications: a request carries the previous round
+// of every replication, or none (round 1).
+func decodeStepRequest(p []byte, f *stepFrame, n int) error {
 	if len(p) < 13 {
 		return errShortFrame
 	}
 	f.round = int(le.Uint64(p))
 	f.wantDiag = p[8]&1 != 0
-	n := int(le.Uint32(p[9:]))
+	got := int(le.Uint32(p[9:]))
+	if got != n && got != 0 {
+		return fmt.Errorf("request frame for %d replications in a session of %d", got, n)
+	}
+	n = got
 	p = p[13:]
 	if len(p) != 12*n {
 		return fmt.Errorf("request frame of %d bytes for %d replications", len(p)+13, n)
@@ -142,8 +181,13 @@ func appendStepResponse(buf []byte, res StepResult) []byte {
 	return endFrame(buf)
 }
 
-// appendErrorResponse appends an error response frame to buf[:0].
+// appendErrorResponse appends an error response frame to buf[:0], its
+// message truncated to maxErrorMsg bytes.
 func appendErrorResponse(buf []byte, status byte, msg string) []byte {
+	if len(msg) > maxErrorMsg {
+		const cut = " [truncated]"
+		msg = msg[:maxErrorMsg-len(cut)] + cut
+	}
 	buf = beginFrame(buf)
 	buf = append(buf, status)
 	buf = append(buf, msg...)
@@ -158,8 +202,11 @@ type stepReply struct {
 	diag   [][]float64
 }
 
-// decodeStepResponse decodes a response payload into r, reusing its slices.
-func decodeStepResponse(p []byte, r *stepReply) error {
+// decodeStepResponse decodes a response payload into r, reusing its
+// slices, for a session of n replications expecting ndiag diagnostics
+// (0 when none were asked for). Every count is checked against the
+// session's before anything is allocated by it.
+func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 	if len(p) < 1 {
 		return errShortFrame
 	}
@@ -174,7 +221,9 @@ func decodeStepResponse(p []byte, r *stepReply) error {
 	if len(p) < 4 {
 		return errShortFrame
 	}
-	n := int(le.Uint32(p))
+	if err := checkCounts(int(le.Uint32(p)), n, ndiag, ndiag); err != nil {
+		return err
+	}
 	p = p[4:]
 	if len(p) < 4*n+4 {
 		return errShortFrame
@@ -185,6 +234,9 @@ func decodeStepResponse(p []byte, r *stepReply) error {
 	}
 	p = p[4*n:]
 	d := int(le.Uint32(p))
+	if err := checkCounts(n, n, d, ndiag); err != nil {
+		return err
+	}
 	p = p[4:]
 	if len(p) != 8*n*d {
 		return fmt.Errorf("response frame with %d diagnostics bytes for %d diagnostics of %d replications", len(p), d, n)
@@ -201,6 +253,21 @@ func decodeStepResponse(p []byte, r *stepReply) error {
 		p = p[8*n:]
 	}
 	return nil
+}
+
+// checkCounts checks the numbers of arms and diagnostics in a plugin's
+// answer against what its session expects: an arm per replication, and
+// the declared diagnostics when they were asked for, none otherwise.
+func checkCounts(arms, n, diags, ndiag int) error {
+	switch {
+	case arms != n:
+		return fmt.Errorf("returned %d arms for %d replications", arms, n)
+	case diags == ndiag:
+		return nil
+	case ndiag == 0:
+		return fmt.Errorf("returned %d diagnostics where none were asked for", diags)
+	}
+	return fmt.Errorf("returned %d diagnostics, it declared %d", diags, ndiag)
 }
 
 // grow returns s resized to n elements, reallocated only when too small.

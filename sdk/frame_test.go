@@ -24,12 +24,12 @@ func TestStepFrameRoundTrip(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			buf := appendStepRequest([]byte("stale bytes"), c.round, c.arms, c.rewards, c.wantDiag)
-			p, err := readFrame(bytes.NewReader(buf), nil)
+			p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimit(len(c.arms)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var f stepFrame
-			if err := decodeStepRequest(p[4:], &f); err != nil {
+			if err := decodeStepRequest(p[4:], &f, len(c.arms)); err != nil {
 				t.Fatal(err)
 			}
 			if f.round != c.round || f.wantDiag != c.wantDiag || len(f.arms) != len(c.arms) || len(f.rewards) != len(c.rewards) {
@@ -52,13 +52,13 @@ func TestStepReplyRoundTrip(t *testing.T) {
 		{Arms: []int32{1, 2}, Diagnostics: [][]float64{{0.25, nan}, {-1, 1e-300}}},
 	} {
 		buf := appendStepResponse(nil, res)
-		p, err := readFrame(bytes.NewReader(buf), nil)
+		p, err := readFrame(bytes.NewReader(buf), nil, respFrameLimit(len(res.Arms), len(res.Diagnostics)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var r stepReply
 		r.diag = [][]float64{{7, 7, 7}, {7}, {7}} // stale rows are resized away
-		if err := decodeStepResponse(p[4:], &r); err != nil {
+		if err := decodeStepResponse(p[4:], &r, len(res.Arms), len(res.Diagnostics)); err != nil {
 			t.Fatal(err)
 		}
 		if r.status != frameOK || !slices.Equal(r.arms, res.Arms) || len(r.diag) != len(res.Diagnostics) {
@@ -73,9 +73,9 @@ func TestStepReplyRoundTrip(t *testing.T) {
 		}
 	}
 	for _, status := range []byte{frameFailed, frameInvalid} {
-		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil)
+		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil, respFrameLimit(1, 0))
 		var r stepReply
-		if err := decodeStepResponse(p[4:], &r); err != nil || r.status != status || r.msg != "round 3: boom" {
+		if err := decodeStepResponse(p[4:], &r, 1, 0); err != nil || r.status != status || r.msg != "round 3: boom" {
 			t.Fatalf("status %d: decoded %+v, %v", status, r, err)
 		}
 	}
@@ -101,19 +101,21 @@ func TestBadFrames(t *testing.T) {
 		{"request count", endFrame(append(append([]byte(nil), req...), 0)), false, true, "for 2 replications"},
 		{"empty response", endFrame(beginFrame(nil)), false, false, "truncated"},
 		{"unknown status", endFrame(append(beginFrame(nil), 9)), false, false, "unknown response status 9"},
-		{"response arms", endFrame(append(beginFrame(nil), frameOK, 200, 0, 0, 0)), false, false, "truncated"},
+		{"response arms", endFrame(append(beginFrame(nil), frameOK, 200, 0, 0, 0)), false, false, "returned 200 arms for 2 replications"},
+		{"cut arms", endFrame(append(beginFrame(nil), frameOK, 2, 0, 0, 0, 1, 0)), false, false, "truncated"},
+		{"request for 3", endFrame(append(beginFrame(nil), 5, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0)), false, true, "request frame for 3 replications in a session of 2"},
 		{"response diagnostics", endFrame(append(append([]byte(nil), resp...), 0)), false, false, "diagnostics bytes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := readFrame(bytes.NewReader(c.frame), nil)
+			p, err := readFrame(bytes.NewReader(c.frame), nil, maxFrame)
 			if !c.read {
 				if err != nil {
 					t.Fatalf("readFrame: %v", err)
 				}
 				if c.isReq {
-					err = decodeStepRequest(p[4:], &stepFrame{})
+					err = decodeStepRequest(p[4:], &stepFrame{}, 2)
 				} else {
-					err = decodeStepResponse(p[4:], &stepReply{})
+					err = decodeStepResponse(p[4:], &stepReply{}, 2, 1)
 				}
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -137,7 +139,7 @@ func TestReadFrameReuse(t *testing.T) {
 		want := appendStepRequest(nil, n+1, arms, rewards, n%2 == 0)
 		for _, r := range []io.Reader{bytes.NewReader(want), iotest.OneByteReader(bytes.NewReader(want))} {
 			var err error
-			if buf, err = readFrame(r, buf); err != nil {
+			if buf, err = readFrame(r, buf, reqFrameLimit(n)); err != nil {
 				t.Fatalf("%d replications: %v", n, err)
 			}
 			if !bytes.Equal(buf, want) {

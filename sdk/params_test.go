@@ -158,7 +158,7 @@ func TestNewCoreChecksDefaults(t *testing.T) {
 		t.Errorf("newCore = %v", err)
 	}
 	p.Params = append(p.Params[:0:0], Param{Name: "m", Type: Int, Default: int64(2), Min: Inclusive(2)}, Param{Name: "m", Type: Int, Default: int64(2)})
-	if _, err := newCore(p); err == nil || !strings.Contains(err.Error(), `duplicate parameter "m"`) {
+	if _, err := newCore(p); err == nil || !strings.Contains(err.Error(), `parameter "m" is declared twice`) {
 		t.Errorf("newCore with a duplicate = %v", err)
 	}
 }

@@ -21,6 +21,9 @@ func (p *Plugin) validate() error {
 	if (p.New == nil) == (p.NewBatch == nil) {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
+	if err := checkDeclared(p.Name, p.Version, SDKVersion, p.Params, p.Diagnostics); err != nil {
+		return fmt.Errorf("sdk: plugin %s: %w", truncate(p.Name, MaxNameLen), err)
+	}
 	if err := validateParams(p.Params); err != nil {
 		return fmt.Errorf("sdk: plugin %s: %w", p.Name, err)
 	}

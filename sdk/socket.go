@@ -69,18 +69,27 @@ func (c *core) listenStep(id uint64) (string, error) {
 	return path, nil
 }
 
-// serveStep answers request frames on conn until the host closes it.
+// serveStep answers request frames on conn until the host closes it. A
+// frame that does not fit the session is answered with an error and ends
+// the connection.
 func (c *core) serveStep(id uint64, conn io.ReadWriter) {
+	s, err := c.session(id)
+	if err != nil {
+		return
+	}
 	var (
 		f       stepFrame
 		in, out []byte
-		err     error
+		limit   = reqFrameLimit(s.n)
 	)
 	for {
-		if in, err = readFrame(conn, in); err != nil {
+		if in, err = readFrame(conn, in, limit); err != nil {
+			if _, ok := err.(*frameSizeError); ok {
+				conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
+			}
 			return
 		}
-		if err := decodeStepRequest(in[4:], &f); err != nil {
+		if err := decodeStepRequest(in[4:], &f, s.n); err != nil {
 			conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
 			return
 		}
@@ -152,18 +161,20 @@ func dialStep(path string) (*sockSession, error) {
 func (s *clientSession) stepSocket(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
 	ss.watch(ctx)
+	ndiag := 0
+	if wantDiag {
+		ndiag = s.ndiag
+	}
 	ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
 	_, err := ss.conn.Write(ss.out)
 	if err == nil {
-		ss.in, err = readFrame(ss.conn, ss.in)
+		ss.in, err = readFrame(ss.conn, ss.in, respFrameLimit(s.n, ndiag))
 	}
 	if err == nil {
-		err = decodeStepResponse(ss.in[4:], &ss.reply)
-		if err != nil {
-			err = fmt.Errorf("step socket: %w", err)
-		}
+		err = decodeStepResponse(ss.in[4:], &ss.reply, s.n, ndiag)
 	}
 	if err != nil {
+		err = fmt.Errorf("step socket: %w", err)
 		return nil, s.sockErr(ctx, stepOp(round), err)
 	}
 	if ss.reply.status != frameOK {

@@ -55,13 +55,13 @@ func TestStepConn(t *testing.T) {
 			}
 			want := appendStepRequest(nil, 3, make([]int32, len(rewards)), rewards, true)
 			go a.Write(want)
-			got, err := readFrame(b, nil)
+			got, err := readFrame(b, nil, reqFrameLimit(len(rewards)))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("read %d bytes (%v), want the frame's %d", len(got), err, len(want))
 			}
 			done := make(chan error, 1)
 			go func() {
-				_, err := readFrame(b, got)
+				_, err := readFrame(b, got, reqFrameLimit(len(rewards)))
 				done <- err
 			}()
 			time.Sleep(20 * time.Millisecond) // best effort: let it block

@@ -26,6 +26,7 @@ var faultyModes = []string{
 	"crash-exit", "crash-panic", "hang", "hang-open", "wrong-arms", "arm-range", "step-error",
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
+	"raw-frame", "raw-header", "many-diagnostics",
 }
 
 var (
@@ -130,6 +131,15 @@ func TestPluginFaults(t *testing.T) {
 		{"arm out of range", "faulty-arm-range",
 			"every arm must be in 0..K-1",
 			nil, []string{"replication 2", "arm 2, want 0..1"}, true},
+		{"13-byte step frame", "faulty-raw-frame",
+			"a step-socket frame announcing 2^32-1 diagnostics fails its policy before bench allocates by that count (issue 15)",
+			nil, []string{"step socket: returned 0 arms for 3 replications"}, true},
+		{"9-byte step frame promising 256 MiB", "faulty-raw-header",
+			"a step-socket frame longer than the session can need fails its policy before bench allocates it (issue 15)",
+			nil, []string{"step socket: frame of 268435456 bytes exceeds the limit"}, true},
+		{"20,000 diagnostics", "faulty-many-diagnostics",
+			"a plugin declaring more diagnostics than bench allows fails at start, naming the limit (issue 15)",
+			nil, []string{"declares 20000 diagnostics, more than the 64 allowed"}, false},
 		{"error from Step", "faulty-step-error",
 			"a policy's error reaches the user verbatim",
 			nil, []string{"faulty step-error: model diverged at round 5"}, true},

@@ -69,6 +69,12 @@ func (g *gateOptions) options() (gate.Options, error) {
 	if err != nil {
 		return gate.Options{}, fmt.Errorf("--margin: %w", err)
 	}
+	if _, err := (&results.Policy{}).Metric(g.metric); err != nil {
+		return gate.Options{}, fmt.Errorf("--metric: %w", err)
+	}
+	if !(g.alpha > 0 && g.alpha < 1) {
+		return gate.Options{}, fmt.Errorf("--alpha %v: must be in (0, 1), e.g. 0.05", g.alpha)
+	}
 	o := gate.Options{Metric: g.metric, Margin: m, Alpha: g.alpha, Force: g.force}
 	if err := o.Check(); err != nil {
 		return gate.Options{}, err

@@ -24,6 +24,13 @@ per-replication traces.`,
 			if out == "" {
 				return withCode(ExitInput, fmt.Errorf("merge: --out is required"))
 			}
+			inputs := [][2]string{{"the --config file", ro.config}}
+			for _, a := range args {
+				inputs = append(inputs, [2]string{"a merge input", a})
+			}
+			if err := checkOut("--out", out, inputs); err != nil {
+				return err
+			}
 			files := make([]*results.File, len(args))
 			for i, a := range args {
 				f, err := results.ReadFile(a)

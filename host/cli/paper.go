@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -57,6 +58,9 @@ two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
 remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
+				return err
+			}
 			formats, err := plot.ParseFormats(plotFormats)
 			if err != nil {
 				return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
@@ -118,6 +122,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		}
 	}
 	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
+	jobs = min(jobs, len(list)) // one goroutine a slot: --jobs 1000000000 must not start a billion
 	start := time.Now()
 	parts := make([]*results.File, len(list))
 	errs := make([]error, len(list))
@@ -222,8 +227,9 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 	if err := report.Tables(&b, f); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".txt"), b.Bytes(), 0o644); err != nil {
-		return err
+	txt := filepath.Join(dir, name+".txt")
+	if err := safeio.WriteFile(txt, b.Bytes()); err != nil {
+		return fmt.Errorf("report %s: %w", txt, err)
 	}
 	if _, err := plot.Write(f, dir, formats...); err != nil {
 		return fmt.Errorf("%s figures: %w", name, err)

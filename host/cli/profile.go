@@ -6,6 +6,8 @@ import (
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"github.com/regretbench/regretbench/host/internal/safeio"
 )
 
 var profileFile *os.File
@@ -14,6 +16,9 @@ func startProfile(cmd *cobra.Command) error {
 	path, _ := cmd.Flags().GetString("cpuprofile")
 	if path == "" {
 		return nil
+	}
+	if _, err := safeio.CheckOut(path); err != nil { // a FIFO would block os.Create
+		return withCode(ExitInput, fmt.Errorf("--cpuprofile %s: %w", path, err))
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -4,15 +4,21 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/regretbench/regretbench/host/internal/safeio"
 )
 
 // Run executes bench with args (without the program name), writing results
@@ -64,7 +70,8 @@ environment and prints regret tables and separated-regret summaries.
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := bindViper(cmd); err != nil {
+			var err error
+			if ro.config, err = bindViper(cmd); err != nil {
 				return err
 			}
 			return startProfile(cmd)
@@ -103,10 +110,45 @@ environment and prints regret tables and separated-regret summaries.
 	return root
 }
 
+// Bounds on the --config file: it holds flag values, so a few KB would do.
+const (
+	maxConfigSize  = 1 << 20
+	maxConfigDepth = 16
+	maxConfigNodes = 10_000
+)
+
+// readConfig reads the --config file into v as viper's ReadInConfig
+// would, but refuses at once what is not a regular file (a FIFO blocked
+// forever, /dev/zero read until out of memory), a file over
+// maxConfigSize, and YAML nested or aliased beyond the bounds (viper
+// expands every alias).
+func readConfig(v *viper.Viper, path string) error {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	if !slices.Contains(viper.SupportedExts, ext) {
+		return fmt.Errorf("unsupported config type %q: the file name must end in one of .%s", ext, strings.Join(viper.SupportedExts, ", ."))
+	}
+	data, err := safeio.ReadFile(path, maxConfigSize)
+	if err != nil {
+		return err
+	}
+	if ext == "yaml" || ext == "yml" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("invalid YAML: %w", err)
+		}
+		if err := safeio.CheckYAML(&doc, safeio.YAMLLimits{Depth: maxConfigDepth, Nodes: maxConfigNodes}); err != nil {
+			return err
+		}
+	}
+	v.SetConfigType(ext)
+	return v.ReadConfig(bytes.NewReader(data))
+}
+
 // bindViper fills every flag the user did not set from BENCH_<FLAG>
 // environment variables and the config file, so flags stay the single
-// source of truth and viper only fills the gaps.
-func bindViper(cmd *cobra.Command) error {
+// source of truth and viper only fills the gaps. It returns the config
+// file's path, "" when there is none.
+func bindViper(cmd *cobra.Command) (string, error) {
 	v := viper.New()
 	v.SetEnvPrefix("BENCH")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
@@ -116,9 +158,8 @@ func bindViper(cmd *cobra.Command) error {
 		cfg = v.GetString("config")
 	}
 	if cfg != "" {
-		v.SetConfigFile(cfg)
-		if err := v.ReadInConfig(); err != nil {
-			return withCode(ExitInput, fmt.Errorf("config %s: %w", cfg, err))
+		if err := readConfig(v, cfg); err != nil {
+			return "", withCode(ExitInput, fmt.Errorf("config %s: %w", cfg, err))
 		}
 	}
 	var err error
@@ -150,5 +191,5 @@ func bindViper(cmd *cobra.Command) error {
 			}
 		}
 	})
-	return err
+	return cfg, err
 }

@@ -28,6 +28,7 @@ type runOptions struct {
 	flags          *pflag.FlagSet
 
 	pluginDir    string
+	config       string // the --config file read, "" when none
 	scenario     string
 	runs         int
 	horizon      int
@@ -172,8 +173,14 @@ func (ro *runOptions) launcher() engine.Launcher {
 }
 
 func runScenario(ctx context.Context, ro *runOptions) error {
+	if err := ro.checkFlags(); err != nil {
+		return err
+	}
 	sc, err := ro.loadScenario()
 	if err != nil {
+		return err
+	}
+	if err := ro.checkOutputs(sc); err != nil {
 		return err
 	}
 	base, gateOpt, err := ro.gate.loadBaseline(sc, ro.policies)
@@ -194,6 +201,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if ro.shard != "" {
 		if spec, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
+		}
+		if err := checkShard(spec, sc.Runs); err != nil {
+			return err
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true

@@ -11,6 +11,18 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/regretbench/regretbench/host/internal/safeio"
+)
+
+// Limits on a scenario file, so that no file, however written, costs more
+// than milliseconds to refuse: viper expands every alias (a 600-byte alias
+// bomb expands to billions of values) and takes time cubic in the nesting
+// depth.
+const (
+	MaxFileSize = 1 << 20 // bytes of YAML
+	MaxDepth    = 64      // nesting of mappings and lists, aliases expanded
+	MaxNodes    = 250_000 // keys and values, aliases expanded
 )
 
 // parseYAML checks the syntax of data with yaml.v3, which reports line
@@ -19,12 +31,25 @@ import (
 // viper would silently mangle: keys that differ only in case (viper
 // lower-cases keys, so one would overwrite the other), keys containing '.'
 // (viper's nesting delimiter) and non-string keys.
+//
+// It refuses, before anything expands an alias, files beyond MaxFileSize,
+// MaxDepth or MaxNodes.
 func parseYAML(source string, data []byte) (*yaml.Node, error) {
+	if len(data) > MaxFileSize {
+		return nil, &Error{Source: source, Msg: fmt.Sprintf("file too large: %d bytes, the limit is %s", len(data), safeio.Bytes(MaxFileSize))}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.ReplaceAll(msg, "\n  ", "; ")
 		return nil, &Error{Source: source, Msg: "invalid YAML: " + msg}
+	}
+	if err := safeio.CheckYAML(&doc, safeio.YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes}); err != nil {
+		var ye *safeio.YAMLError
+		if errors.As(err, &ye) {
+			return nil, &Error{Source: source, Line: ye.Line, Msg: ye.Msg}
+		}
+		return nil, &Error{Source: source, Msg: err.Error()}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Source: source, Msg: "empty file; a scenario needs at least environment, horizon, runs and policies"}

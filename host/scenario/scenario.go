@@ -31,6 +31,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
+	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/scenarios"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -227,14 +228,12 @@ func strictDecoding(c *mapstructure.DecoderConfig) {
 	c.DecodeHook = mapstructure.DecodeHookFuncType(strictNumbers)
 }
 
-// Load reads and parses the scenario file at path.
+// Load reads and parses the scenario file at path. It refuses at once a
+// path that is not a regular file (a FIFO, a device) and a file larger
+// than MaxFileSize.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, MaxFileSize)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
 	return Parse(path, data)

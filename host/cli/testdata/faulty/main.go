@@ -22,6 +22,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -70,7 +71,13 @@ func main() {
 		serveDescribe(rawDescribe[mode])
 		return
 	}
-	sdk.Serve(sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", NewBatch: newBatch})
+	var diags []string
+	if mode == "many-diagnostics" {
+		for i := range 20000 {
+			diags = append(diags, fmt.Sprintf("d%d", i))
+		}
+	}
+	sdk.Serve(sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", Diagnostics: diags, NewBatch: newBatch})
 }
 
 // serveRaw serves go-plugin with a handshake other than the SDK's and no
@@ -236,6 +243,49 @@ func (b *batch) fault(st *sdk.BatchStep) error {
 	case "step-error":
 		say("model diverged at round %d", st.Round)
 		return fmt.Errorf("faulty step-error: model diverged at round %d", st.Round)
+	case "raw-frame":
+		// The 13-byte frame of issue 15: status 0, 0 arms, 2^32-1
+		// diagnostics, which made bench allocate 100 GB.
+		rawFrame(st.Round, []byte{9, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
+	case "raw-header":
+		// A 9-byte frame whose header promises 256 MiB.
+		rawFrame(st.Round, []byte{0, 0, 0, 0x10, 0, 0, 0, 0, 0})
 	}
 	return nil
+}
+
+// rawFrame writes frame on the step socket in place of the SDK's answer
+// to round t, and hangs so that the SDK never answers: a raw-protocol
+// plugin. The test scenarios have one session per plugin process, so
+// there is one step socket.
+func rawFrame(t int, frame []byte) {
+	fd := stepSocket()
+	if fd < 0 {
+		say("no step socket at round %d", t)
+		os.Exit(2)
+	}
+	say("writing a raw %d-byte frame at round %d", len(frame), t)
+	if _, err := unix.Write(fd, frame); err != nil {
+		say("writing the frame: %v", err)
+		os.Exit(2)
+	}
+	select {}
+}
+
+// stepSocket returns the descriptor of the SDK's step socket, -1 if
+// there is none: the one unix socket bound to a path ending in step.sock.
+func stepSocket() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if sa, err := unix.Getsockname(fd); err == nil {
+			if u, ok := sa.(*unix.SockaddrUnix); ok && strings.HasSuffix(u.Name, "/step.sock") {
+				return fd
+			}
+		}
+	}
+	return -1
 }
