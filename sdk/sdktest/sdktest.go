@@ -48,7 +48,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -282,9 +281,3 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 type skipError string
 
 func (e skipError) Error() string { return string(e) }
-
-// firstLine returns the first line of s.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
