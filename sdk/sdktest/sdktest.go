@@ -42,6 +42,13 @@
 // round-trip; the edge cases K = 2, horizon = K and a horizon shorter than
 // the initial pulls survive; and an executable exits when the process that
 // launched it is killed.
+//
+// The parent-death rule needs a process to kill between the kit and the
+// plugin: it re-executes the running program (bench, or the test binary)
+// with an environment variable that this package's init recognises, so
+// that process launches the plugin, reports its pid and waits to be
+// SIGKILLed. Whatever the outcome, the kit then kills the plugin and what
+// it started.
 package sdktest
 
 import (
