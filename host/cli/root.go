@@ -106,7 +106,7 @@ environment and prints regret tables and separated-regret summaries.
 		},
 	}
 	addRunFlags(run.Flags(), ro)
-	root.AddCommand(run, newPluginsCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro))
+	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro))
 	return root
 }
 

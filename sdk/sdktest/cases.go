@@ -4,27 +4,60 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// testCase is one rule of the kit: a name, the rule it enforces in words
-// for the plugin author who broke it, and the check.
-type testCase struct {
-	name        string
-	explanation string
-	check       func(h *harness) error
+// Rule is one rule of the kit: a name, and the rule it enforces in words
+// for the plugin author who broke it.
+type Rule struct {
+	Name string
+	Doc  string
+	// Once: the rule is checked once per plugin, not over every transport.
+	once  bool
+	check func(h *Target) error
 }
 
-// cases is the table both Run and TestPlugin drive.
-var cases = []testCase{
+// Rules returns the kit's catalogue, in the order it checks them. Run,
+// TestPlugin, RunExecutable, CheckExecutable and `bench conform` all check
+// exactly these.
+func Rules() []Rule { return slices.Clone(catalogue) }
+
+// Names of the rules the runners treat specially.
+const (
+	ruleHandshake = "handshake"
+)
+
+// catalogue is the table every runner drives.
+var catalogue = []Rule{
 	{
-		name: "valid-arms",
-		explanation: "every Step returns exactly one arm per replication of the session, each in 0..K-1, " +
+		Name: ruleHandshake,
+		Doc: "the plugin starts as bench starts it: its first line on stdout is go-plugin's handshake " +
+			"(nothing may be printed to stdout before it), and it answers Describe within the start timeout",
+		once: true,
+		check: func(h *Target) error {
+			_, err := h.conn()
+			return err
+		},
+	},
+	{
+		Name: "describe",
+		Doc: "Describe reports a non-empty name and version and protocol version 1; a valid parameter " +
+			"schema (known types, unique names, bounds and allowed values that fit the " +
+			"type and admit the default); each default in its declared type on the wire (an int default " +
+			"sent as a float is refused); diagnostics named and unique; and an executable is named " +
+			"bench-plugin-NAME after the name it reports",
+		once:  true,
+		check: checkDescribe,
+	},
+	{
+		Name: "valid-arms",
+		Doc: "every Step returns exactly one arm per replication of the session, each in 0..K-1, " +
 			"for every round up to the horizon; Open, Step and Close succeed on a well-formed session",
-		check: func(h *harness) error {
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -34,10 +67,10 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "init-pulls",
-		explanation: "rounds 1..K*init_pulls are forced by the host (arm (t-1) mod K in round t, DESIGN §2); " +
+		Name: "init-pulls",
+		Doc: "rounds 1..K*init_pulls are forced by the host (arm (t-1) mod K in round t, DESIGN §2); " +
 			"the policy receives them as ordinary observations and Select is not consulted for them",
-		check: func(h *harness) error {
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -55,11 +88,11 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "deterministic-seed",
-		explanation: "the same seed, replications and rewards give the same arms, on a reused plugin instance " +
+		Name: "deterministic-seed",
+		Doc: "the same seed, replications and rewards give the same arms, on a reused plugin instance " +
 			"as on a fresh one: a policy's randomness comes only from Replica.Rand, seeded from (seed, " +
-			"replication) (DESIGN §4); different seeds usually give different arms, but that is not required",
-		check: func(h *harness) error {
+			"replication) (DESIGN §4); whether different seeds give different arms is rule seed-used",
+		check: func(h *Target) error {
 			c1, err := h.conn()
 			if err != nil {
 				return err
@@ -86,10 +119,54 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "independent-sessions",
-		explanation: "sessions open at the same time on one plugin share no state: two sessions whose rounds " +
+		Name: "seed-used",
+		Doc: "a randomized policy draws its randomness from the session seed: when replications fed the " +
+			"very same rewards choose differently (the policy is randomized), two different seeds must not " +
+			"give the same arms for every replication. A policy seeded from a constant or from the " +
+			"replication index alone fails; a deterministic policy (KL-UCB, UCB1) passes, as its " +
+			"replications fed the same rewards all choose alike",
+		check: func(h *Target) error {
+			c, err := h.conn()
+			if err != nil {
+				return err
+			}
+			s := h.spec(indices(0, max(h.cfg.reps, 2))...)
+			s.sameRewards = true
+			first, err := h.playAll(c, s)
+			if err != nil {
+				return err
+			}
+			differ, round := -1, 0
+			for i := 1; i < len(s.reps) && differ < 0; i++ {
+				if j := firstDiff(first.arms[i], first.arms[0]); j >= 0 {
+					differ, round = i, j+1
+				}
+			}
+			if differ < 0 {
+				return nil // deterministic given its rewards: the seed has nothing to do
+			}
+			other := s
+			other.seed = s.seed ^ 0x9e3779b97f4a7c15
+			second, err := h.playAll(c, other)
+			if err != nil {
+				return fmt.Errorf("seed %d: %w", other.seed, err)
+			}
+			for i := range first.arms {
+				if firstDiff(first.arms[i], second.arms[i]) >= 0 {
+					return nil
+				}
+			}
+			return fmt.Errorf("seeds %d and %d give the same arms for every replication, yet the policy is "+
+				"randomized (fed the same rewards, replications %d and %d choose differently from round %d): "+
+				"its randomness ignores the seed (seeded from a constant or the replication alone?)",
+				s.seed, other.seed, s.reps[0], s.reps[differ], round)
+		},
+	},
+	{
+		Name: "independent-sessions",
+		Doc: "sessions open at the same time on one plugin share no state: two sessions whose rounds " +
 			"interleave give the same arms as each played alone (a plugin may serve several sessions at once, DESIGN §3)",
-		check: func(h *harness) error {
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -136,12 +213,13 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "batch-split",
-		explanation: "replication r's arms depend only on (seed, r) and its own rewards, not on which other " +
+		Name: "batch-split",
+		Doc: "replication r's arms depend only on (seed, r) and its own rewards, not on which other " +
 			"replications share its session nor on their order: a batch of replications 0..n-1 gives the " +
 			"same arms as the reversed batch and as each replication alone in its own session (the SDK's " +
-			"batch-split invariance, DESIGN §4; up to 8 replications spread over the batch are replayed alone)",
-		check: func(h *harness) error {
+			"batch-split invariance, DESIGN §4; up to 8 replications spread over the batch are replayed alone). " +
+			"A policy sharing one random source across the replications of a batch fails it",
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -161,20 +239,26 @@ var cases = []testCase{
 			}
 			var errs []error
 			for i := range n {
+				if len(errs) == 3 {
+					errs = append(errs, errors.New("(further differences in the reversed batch not shown)"))
+					break
+				}
 				if a, b := batch.arms[i], reversed.arms[n-1-i]; firstDiff(a, b) >= 0 {
-					errs = append(errs, fmt.Errorf("replication %d: the reversed batch differs from round %d", i, firstDiff(a, b)+1))
+					j := firstDiff(a, b)
+					errs = append(errs, fmt.Errorf("in the reversed batch (position %d, not %d) it pulls arm %d, in the batch arm %d (round %d, replication %d)",
+						n-1-i, i, at(b, j), at(a, j), j+1, i))
 				}
 			}
-			for _, i := range sample(n, singles) {
+			for _, i := range sample(n, h.cfg.singles) {
 				alone, err := h.playAll(c, h.spec(uint64(i)))
 				if err != nil {
 					return fmt.Errorf("replication %d alone: %w", i, err)
 				}
 				if j := firstDiff(alone.arms[0], batch.arms[i]); j >= 0 {
-					errs = append(errs, fmt.Errorf("replication %d: alone it pulls arm %d in round %d, in the batch arm %d",
-						i, at(alone.arms[0], j), j+1, at(batch.arms[i], j)))
+					errs = append(errs, fmt.Errorf("alone it pulls arm %d, in the batch of %d arm %d (round %d, replication %d)",
+						at(alone.arms[0], j), n, at(batch.arms[i], j), j+1, i))
 				}
-				if len(errs) >= 6 {
+				if len(errs) >= 7 {
 					break
 				}
 			}
@@ -182,39 +266,45 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "transports-agree",
-		explanation: "the transport is transparent: the same session gives the same arms over go-plugin " +
-			"(step socket, streamed or unary Step) as in process, so a plugin cannot depend on how it is reached",
-		check: func(h *harness) error {
+		Name: "transports-agree",
+		Doc: "the transport is transparent: the same session gives the same arms over go-plugin " +
+			"(step socket, streamed or unary Step) as in process (for an executable: as over unary Step, " +
+			"in a fresh process), so a plugin cannot depend on how it is reached",
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
 			}
-			local, err := sdk.NewLocal(h.plugin)
+			ref, err := h.connOver(h.s.ref)
 			if err != nil {
-				return err
+				return fmt.Errorf("reference: %w", err)
 			}
 			s := h.spec(indices(0, h.cfg.reps)...)
 			got, err := h.playAll(c, s)
 			if err != nil {
 				return err
 			}
-			want, err := h.playAll(local, s)
+			want, err := h.playAll(ref, s)
 			if err != nil {
-				return fmt.Errorf("in process: %w", err)
+				return fmt.Errorf("over %s: %w", h.s.ref.name, err)
 			}
-			return sameArms(h.tr.name+" against in process", got, want)
+			return sameArms(h.tr.name+" against "+h.s.ref.name, got, want)
 		},
 	},
 	{
-		name: "diagnostics-passive",
-		explanation: "asking for diagnostics changes no decision, and each declared diagnostic comes back " +
+		Name: "diagnostics-passive",
+		Doc: "asking for diagnostics changes no decision, and each declared diagnostic comes back " +
 			"with one value per replication whenever asked for (the host asks at its checkpoints only)",
-		check: func(h *harness) error {
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
 			}
+			d, err := c.Describe(h.ctx)
+			if err != nil {
+				return fmt.Errorf("describe: %w", err)
+			}
+			declared := d.Diagnostics
 			s := h.spec(indices(0, h.cfg.reps)...)
 			plain, err := h.playAll(c, s)
 			if err != nil {
@@ -225,7 +315,7 @@ var cases = []testCase{
 			if err != nil {
 				return err
 			}
-			nd := len(h.declared.Diagnostics)
+			nd := len(declared)
 			for !p.done() {
 				if err := p.step(h.ctx); err != nil {
 					return err
@@ -234,12 +324,12 @@ var cases = []testCase{
 					continue
 				}
 				if len(p.diags) != nd {
-					return fmt.Errorf("round %d: %d diagnostics returned, %d declared (%v)", p.round, len(p.diags), nd, h.declared.Diagnostics)
+					return fmt.Errorf("%d diagnostics returned, %d declared %q (round %d)", len(p.diags), nd, declared, p.round)
 				}
 				for d, vals := range p.diags {
 					if len(vals) != len(s.reps) {
-						return fmt.Errorf("round %d: diagnostic %q has %d values for %d replications",
-							p.round, h.declared.Diagnostics[d], len(vals), len(s.reps))
+						return fmt.Errorf("diagnostic %q has %d values for %d replications (round %d)",
+							declared[d], len(vals), len(s.reps), p.round)
 					}
 				}
 			}
@@ -250,12 +340,12 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "describe-round-trip",
-		explanation: "Describe reports the plugin's name, version, protocol version, diagnostics and every " +
-			"declared parameter with the same name, type, doc and default, the default in its type's Go " +
+		Name: "describe-round-trip",
+		Doc: "Describe reports, over every transport, the plugin value's name, version, diagnostics and " +
+			"every declared parameter with the same name, type, doc and default, the default in its type's Go " +
 			"representation (float64, int64, bool, string) so it survives the wire unchanged; and a session " +
-			"opened with those defaults spelled out gives the same arms as one that leaves them out",
-		check: func(h *harness) error {
+			"opened with the described defaults spelled out gives the same arms as one that leaves them out",
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -264,35 +354,36 @@ var cases = []testCase{
 			if err != nil {
 				return fmt.Errorf("describe: %w", err)
 			}
-			p := h.declared
 			var errs []error
 			bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-			if d.Name != p.Name || d.Version != p.Version {
-				bad("describe: name %q version %q, declared %q %q", d.Name, d.Version, p.Name, p.Version)
-			}
-			if d.ProtocolVersion != sdk.ProtocolVersion {
-				bad("describe: protocol version %d, want %d", d.ProtocolVersion, sdk.ProtocolVersion)
-			}
-			if !slices.Equal(d.Diagnostics, p.Diagnostics) {
-				bad("describe: diagnostics %q, declared %q", d.Diagnostics, p.Diagnostics)
-			}
-			if len(d.Params) != len(p.Params) {
-				bad("describe: %d parameters, %d declared", len(d.Params), len(p.Params))
-			}
-			for i, want := range p.Params {
-				if canon, err := want.Type.Coerce(want.Default); err != nil || !reflect.DeepEqual(canon, want.Default) {
-					bad("parameter %q: default %T %v is not the Go representation of type %q (want %T)",
-						want.Name, want.Default, want.Default, want.Type, canon)
+			if p := h.s.plugin; p != nil {
+				if d.Name != p.Name || d.Version != p.Version {
+					bad("describe: name %q version %q, declared %q %q", d.Name, d.Version, p.Name, p.Version)
 				}
-				if i >= len(d.Params) {
-					continue
+				if d.ProtocolVersion != sdk.ProtocolVersion {
+					bad("describe: protocol version %d, want %d", d.ProtocolVersion, sdk.ProtocolVersion)
 				}
-				got := d.Params[i]
-				if got.Name != want.Name || got.Type != want.Type || got.Doc != want.Doc ||
-					!reflect.DeepEqual(got.Default, want.Default) {
-					bad("parameter %d: described as {%q %q %T(%v) %q}, declared {%q %q %T(%v) %q}", i,
-						got.Name, got.Type, got.Default, got.Default, got.Doc,
-						want.Name, want.Type, want.Default, want.Default, want.Doc)
+				if !slices.Equal(d.Diagnostics, p.Diagnostics) {
+					bad("describe: diagnostics %q, declared %q", d.Diagnostics, p.Diagnostics)
+				}
+				if len(d.Params) != len(p.Params) {
+					bad("describe: %d parameters, %d declared", len(d.Params), len(p.Params))
+				}
+				for i, want := range p.Params {
+					if canon, err := want.Type.Coerce(want.Default); err != nil || !reflect.DeepEqual(canon, want.Default) {
+						bad("parameter %q: default %T %v is not the Go representation of type %q (want %T)",
+							want.Name, want.Default, want.Default, want.Type, canon)
+					}
+					if i >= len(d.Params) {
+						continue
+					}
+					got := d.Params[i]
+					if got.Name != want.Name || got.Type != want.Type || got.Doc != want.Doc ||
+						!reflect.DeepEqual(got.Default, want.Default) {
+						bad("parameter %d: described as {%q %q %T(%v) %q}, declared {%q %q %T(%v) %q}", i,
+							got.Name, got.Type, got.Default, got.Default, got.Doc,
+							want.Name, want.Type, want.Default, want.Default, want.Doc)
+					}
 				}
 			}
 			if len(errs) > 0 {
@@ -317,9 +408,9 @@ var cases = []testCase{
 		},
 	},
 	{
-		name:        "edge-two-arms",
-		explanation: "the smallest bandit, K = 2, runs to the horizon with valid arms",
-		check: func(h *harness) error {
+		Name: "edge-two-arms",
+		Doc:  "the smallest bandit, K = 2, runs to the horizon with valid arms",
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -331,10 +422,10 @@ var cases = []testCase{
 		},
 	},
 	{
-		name: "edge-horizon-equals-arms",
-		explanation: "a horizon of K rounds, or one shorter than the K*init_pulls forced rounds, consists of " +
+		Name: "edge-horizon-equals-arms",
+		Doc: "a horizon of K rounds, or one shorter than the K*init_pulls forced rounds, consists of " +
 			"initial pulls only; the policy must open, observe and close without ever selecting",
-		check: func(h *harness) error {
+		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
 				return err
@@ -350,11 +441,16 @@ var cases = []testCase{
 			return errors.Join(errs...)
 		},
 	},
+	{
+		Name: "parent-death",
+		Doc: "an executable exits on its own within 2 s when the process that launched it dies without " +
+			"stopping it (SIGKILL, a crash): go-plugin does not tie a plugin's life to its host's, so the " +
+			"plugin must poll its parent pid. Checked through an intermediate process that launches the " +
+			"plugin, completes Describe and is then SIGKILLed",
+		once:  true,
+		check: checkParentDeath,
+	},
 }
-
-// singles bounds the replications of the batch-split case replayed alone,
-// each in a session of its own: the rule's cost grows with them.
-const singles = 8
 
 // sample returns up to k indices of 0..n-1 spread evenly, including the
 // first and the last.
@@ -371,4 +467,73 @@ func sample(n, k int) []int {
 		out[j] = j * (n - 1) / (k - 1)
 	}
 	return out
+}
+
+// checkDescribe checks what Describe reports, whoever the plugin is.
+func checkDescribe(h *Target) error {
+	c, err := h.conn()
+	if err != nil {
+		return err
+	}
+	d, err := c.Describe(h.ctx)
+	if err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if d.Name == "" {
+		bad("empty name")
+	}
+	if d.Version == "" {
+		bad("empty version (results record it as plugin_version)")
+	}
+	if d.ProtocolVersion != sdk.ProtocolVersion {
+		bad("protocol version %d, want %d", d.ProtocolVersion, sdk.ProtocolVersion)
+	}
+	if err := d.Validate(); err != nil {
+		bad("parameter schema: %w", err)
+	}
+	for _, p := range d.Params {
+		if canon, err := p.Type.Coerce(p.Default); err == nil && !reflect.DeepEqual(canon, p.Default) {
+			bad("parameter %q: default %v arrives as %s, but its declared type is %s (send it as %s)",
+				p.Name, p.Default, wireType(p.Default), p.Type, wireType(canon))
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range d.Diagnostics {
+		switch {
+		case n == "":
+			bad("a diagnostic with an empty name")
+		case seen[n]:
+			bad("diagnostic %q declared twice", n)
+		}
+		seen[n] = true
+	}
+	if h.s.exe != "" {
+		base := filepath.Base(h.s.exe)
+		if want := exePrefix + d.Name; base != want {
+			bad("the executable is named %s, but the plugin describes itself as %q: name it %s (bench finds "+
+				"plugin NAME as bench-plugin-NAME; a copied plugin whose NAME was not changed shows here)", base, d.Name, want)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// exePrefix is the file-name prefix of plugin executables (the host's
+// registry.Prefix).
+const exePrefix = "bench-plugin-"
+
+// wireType names the protocol type a default value arrives as.
+func wireType(v any) string {
+	switch v.(type) {
+	case float64:
+		return "float"
+	case int64, int:
+		return "int"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
+	}
+	return fmt.Sprintf("%T", v)
 }

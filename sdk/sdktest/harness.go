@@ -14,72 +14,146 @@ import (
 // transport connects the kit to a fresh instance of a plugin.
 type transport struct {
 	name string
-	conn func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error)
+	conn func(ctx context.Context) (sdk.Conn, func(), error)
 }
 
-// transports are the paths every rule runs over: in process with no RPC,
-// and over go-plugin with the rounds on the step socket (what bench uses
-// with a Go plugin), on gRPC's Steps stream and on unary Step (a non-Go
-// plugin may serve only the latter).
-var transports = []transport{
-	{"local", func(_ context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
-		c, err := sdk.NewLocal(p)
+// suite is a plugin under test: how to reach it over each transport, and
+// what the kit knows of it besides.
+type suite struct {
+	cfg    config
+	all    []*transport // every transport, for rules checked over each
+	main   *transport   // the transport of rules checked once
+	ref    *transport   // the reference transports-agree compares against
+	plugin *sdk.Plugin  // a plugin value: as declared (before watch); nil for an executable
+	rec    func() *recorder
+	exe    string // an executable's path; "" for a plugin value
+}
+
+// inProcess is the suite of a plugin value: in process with no RPC, and
+// over go-plugin with the rounds on the step socket (what bench uses with
+// a Go plugin), on gRPC's Steps stream and on unary Step (a non-Go plugin
+// may serve only the latter). Each check watches the policies it creates.
+func inProcess(p sdk.Plugin, cfg config) *suite {
+	s := &suite{cfg: cfg, plugin: &p}
+	var rec *recorder
+	s.rec = func() *recorder { rec = &recorder{}; return rec }
+	watched := func() sdk.Plugin { return watch(p, rec) }
+	local := &transport{"local", func(context.Context) (sdk.Conn, func(), error) {
+		c, err := sdk.NewLocal(watched())
 		if err != nil {
 			return nil, nil, err
 		}
 		return c, func() { c.Close() }, nil
-	}},
-	{"socket", grpcConn(sdk.LaunchOptions{})},
-	{"grpc", grpcConn(sdk.LaunchOptions{NoSocket: true})},
-	{"grpc-unary", grpcConn(sdk.LaunchOptions{NoStream: true})},
-}
-
-func grpcConn(opts sdk.LaunchOptions) func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
-	return func(ctx context.Context, p sdk.Plugin) (sdk.Conn, func(), error) {
-		ctx, cancel := context.WithCancel(ctx)
-		rc, err := sdk.ServeInProcess(ctx, p)
-		if err != nil {
-			cancel()
-			return nil, nil, err
-		}
-		c, err := sdk.Attach(rc, opts)
-		if err != nil {
-			cancel()
-			return nil, nil, err
-		}
-		// The client uses the Steps stream only after Describe reports it,
-		// as the host does.
-		if _, err := c.Describe(ctx); err != nil {
-			c.Close()
-			cancel()
-			return nil, nil, err
-		}
-		return c, func() { c.Close(); cancel() }, nil
+	}}
+	served := func(name string, opts sdk.LaunchOptions) *transport {
+		return &transport{name, func(ctx context.Context) (sdk.Conn, func(), error) {
+			return serveConn(ctx, watched(), opts)
+		}}
 	}
+	s.all = []*transport{local, served("socket", sdk.LaunchOptions{}),
+		served("grpc", sdk.LaunchOptions{NoSocket: true}), served("grpc-unary", sdk.LaunchOptions{NoStream: true})}
+	s.main, s.ref = s.all[1], local
+	return s
 }
 
-// harness is the state of one rule over one transport.
-type harness struct {
-	ctx      context.Context
-	cfg      config
-	plugin   sdk.Plugin // the plugin under test, wrapped by watch
-	declared sdk.Plugin // as given
-	rec      *recorder
-	tr       transport
-	closers  []func()
-}
-
-// conn returns a fresh instance of the plugin over the harness's transport.
-func (h *harness) conn() (sdk.Conn, error) {
-	c, closeFn, err := h.tr.conn(h.ctx, h.plugin)
+// serveConn serves p over go-plugin in this process and connects to it.
+func serveConn(ctx context.Context, p sdk.Plugin, opts sdk.LaunchOptions) (sdk.Conn, func(), error) {
+	ctx, cancel := context.WithCancel(ctx)
+	rc, err := sdk.ServeInProcess(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("connecting over %s: %w", h.tr.name, err)
+		cancel()
+		return nil, nil, err
+	}
+	c, err := sdk.Attach(rc, opts)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	// The client uses the Steps stream only after Describe reports it,
+	// as the host does.
+	if _, err := c.Describe(ctx); err != nil {
+		c.Close()
+		cancel()
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); cancel() }, nil
+}
+
+// executable is the suite of a plugin executable, launched as bench
+// launches it for every connection.
+func executable(path string, cfg config) *suite {
+	s := &suite{cfg: cfg, exe: path, rec: func() *recorder { return &recorder{} }}
+	launched := func(name string, opts sdk.LaunchOptions) *transport {
+		opts.StartTimeout = cfg.startTimeout
+		return &transport{name, func(ctx context.Context) (sdk.Conn, func(), error) {
+			c, err := sdk.Launch(path, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			// Describe is part of starting, as in bench: it enables the
+			// Steps stream when the plugin serves it.
+			if _, err := c.Describe(ctx); err != nil {
+				c.Close()
+				return nil, nil, err
+			}
+			return c, func() { c.Close() }, nil
+		}}
+	}
+	s.all = []*transport{launched("socket", sdk.LaunchOptions{}),
+		launched("grpc", sdk.LaunchOptions{NoSocket: true}), launched("grpc-unary", sdk.LaunchOptions{NoStream: true})}
+	s.main, s.ref = s.all[0], s.all[2]
+	return s
+}
+
+// transports returns the transports rules are checked over: for an
+// executable, those it offers (the grpc one only when Describe reports the
+// Steps stream: without it, it would repeat grpc-unary). A plugin that
+// does not start keeps them all, each failing on its own.
+func (s *suite) transports(ctx context.Context) []*transport {
+	if s.exe == "" {
+		return s.all
+	}
+	c, closeFn, err := s.main.conn(ctx)
+	if err != nil {
+		return s.all
+	}
+	defer closeFn()
+	d, err := c.Describe(ctx)
+	if err != nil || d.StepStream {
+		return s.all
+	}
+	return []*transport{s.all[0], s.all[2]}
+}
+
+// target returns the state of one check over tr.
+func (s *suite) target(ctx context.Context, tr *transport) *Target {
+	return &Target{ctx: ctx, cfg: s.cfg, s: s, tr: tr, rec: s.rec()}
+}
+
+// Target is a plugin under test over one transport, as a rule's check sees
+// it: each conn is a fresh instance, closed when the check ends.
+type Target struct {
+	ctx     context.Context
+	cfg     config
+	s       *suite
+	tr      *transport
+	rec     *recorder
+	closers []func()
+}
+
+// conn returns a fresh instance of the plugin over the target's transport.
+func (h *Target) conn() (sdk.Conn, error) { return h.connOver(h.tr) }
+
+func (h *Target) connOver(tr *transport) (sdk.Conn, error) {
+	c, closeFn, err := tr.conn(h.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connecting over %s: %w", tr.name, err)
 	}
 	h.closers = append(h.closers, closeFn)
 	return c, nil
 }
 
-func (h *harness) closeAll() {
+func (h *Target) closeAll() {
 	for i := len(h.closers) - 1; i >= 0; i-- {
 		h.closers[i]()
 	}
@@ -91,11 +165,12 @@ type spec struct {
 	reps                     []uint64
 	seed                     uint64
 	params                   map[string]any
-	diagEvery                int // ask for diagnostics every diagEvery rounds; 0: never
+	diagEvery                int  // ask for diagnostics every diagEvery rounds; 0: never
+	sameRewards              bool // every replication sees replication 0's rewards
 }
 
-// spec returns the harness's default session over replications reps.
-func (h *harness) spec(reps ...uint64) spec {
+// spec returns the target's default session over replications reps.
+func (h *Target) spec(reps ...uint64) spec {
 	return spec{arms: h.cfg.arms, horizon: h.cfg.horizon, initPulls: 1, reps: reps,
 		seed: h.cfg.seed, params: h.cfg.params}
 }
@@ -123,7 +198,7 @@ type player struct {
 	diags [][]float64 // diagnostics of the last round asked for, as returned
 }
 
-func (h *harness) open(c sdk.Conn, s spec) (*player, error) {
+func (h *Target) open(c sdk.Conn, s spec) (*player, error) {
 	sess, err := c.Open(h.ctx, &sdk.OpenRequest{
 		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
 		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
@@ -150,11 +225,14 @@ func (p *player) step(ctx context.Context) error {
 	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
 	res, err := p.sess.Step(ctx, t, p.prevA, p.prevR, want)
 	if err != nil {
+		if pe := (*sdk.PluginError)(nil); errors.As(err, &pe) {
+			return err // it names the round already
+		}
 		return fmt.Errorf("round %d: %w", t, err)
 	}
 	n := len(p.s.reps)
 	if len(res.Arms) != n {
-		return fmt.Errorf("round %d: %d arms returned for %d replications", t, len(res.Arms), n)
+		return fmt.Errorf("%d arms returned for %d replications (round %d)", len(res.Arms), n, t)
 	}
 	if want {
 		p.diags = p.diags[:0]
@@ -167,15 +245,19 @@ func (p *player) step(ctx context.Context) error {
 	forced := t <= p.s.arms*p.s.initPulls
 	for i, a := range res.Arms {
 		if a < 0 || int(a) >= p.s.arms {
-			return fmt.Errorf("round %d: replication %d: arm %d outside 0..%d", t, p.s.reps[i], a, p.s.arms-1)
+			return fmt.Errorf("arm %d outside 0..%d (round %d, replication %d)", a, p.s.arms-1, t, p.s.reps[i])
 		}
 		if forced && int(a) != (t-1)%p.s.arms {
-			return fmt.Errorf("round %d: replication %d: arm %d during the initial pulls, want (t-1) mod K = %d",
-				t, p.s.reps[i], a, (t-1)%p.s.arms)
+			return fmt.Errorf("arm %d during the initial pulls, want (t-1) mod K = %d (round %d, replication %d)",
+				a, (t-1)%p.s.arms, t, p.s.reps[i])
 		}
 		p.arms[i] = append(p.arms[i], a)
 		p.prevA[i] = a
-		p.prevR[i] = p.cfg.reward(p.s.reps[i], int(a), p.pulls[i][a], p.s.arms)
+		key := p.s.reps[i]
+		if p.s.sameRewards {
+			key = p.s.reps[0]
+		}
+		p.prevR[i] = p.cfg.reward(key, int(a), p.pulls[i][a], p.s.arms)
 		p.pulls[i][a]++
 	}
 	p.round = t
@@ -200,7 +282,7 @@ func (p *player) close(ctx context.Context) error {
 }
 
 // playAll opens a session of s on c and plays it to the end.
-func (h *harness) playAll(c sdk.Conn, s spec) (*player, error) {
+func (h *Target) playAll(c sdk.Conn, s spec) (*player, error) {
 	p, err := h.open(c, s)
 	if err != nil {
 		return nil, err
@@ -240,8 +322,8 @@ func sameArms(what string, got, want *player) error {
 	var errs []error
 	for i := range want.arms {
 		if j := firstDiff(got.arms[i], want.arms[i]); j >= 0 {
-			errs = append(errs, fmt.Errorf("%s: replication %d: round %d: arm %d, want %d",
-				what, want.s.reps[i], j+1, at(got.arms[i], j), at(want.arms[i], j)))
+			errs = append(errs, fmt.Errorf("%s: arm %d, want %d (round %d, replication %d)",
+				what, at(got.arms[i], j), at(want.arms[i], j), j+1, want.s.reps[i]))
 		}
 		if len(errs) == 3 {
 			errs = append(errs, errors.New("(further differences not shown)"))

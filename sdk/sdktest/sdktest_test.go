@@ -3,6 +3,9 @@ package sdktest_test
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,6 +153,26 @@ func TestViolations(t *testing.T) {
 		{"int default declared as int", "describe-round-trip", func(p *sdk.Plugin) {
 			p.Params[1].Default = 3
 		}},
+		{"int default sent as a float", "describe", func(p *sdk.Plugin) {
+			p.Params[1].Default = 3.0
+		}},
+		{"randomness ignores the seed", "seed-used", func(p *sdk.Plugin) {
+			p.New = func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+				r.Rand = sdk.ReplicaRand(42, r.Index) // a constant instead of s.Seed
+				return newEps(s, r), nil
+			}
+		}},
+		{"one random source shared across the batch", "batch-split", func(p *sdk.Plugin) {
+			p.New = nil
+			p.NewBatch = func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+				shared := sdk.ReplicaRand(s.Seed, 0)
+				b := &batchEps{}
+				for _, r := range reps {
+					b.pols = append(b.pols, newEps(s, sdk.Replica{Index: r.Index, Rand: shared}))
+				}
+				return b, nil
+			}
+		}},
 		{"diagnostics consume randomness", "diagnostics-passive", func(p *sdk.Plugin) {
 			p.New = func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 				return &noisyDiag{newEps(s, r)}, nil
@@ -181,8 +204,16 @@ func TestViolations(t *testing.T) {
 				t.Fatalf("TestPlugin found no violation, want one of rule %s", tc.rule)
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, tc.rule+"/") || !strings.Contains(msg, "rule: ") {
+			if !strings.Contains(msg, tc.rule+"/") && !strings.Contains(msg, tc.rule+": ") || !strings.Contains(msg, "rule: ") {
 				t.Errorf("violation report does not name rule %s with its explanation:\n%s", tc.rule, msg)
+			}
+			// These break one rule only: no other may fail.
+			if only := map[string]bool{"seed-used": true, "batch-split": tc.name != "randomness from the batch position"}; only[tc.rule] {
+				for _, r := range sdktest.Rules() {
+					if r.Name != tc.rule && strings.Contains(msg, "\n"+r.Name+"/") || strings.Contains(msg, "\n"+r.Name+": ") && r.Name != tc.rule {
+						t.Errorf("rule %s fails too, want only %s:\n%s", r.Name, tc.rule, msg)
+					}
+				}
 			}
 		})
 	}
@@ -214,3 +245,35 @@ var errTooShort = errorString("this policy needs at least one round of its own")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestRunExecutable checks a built plugin executable with the kit, parent
+// death included: the intermediate process is this test binary itself.
+func TestRunExecutable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	exe := filepath.Join(t.TempDir(), "bench-plugin-klucb")
+	if out, err := exec.Command("go", "build", "-o", exe, "../../plugins/klucb").CombinedOutput(); err != nil {
+		t.Fatalf("building plugins/klucb: %v\n%s", err, out)
+	}
+	sdktest.RunExecutable(t, exe, sdktest.Quick())
+
+	// A copy under another name breaks rule describe only.
+	renamed := filepath.Join(t.TempDir(), "bench-plugin-ucb9")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(renamed, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sdktest.CheckExecutable(t.Context(), renamed, func(r sdktest.Result) {
+		if r.Err != nil {
+			got = append(got, r.Name()+": "+r.Err.Error())
+		}
+	}, sdktest.Quick(), sdktest.WithRules("describe", "valid-arms"))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "describe: ") || !strings.Contains(got[0], `"klucb": name it bench-plugin-klucb`) {
+		t.Errorf("a renamed copy: failures %q, want one of rule describe naming bench-plugin-klucb", got)
+	}
+}

@@ -1,0 +1,362 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/sdk/sdktest"
+)
+
+// badModes are the modes of testdata/badplugin, each linked into the bad
+// plugin directory as bench-plugin-bad-MODE.
+var badModes = []string{"ok", "arm-range", "ignore-seed", "time-seed", "shared-rand", "stdout-before", "orphan"}
+
+var (
+	badOnce sync.Once
+	badDir  string
+	badErr  error
+)
+
+// badPlugins builds testdata/badplugin once and returns a plugin directory
+// holding it under every mode's name.
+func badPlugins(t *testing.T) string {
+	t.Helper()
+	badOnce.Do(func() {
+		dir := filepath.Join(binDir, "bad")
+		if badErr = os.MkdirAll(dir, 0o755); badErr != nil {
+			return
+		}
+		exe := filepath.Join(dir, "bad.bin")
+		if out, err := exec.Command("go", "build", "-o", exe, "./testdata/badplugin").CombinedOutput(); err != nil {
+			badErr = fmt.Errorf("building testdata/badplugin: %v\n%s", err, out)
+			return
+		}
+		for _, m := range badModes {
+			if badErr = os.Link(exe, filepath.Join(dir, "bench-plugin-bad-"+m)); badErr != nil {
+				return
+			}
+		}
+		badDir = dir
+	})
+	if badErr != nil {
+		t.Fatal(badErr)
+	}
+	return badDir
+}
+
+var (
+	ucb1Once sync.Once
+	ucb1Path string
+	ucb1Err  error
+)
+
+// ucb1Plugin builds examples/ucb1 from its own module once.
+func ucb1Plugin(t *testing.T) string {
+	t.Helper()
+	ucb1Once.Do(func() {
+		p := filepath.Join(binDir, "examples", "bench-plugin-ucb1")
+		cmd := exec.Command("go", "build", "-o", p, ".")
+		cmd.Dir = filepath.Join(repoRoot(t), "examples", "ucb1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ucb1Err = fmt.Errorf("building examples/ucb1: %v\n%s", err, out)
+			return
+		}
+		ucb1Path = p
+	})
+	if ucb1Err != nil {
+		t.Fatal(ucb1Err)
+	}
+	return ucb1Path
+}
+
+// conformLine matches one result line of bench conform.
+var conformLine = regexp.MustCompile(`^(PASS|FAIL|SKIP) ([a-z0-9-]+)(/[a-z-]+)?(: .*)?$`)
+
+// conformResults parses bench conform's stdout into the status of every
+// check ("rule" or "rule/transport") and the first line of each reason.
+func conformResults(t *testing.T, stdout string) (status, reason map[string]string) {
+	t.Helper()
+	status, reason = map[string]string{}, map[string]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		if m := conformLine.FindStringSubmatch(line); m != nil {
+			name := m[2] + m[3]
+			status[name] = m[1]
+			reason[name] = strings.TrimPrefix(m[4], ": ")
+		}
+	}
+	return status, reason
+}
+
+// checkEveryRule asserts that stdout reports every rule of the catalogue,
+// per transport for those checked over each.
+func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
+	t.Helper()
+	for _, r := range sdktest.Rules() {
+		found := false
+		for name := range status {
+			if name == r.Name || strings.HasPrefix(name, r.Name+"/") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no line for rule %s:\n%s", r.Name, stdout)
+		}
+	}
+}
+
+// TestConformPasses: every shipped plugin and the Go example pass every
+// rule over every transport, parent death included, and leave no process.
+func TestConformPasses(t *testing.T) {
+	plugins := map[string]string{}
+	for _, n := range shipped {
+		plugins[n] = n
+	}
+	if !testing.Short() {
+		plugins["ucb1 (examples/ucb1)"] = ucb1Plugin(t)
+	}
+	plugins["bad-ok (the broken plugins' conforming mode)"] = filepath.Join(badPlugins(t), "bench-plugin-bad-ok")
+	for name, arg := range plugins {
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := bench(t, "conform", "--quick", arg)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			status, _ := conformResults(t, stdout)
+			checkEveryRule(t, stdout, status)
+			for n, s := range status {
+				if s != "PASS" {
+					t.Errorf("%s %s, want PASS", s, n)
+				}
+			}
+			for _, w := range []string{"PASS parent-death", "PASS batch-split/grpc-unary", "PASS valid-arms/socket", "transports: socket, grpc, grpc-unary"} {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			assertNoPlugins(t)
+		})
+	}
+}
+
+// TestConformBroken: each broken plugin fails the rule it breaks, with a
+// reason naming what went wrong and where, exit 1, and leaves no process
+// behind even when it is the one that does not exit on parent death.
+func TestConformBroken(t *testing.T) {
+	dir := badPlugins(t)
+	for _, c := range []struct {
+		mode string
+		rule string   // fails over every transport (or once)
+		want []string // in its reason
+		only bool     // every other rule passes
+	}{
+		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}, false},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "randomized", "ignores the seed"}, true},
+		{"time-seed", "deterministic-seed", []string{"played again: arm", "(round "}, false},
+		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}, true},
+		{"stdout-before", "handshake", []string{"bad stdout-before: loading the model", "is not the go-plugin handshake"}, false},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, true},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "bad-"+c.mode)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			if !strings.Contains(stderr, "bench-plugin-bad-"+c.mode+" does not conform") {
+				t.Errorf("stderr does not say the plugin does not conform:\n%s", stderr)
+			}
+			status, reason := conformResults(t, stdout)
+			checkEveryRule(t, stdout, status)
+			failed := 0
+			for n, s := range status {
+				if n != c.rule && !strings.HasPrefix(n, c.rule+"/") {
+					if c.only && s != "PASS" {
+						t.Errorf("%s %s: %s, want PASS: the plugin breaks %s only", s, n, reason[n], c.rule)
+					}
+					continue
+				}
+				failed++
+				if s != "FAIL" {
+					t.Errorf("%s %s, want FAIL", s, n)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(reason[n], w) {
+						t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
+					}
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no line for rule %s", c.rule)
+			}
+			if c.rule == "handshake" {
+				for n, s := range status {
+					if n != "handshake" && s != "SKIP" {
+						t.Errorf("%s %s after a failed handshake, want SKIP", s, n)
+					}
+				}
+			}
+			assertNoPlugins(t)
+		})
+	}
+}
+
+// TestConformUsage: a plugin that is not there, a directory, or no
+// argument at all are usage errors (exit 2), naming what was looked for.
+func TestConformUsage(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: klucb, remax, remaxgrad, ts"}},
+		{"missing path", []string{"conform", "./nowhere/bench-plugin-x"}, []string{"nowhere/bench-plugin-x", "no such file"}},
+		{"directory", []string{"conform", binDir + "/plugins"}, []string{"is a directory"}},
+		{"no argument", []string{"conform"}, []string{"accepts 1 arg"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := bench(t, c.args...)
+			if code != cli.ExitInput {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitInput, stderr)
+			}
+			if strings.Contains(stdout, "PASS") || strings.Contains(stdout, "FAIL") {
+				t.Errorf("rules were checked:\n%s", stdout)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// pythonSDK skips the test unless /usr/bin/python3, the Python plugins'
+// interpreter, can import grpc, protobuf, numpy and the regretbench
+// package (installed, or from sdk/python as the plugins fall back to).
+func pythonSDK(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Python plugins")
+	}
+	probe := fmt.Sprintf("import sys; sys.path.append(%q); import grpc, google.protobuf, numpy, regretbench",
+		filepath.Join(repoRoot(t), "sdk", "python"))
+	if out, err := exec.Command("/usr/bin/python3", "-c", probe).CombinedOutput(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import grpc, protobuf, numpy and regretbench (Debian's python3-grpcio, "+
+			"python3-protobuf, python3-numpy; sdk/python): %v: %s", err, lastLine(string(out)))
+	}
+}
+
+// TestConformPythonExamples: every Python example passes every rule.
+func TestConformPythonExamples(t *testing.T) {
+	pythonSDK(t)
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "sdk", "python", "regretbench")); err != nil {
+		t.Skipf("examples/python is written on sdk/python, which this tree lacks: %v", err)
+	}
+	examples, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-*"))
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no Python examples: %v", err)
+	}
+	for _, path := range examples {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			stdout, stderr, code := bench(t, "conform", "--quick", path)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			status, _ := conformResults(t, stdout)
+			checkEveryRule(t, stdout, status)
+			for n, s := range status {
+				if s != "PASS" {
+					t.Errorf("%s %s, want PASS", s, n)
+				}
+			}
+		})
+	}
+}
+
+// TestConformPythonBroken: the broken Python plugins (testdata/pybroken,
+// on the regretbench package) each fail the rule they break, and the same
+// script in its conforming mode passes those rules. Only the rules at
+// stake are checked (--rule): a Python plugin is slow to start.
+func TestConformPythonBroken(t *testing.T) {
+	pythonSDK(t)
+	dir := filepath.Join(binDir, "pybad")
+	script, err := filepath.Abs(filepath.Join("testdata", "pybroken", "bench-plugin-pybad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pyMode struct {
+		mode, rule string
+		want       []string
+	}
+	modes := []pyMode{
+		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}},
+		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}},
+		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}},
+	}
+	var rules []string
+	for _, m := range append(modes, struct {
+		mode, rule string
+		want       []string
+	}{mode: "ok"}) {
+		if m.rule != "" {
+			rules = append(rules, m.rule)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(script, filepath.Join(dir, "bench-plugin-pybad-"+m.mode)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+	t.Run("ok", func(t *testing.T) {
+		stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+		}
+		status, _ := conformResults(t, stdout)
+		for _, r := range rules {
+			if status[r] != "PASS" && status[r+"/socket"] != "PASS" {
+				t.Errorf("rule %s not passed:\n%s", r, stdout)
+			}
+		}
+		assertNoPlugins(t)
+	})
+	for _, m := range modes {
+		t.Run(m.mode, func(t *testing.T) {
+			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			status, reason := conformResults(t, stdout)
+			failed := 0
+			for n, s := range status {
+				if n != m.rule && !strings.HasPrefix(n, m.rule+"/") {
+					continue
+				}
+				failed++
+				if s != "FAIL" {
+					t.Errorf("%s %s, want FAIL", s, n)
+				}
+				for _, w := range m.want {
+					if !strings.Contains(reason[n], w) {
+						t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
+					}
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no line for rule %s", m.rule)
+			}
+			assertNoPlugins(t)
+		})
+	}
+}

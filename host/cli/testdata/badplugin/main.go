@@ -1,0 +1,128 @@
+// Command badplugin is a plugin for the tests of `bench conform`
+// (host/cli/conform_test.go): an epsilon-greedy policy that conforms in
+// mode "ok" and, in every other mode, breaks exactly one rule of the
+// conformance kit. The test builds it once and links it into a plugin
+// directory as bench-plugin-bad-MODE; a plugin receives no arguments, so
+// the mode is read from os.Args[0].
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+var mode = strings.TrimPrefix(filepath.Base(os.Args[0]), "bench-plugin-bad-")
+
+// greedy explores with probability eps, else pulls the best mean so far.
+type greedy struct {
+	s        sdk.Session
+	index    uint64
+	rng      *rand.Rand
+	sum, n   []float64
+	explored float64
+}
+
+func (g *greedy) Select(t int) int {
+	if mode == "arm-range" && g.index == 1 && t == g.s.InitRounds()+3 {
+		return g.s.Arms // one past the last arm
+	}
+	if g.rng.Float64() < g.s.Params.Float("eps") {
+		g.explored++
+		return g.rng.IntN(g.s.Arms)
+	}
+	best, bv := 0, math.Inf(-1)
+	for i := range g.sum {
+		if v := g.sum[i] / g.n[i]; v > bv {
+			best, bv = i, v
+		}
+	}
+	return best
+}
+
+func (g *greedy) Observe(t, arm int, reward float64) { g.sum[arm] += reward; g.n[arm]++ }
+
+func (g *greedy) Diagnose(out []float64) { out[0] = g.explored }
+
+func newGreedy(s sdk.Session, index uint64, rng *rand.Rand) *greedy {
+	return &greedy{s: s, index: index, rng: rng, sum: make([]float64, s.Arms), n: make([]float64, s.Arms)}
+}
+
+func newPolicy(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+	rng := r.Rand
+	switch mode {
+	case "ignore-seed":
+		rng = sdk.ReplicaRand(42, r.Index) // a constant where the session seed belongs
+	case "time-seed":
+		rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), r.Index))
+	}
+	return newGreedy(s, r.Index, rng), nil
+}
+
+// shared plays every replication of a batch from one random source, so a
+// replication's draws depend on the others in its batch.
+type shared struct{ pols []*greedy }
+
+func newShared(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+	rng := sdk.ReplicaRand(s.Seed, 0)
+	b := &shared{}
+	for _, r := range reps {
+		b.pols = append(b.pols, newGreedy(s, r.Index, rng))
+	}
+	return b, nil
+}
+
+func (b *shared) Step(st *sdk.BatchStep) error {
+	for i, p := range b.pols {
+		if len(st.PrevArms) > 0 {
+			p.Observe(st.Round-1, int(st.PrevArms[i]), st.PrevRewards[i])
+		}
+		if st.Round > p.s.InitRounds() {
+			st.Arms[i] = int32(p.Select(st.Round))
+		}
+		if st.Diagnostics != nil {
+			st.Diagnostics[0][i] = p.explored
+		}
+	}
+	return nil
+}
+
+func main() {
+	p := sdk.Plugin{Name: "bad-" + mode, Version: "0.0.1",
+		Params:      []sdk.Param{{Name: "eps", Type: sdk.Float, Default: 0.1, Doc: "exploration rate", Min: sdk.Inclusive(0), Max: sdk.Inclusive(1)}},
+		Diagnostics: []string{"explored"},
+		New:         newPolicy,
+	}
+	switch mode {
+	case "shared-rand":
+		p.New, p.NewBatch = nil, newShared
+	case "stdout-before":
+		fmt.Println("bad stdout-before: loading the model")
+	case "orphan":
+		if os.Getenv("BADPLUGIN_CHILD") == "" {
+			orphanParent()
+		}
+	}
+	sdk.Serve(p)
+}
+
+// orphanParent runs the plugin in a child process and waits for it. The
+// child's parent-death watch watches this process, which watches nothing:
+// when bench dies this process, the one bench launched, lives on.
+func orphanParent() {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "BADPLUGIN_CHILD=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "bad orphan: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
