@@ -28,6 +28,11 @@ func (d Dir) Find(name string) (string, error) {
 	p := filepath.Join(d.Path, Prefix+name)
 	st, err := os.Stat(p)
 	if err == nil && !st.IsDir() {
+		// Absolute, so that exec never looks a bare name up in PATH (a
+		// relative --plugin-dir . would give "bench-plugin-NAME").
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, nil
+		}
 		return p, nil
 	}
 	found, lerr := d.Names()
