@@ -3,7 +3,7 @@
 // works from any directory. Load them through host/scenario (Named, Resolve),
 // which also validates them.
 //
-// A scenario file is YAML (DESIGN.md §8); unknown keys are an error:
+// A scenario file is YAML (design §8); unknown keys are an error:
 //
 //	name: two_arm                 # defaults to the file name without .yaml
 //	description: one line
@@ -32,8 +32,9 @@
 // aliases are expanded; anything else is refused before it is decoded
 // (host/scenario MaxFileSize, MaxDepth, MaxNodes).
 //
-// The shipped files reproduce the settings of the paper
-// (../shared/paper/remax-regret-paper.tex): two_arm, three_arm and ten_arm
+// The shipped files reproduce the settings of the paper (Tong, Komiyama,
+// Nishimori, Parmas, "Finite-Time Regret Analysis of Retry-Aware Bandits",
+// arXiv 2605.20854): two_arm, three_arm and ten_arm
 // (Synthetic instances), obd and movielens (Real-world datasets),
 // failure_mode (Discussion: variance inflation), remaxgrad_* (ReMax with
 // larger M), plus quick, a seconds-long smoke test. Each has its own seed.

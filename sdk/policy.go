@@ -19,7 +19,7 @@ const (
 )
 
 // Session holds everything a policy is allowed to know about the problem it
-// faces (DESIGN §2): never the true means, never the best arm.
+// faces (design §3): never the true means, never the best arm.
 type Session struct {
 	Arms       int     // number of arms K; arms are numbered 0..K-1
 	Horizon    int     // number of rounds T
@@ -45,8 +45,10 @@ type Replica struct {
 // cores; a Policy needs no locking.
 //
 // For every round t = 1..T the SDK first calls Select(t), unless t is one of
-// the host-forced initial rounds, and then Observe with the arm actually
-// pulled in round t and its reward.
+// the host-forced initial rounds, and then, once the host sends it with the
+// next round, Observe with the arm actually pulled in round t and its
+// reward. The reward of the last round T is never sent: no decision depends
+// on it, so Observe(T, ...) is not called.
 type Policy interface {
 	// Select returns the arm (0..K-1) to pull in round t (1-based).
 	Select(t int) int

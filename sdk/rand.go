@@ -18,7 +18,7 @@ func Mix(x uint64) uint64 {
 // ReplicaRand returns the random source of replication index under seed,
 // the session's policy seed (Session.Seed). It depends only on (seed,
 // index), so a policy's randomness does not change with the batch split,
-// the worker count or sharding (DESIGN §4).
+// the worker count or sharding (design §4).
 func ReplicaRand(seed, index uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(Mix(seed^SaltPolicy), Mix(index)))
 }

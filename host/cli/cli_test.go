@@ -70,7 +70,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 // TestResultsFileKeys: the acceptance run of the foundation issue writes a
-// results file with every key of DESIGN §7, and prints both tables.
+// results file with every key of design §7, and prints both tables.
 func TestResultsFileKeys(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := bench(t, "--scenario", "three_arm", "--runs", "50", "--horizon", "2000", "--out", out)

@@ -371,7 +371,7 @@ func decodeJSONLines(t *testing.T, path string) []map[string]json.RawMessage {
 
 // TestWhatAPluginSees: a plugin that records everything it receives never
 // receives the true means, the best arm, or a reward of an arm it was not
-// told it pulled (DESIGN §2).
+// told it pulled (design §3).
 func TestWhatAPluginSees(t *testing.T) {
 	dir := faultyPlugins(t)
 	means := []float64{0.41, 0.73, 0.58}

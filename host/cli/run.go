@@ -59,7 +59,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.Uint64Var(&ro.seed, "seed", 0, "override the scenario's seed")
 	fs.StringArrayVar(&ro.policies, "policy", nil, "run only the policy with this label (repeatable)")
 	fs.StringVarP(&ro.out, "out", "o", "", "write the results file (JSON) here")
-	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: all in one); results do not depend on it")
+	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
 	fs.IntVar(&ro.jobs, "jobs", 0, "policies run at once (0: one per core)")
 	fs.DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	fs.DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")

@@ -405,7 +405,7 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	}()
 
 	// The noise sd is sent only when the scenario declares it known to the
-	// learner (DESIGN §2): a plugin learns nothing else about the arms.
+	// learner (design §3): a plugin learns nothing else about the arms.
 	noiseSD := 0.0
 	if sc.Environment.IsNoiseKnown() {
 		noiseSD = sc.Environment.NoiseSD

@@ -1,5 +1,5 @@
 // Package env is the bandit environment the host owns: true arm means and
-// the reward streams, drawn with common random numbers (DESIGN §4).
+// the reward streams, drawn with common random numbers (design §4).
 //
 // Nothing here is for plugins. The reward streams are keyed by a SHA-256
 // of the scenario seed together with the family, the true means and the

@@ -53,7 +53,7 @@ func replications(f *results.File) []uint64 {
 }
 
 // pairing decides whether replication r of one file faces the same reward
-// streams as replication r of the other (DESIGN §4, common random numbers):
+// streams as replication r of the other (design §4, common random numbers):
 // same experiment, same seed, same replication indices in the same order.
 // When not, it says why.
 func pairing(base, cur *results.File, diffs []string) (bool, string) {

@@ -15,7 +15,7 @@
 // When both files are the same experiment (family, arms, means, noise sd,
 // horizon, init_pulls), with the same seed and the same replication indices,
 // replication r of both runs faced the same reward streams (common random
-// numbers, DESIGN §4), so the values are paired by replication and gate
+// numbers, design §4), so the values are paired by replication and gate
 // tests the per-replication differences c_r - b_r. Pairing removes the
 // variance the two runs share, which is most of it: a test of the same
 // size detects much smaller regressions. Otherwise gate uses Welch's

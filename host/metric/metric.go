@@ -1,4 +1,4 @@
-// Package metric computes the per-replication metrics of DESIGN §5 and
+// Package metric computes the per-replication metrics of design §5 and
 // their across-replication summaries.
 //
 // With best arm b, mu2 the largest mean strictly below mu_b and muhat_b(t)

@@ -281,7 +281,7 @@ func (b *builder) line(pts curve, c color.Color, dashed bool) *plotter.Line {
 }
 
 // band is the area between mean-se and mean+se, lower edge clipped at
-// floor (the metrics of DESIGN §5 cannot be negative). Checkpoints whose
+// floor (the metrics of design §5 cannot be negative). Checkpoints whose
 // mean or SE is not finite are left out, and edges beyond ±maxValue are
 // clipped there; nil when fewer than two checkpoints remain.
 func band(t []int, mean, se []float64, floor float64, c color.NRGBA) *fill {

@@ -22,7 +22,7 @@ type Dir struct {
 	Path string
 }
 
-// Path returns the executable of plugin name, or an error saying where it
+// Find returns the executable of plugin name, as an absolute path,, or an error saying where it
 // looked and what it found there.
 func (d Dir) Find(name string) (string, error) {
 	p := filepath.Join(d.Path, Prefix+name)

@@ -13,7 +13,7 @@ import (
 // CSVHeader is the header row of the CSV format.
 var CSVHeader = []string{"scenario", "policy", "metric", "t", "mean", "se"}
 
-// metricNames are the metrics of DESIGN §5 in the order CSV rows and
+// metricNames are the metrics of design §5 in the order CSV rows and
 // figures list them.
 var metricNames = []string{"regret", "underestimation", "regret_under", "regret_not_under"}
 
@@ -27,7 +27,7 @@ const DiagPrefix = "diag:"
 //	scenario,policy,metric,t,mean,se
 //	failure_mode,ReMax,regret,1,0,0
 //
-// Policies come in file order, then the four metrics of DESIGN §5, then
+// Policies come in file order, then the four metrics of design §5, then
 // the policy's diagnostics by name (metric "diag:NAME", at the
 // diagnostic's own checkpoints). Failed policies have no rows. Numbers are
 // written in Go's shortest round-trip form; NaN and infinities as NaN, inf

@@ -30,7 +30,7 @@ const (
 	FormatMarkdown Format = "markdown"
 	// FormatCSV is one row per (policy, metric, checkpoint), see CSV.
 	FormatCSV Format = "csv"
-	// FormatJSON is the results file (DESIGN §7) itself.
+	// FormatJSON is the results file (design §7) itself.
 	FormatJSON Format = "json"
 )
 

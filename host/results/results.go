@@ -1,4 +1,4 @@
-// Package results reads and writes the results file of DESIGN §7.
+// Package results reads and writes the results file of design §7.
 package results
 
 import (

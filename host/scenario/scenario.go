@@ -1,5 +1,5 @@
 // Package scenario loads, defaults and validates regretbench scenario files
-// (DESIGN.md §8): the environment the host simulates, the horizon, the
+// (design §8): the environment the host simulates, the horizon, the
 // number of replications, the seed and the policies to compare.
 //
 // Files are YAML read through viper with a fresh viper instance per file,
@@ -12,7 +12,7 @@
 //
 // Every error names the scenario source and the field at fault, e.g.
 //
-//	scenario two_arm.yaml: unknown key "environment.noisesd" (line 5; valid keys: family, means, noise_sd, noise_known, scale)
+//	scenario two_arm.yaml: unknown key "environment.noisesd" (valid keys: family, means, noise_sd, noise_known, scale) (line 5)
 //	scenario x.yaml: horizon: expected int, got string "20000" (line 3)
 //	scenario x.yaml: policies[2].label: duplicate label "TS" (also policies[0]) (line 12)
 package scenario
@@ -71,7 +71,7 @@ type Scenario struct {
 }
 
 // Environment describes the arms the host simulates. Plugins never see
-// Means or Scale (DESIGN.md §2).
+// Means or Scale (design §3).
 type Environment struct {
 	// Family is the reward family, "gaussian" (the default) or "bernoulli".
 	Family string `mapstructure:"family" yaml:"family"`

@@ -68,7 +68,7 @@ var catalogue = []Rule{
 	},
 	{
 		Name: "init-pulls",
-		Doc: "rounds 1..K*init_pulls are forced by the host (arm (t-1) mod K in round t, DESIGN §2); " +
+		Doc: "rounds 1..K*init_pulls are forced by the host (arm (t-1) mod K in round t, design §3); " +
 			"the policy receives them as ordinary observations and Select is not consulted for them",
 		check: func(h *Target) error {
 			c, err := h.conn()
@@ -91,7 +91,7 @@ var catalogue = []Rule{
 		Name: "deterministic-seed",
 		Doc: "the same seed, replications and rewards give the same arms, on a reused plugin instance " +
 			"as on a fresh one: a policy's randomness comes only from Replica.Rand, seeded from (seed, " +
-			"replication) (DESIGN §4); whether different seeds give different arms is rule seed-used",
+			"replication) (design §4); whether different seeds give different arms is rule seed-used",
 		check: func(h *Target) error {
 			c1, err := h.conn()
 			if err != nil {
@@ -165,7 +165,7 @@ var catalogue = []Rule{
 	{
 		Name: "independent-sessions",
 		Doc: "sessions open at the same time on one plugin share no state: two sessions whose rounds " +
-			"interleave give the same arms as each played alone (a plugin may serve several sessions at once, DESIGN §3)",
+			"interleave give the same arms as each played alone (a plugin may serve several sessions at once, design §6)",
 		check: func(h *Target) error {
 			c, err := h.conn()
 			if err != nil {
@@ -217,7 +217,7 @@ var catalogue = []Rule{
 		Doc: "replication r's arms depend only on (seed, r) and its own rewards, not on which other " +
 			"replications share its session nor on their order: a batch of replications 0..n-1 gives the " +
 			"same arms as the reversed batch and as each replication alone in its own session (the SDK's " +
-			"batch-split invariance, DESIGN §4; up to 8 replications spread over the batch are replayed alone). " +
+			"batch-split invariance, design §4; up to 8 replications spread over the batch are replayed alone). " +
 			"A policy sharing one random source across the replications of a batch fails it",
 		check: func(h *Target) error {
 			c, err := h.conn()

@@ -28,7 +28,7 @@
 //
 // The kit plays its own environment: arm means spread over [0.3, 0.7] and
 // rewards derived only from (replication, arm, pull count), so every path
-// sees the same rewards (the host's common random numbers, DESIGN §4). By
+// sees the same rewards (the host's common random numbers, design §4). By
 // default rewards are gaussian with noise sd 1 known to the learner;
 // WithFamily, WithNoise and WithParams change what the sessions declare.
 //

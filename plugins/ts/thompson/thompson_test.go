@@ -314,9 +314,10 @@ func BenchmarkBeta(b *testing.B) {
 	}
 }
 
-// TestGonumBetaAllocates documents why the policy does not use gonum's
-// sampler: it allocates on every draw, which Select may not.
-func TestGonumBetaAllocates(t *testing.T) {
+// TestBetaSamplersAllocationFree: Select may not allocate, so neither may
+// a Beta draw. gonum's sampler does not (0 allocations per draw, measured
+// here); the policy keeps its own for speed (BenchmarkBeta compares them).
+func TestBetaSamplersAllocationFree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	d := distuv.Beta{Alpha: 3, Beta: 7, Src: rng}
 	ga, gb := newGammaShape(3), newGammaShape(7)
@@ -328,6 +329,9 @@ func TestGonumBetaAllocates(t *testing.T) {
 	t.Logf("allocs per Beta draw: gonum %v, hand-written %v", gonum, hand)
 	if hand != 0 {
 		t.Fatalf("hand-written Beta sampler allocates %v times per draw", hand)
+	}
+	if gonum != 0 {
+		t.Logf("gonum's Beta sampler now allocates %v times per draw: keep the hand-written one", gonum)
 	}
 }
 
