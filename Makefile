@@ -5,7 +5,7 @@ BIN     := bin
 PLUGINS := ts klucb remax remaxgrad
 SCENARIO ?= two_arm
 
-.PHONY: all build run test proto python-stubs bench bench-paper clean
+.PHONY: all build run test test-race lint proto proto-check python-stubs bench bench-paper clean
 
 all: build
 
@@ -21,6 +21,21 @@ run: build
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	cd examples/ucb1 && $(GO) test ./...
+
+# The tests under the race detector (slower: several minutes on 2 cores).
+test-race:
+	$(GO) test -race ./...
+
+# staticcheck with the committed staticcheck.conf, over every module.
+STATICCHECK_VERSION := v0.8.2
+lint:
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GO) vet ./...
+	"$$($(GO) env GOPATH)/bin/staticcheck" ./...
+	cd examples/ucb1 && "$$($(GO) env GOPATH)/bin/staticcheck" ./...
+	cd examples/k8s && "$$($(GO) env GOPATH)/bin/staticcheck" ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt would change these files"; exit 1; }
 
 # Go benchmarks of the hot paths: policies per round, the engine in process
 # vs through a real plugin process. Compare runs with benchstat.
@@ -33,13 +48,25 @@ bench-paper: build
 	@grep -E "Elapsed|User time|System time|Maximum resident" paper-results.time
 
 # Regenerate the committed protobuf code (needs Debian's protobuf-compiler).
-proto:
-	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN := $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12 && \
 	$(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.0
+proto:
+	$(PROTOC_GEN)
 	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc -I sdk/proto \
 		--go_out=. --go_opt=module=github.com/regretbench/regretbench \
 		--go-grpc_out=. --go-grpc_opt=module=github.com/regretbench/regretbench \
 		sdk/proto/policy.proto
+
+# Check that the committed protobuf code is what sdk/proto generates: fails
+# when someone edited policy.proto without `make proto`.
+proto-check:
+	$(PROTOC_GEN)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc -I sdk/proto \
+		--go_out=$$tmp --go_opt=module=github.com/regretbench/regretbench \
+		--go-grpc_out=$$tmp --go-grpc_opt=module=github.com/regretbench/regretbench \
+		sdk/proto/policy.proto && \
+	diff -r $$tmp/sdk/internal/pb sdk/internal/pb && echo "protobuf code is current"
 
 # Regenerate the Python example's committed gRPC stubs (needs Debian's
 # protobuf-compiler and python3-grpc-tools).

@@ -83,7 +83,7 @@ func FuzzDecodeStepRequest(f *testing.F) {
 // expect.
 func FuzzDecodeStepResponse(f *testing.F) {
 	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}})[4:], uint16(2), uint8(0))
-	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}, Diagnostics: [][]float64{{1, 2}, {math.NaN(), -0.0}}})[4:], uint16(2), uint8(2))
+	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}, Diagnostics: [][]float64{{1, 2}, {math.NaN(), math.Copysign(0, -1)}}})[4:], uint16(2), uint8(2))
 	f.Add(appendErrorResponse(nil, frameFailed, "the policy gave up")[4:], uint16(2), uint8(1))
 	f.Fuzz(func(t *testing.T, p []byte, n16 uint16, nd uint8) {
 		n, ndiag := int(n16), int(nd)%(MaxDiagnostics+1)

@@ -435,6 +435,7 @@ var catalogue = []Rule{
 				s := h.spec(indices(0, h.cfg.reps)...)
 				s.arms, s.horizon, s.initPulls = e.arms, e.arms, e.initPulls
 				if _, err := h.playAll(c, s); err != nil {
+					//lint:ignore ST1005 K is the number of arms, a symbol, not a capitalised word
 					errs = append(errs, fmt.Errorf("K = horizon = %d, init_pulls %d: %w", e.arms, e.initPulls, err))
 				}
 			}
