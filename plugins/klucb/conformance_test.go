@@ -4,13 +4,9 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
-	"github.com/regretbench/regretbench/plugins/klucb/klucb"
 	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
-
-// plugin is the value main passes to sdk.Serve.
-var plugin = sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New}
 
 func TestConformance(t *testing.T) {
 	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })

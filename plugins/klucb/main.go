@@ -6,6 +6,9 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
+// plugin is what main serves; the conformance tests check this very value.
+var plugin = sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New}
+
 func main() {
-	sdk.Serve(sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New})
+	sdk.Serve(plugin)
 }

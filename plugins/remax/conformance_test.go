@@ -4,14 +4,8 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
-	"github.com/regretbench/regretbench/plugins/remax/remax"
-	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
-
-// plugin is the value main passes to sdk.Serve.
-var plugin = sdk.Plugin{Name: "remax", Version: "1.0.0", Params: remax.Params,
-	Diagnostics: remax.Diagnostics, New: remax.New}
 
 func TestConformance(t *testing.T) {
 	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })

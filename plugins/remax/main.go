@@ -7,7 +7,10 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
+// plugin is what main serves; the conformance tests check this very value.
+var plugin = sdk.Plugin{Name: "remax", Version: "1.0.0", Params: remax.Params,
+	Diagnostics: remax.Diagnostics, New: remax.New}
+
 func main() {
-	sdk.Serve(sdk.Plugin{Name: "remax", Version: "1.0.0", Params: remax.Params,
-		Diagnostics: remax.Diagnostics, New: remax.New})
+	sdk.Serve(plugin)
 }

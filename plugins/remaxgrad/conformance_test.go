@@ -4,14 +4,9 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
-	"github.com/regretbench/regretbench/plugins/remaxgrad/remaxgrad"
 	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
-
-// plugin is the value main passes to sdk.Serve.
-var plugin = sdk.Plugin{Name: "remaxgrad", Version: "1.0.0", Params: remaxgrad.Params,
-	Diagnostics: remaxgrad.Diagnostics, New: remaxgrad.New}
 
 func TestConformance(t *testing.T) {
 	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })

@@ -7,7 +7,10 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
+// plugin is what main serves; the conformance tests check this very value.
+var plugin = sdk.Plugin{Name: "remaxgrad", Version: "1.0.0", Params: remaxgrad.Params,
+	Diagnostics: remaxgrad.Diagnostics, New: remaxgrad.New}
+
 func main() {
-	sdk.Serve(sdk.Plugin{Name: "remaxgrad", Version: "1.0.0", Params: remaxgrad.Params,
-		Diagnostics: remaxgrad.Diagnostics, New: remaxgrad.New})
+	sdk.Serve(plugin)
 }

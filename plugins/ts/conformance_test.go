@@ -4,13 +4,9 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/simtest"
-	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
-
-// plugin is the value main passes to sdk.Serve.
-var plugin = sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New}
 
 func TestConformance(t *testing.T) {
 	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })

@@ -6,6 +6,9 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
+// plugin is what main serves; the conformance tests check this very value.
+var plugin = sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New}
+
 func main() {
-	sdk.Serve(sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New})
+	sdk.Serve(plugin)
 }
