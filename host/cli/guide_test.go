@@ -108,3 +108,27 @@ func TestWritingPluginsGuide(t *testing.T) {
 		t.Fatalf("bench conform ucb1: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestProfileOfFailedRun: --cpuprofile is written whole even when the
+// command fails; cobra skips PersistentPostRunE after an error, which
+// used to leave an empty profile behind.
+func TestProfileOfFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.pprof")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: x\nhorizon: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, code := bench(t, "--cpuprofile", prof, "--scenario", bad)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 for a bad scenario", code)
+	}
+	raw, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A finished CPU profile is gzip-compressed protobuf.
+	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Fatalf("the profile of a failed run is %d bytes, not a finished gzip-compressed profile", len(raw))
+	}
+}

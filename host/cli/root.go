@@ -29,6 +29,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	// Here, not in a PersistentPostRunE, which cobra skips when a command
+	// fails: the profile of a failed run is the one most worth reading.
+	stopProfile()
 	if err != nil {
 		var coded *exitError // a gate regression (exit 1) is never a usage error
 		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
@@ -75,10 +78,6 @@ environment and prints regret tables and separated-regret summaries.
 				return err
 			}
 			return startProfile(cmd)
-		},
-		PersistentPostRunE: func(*cobra.Command, []string) error {
-			stopProfile()
-			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if ro.scenario == "" {
