@@ -45,15 +45,38 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// isUsage reports errors cobra raises for bad flags or arguments.
+// usageError marks an error in how bench was called: a bad flag, a missing
+// or extra argument, an unknown command. Run prints the usage hint after
+// it and exits 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// isUsage reports errors marked by markUsage.
 func isUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand", "unknown command", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "usage:"} {
-		if strings.Contains(s, p) {
-			return true
+	var u usageError
+	return errors.As(err, &u)
+}
+
+// markUsage makes every flag and argument error of c and its subcommands
+// a usageError: cobra's flag parsing reports through the FlagErrorFunc
+// (inherited by subcommands), and each command's Args validator is wrapped.
+func markUsage(c *cobra.Command) {
+	if !c.HasParent() {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	}
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		markUsage(sub)
+	}
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -106,6 +129,7 @@ environment and prints regret tables and separated-regret summaries.
 	}
 	addRunFlags(run.Flags(), ro)
 	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro))
+	markUsage(root)
 	return root
 }
 
