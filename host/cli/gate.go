@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/env"
+	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -211,16 +211,6 @@ func pctString(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 }
 
-// gateScenario is the part of the results file's scenario that the engine
-// will write for sc and that decides compatibility, so the one-call form
-// can refuse an incompatible baseline before spending a run on it.
-func gateScenario(sc *scenario.Scenario) results.Scenario {
-	return results.Scenario{
-		Name: sc.Name, Family: string(sc.Family()), Arms: sc.K(), Horizon: sc.Horizon,
-		Runs: sc.Runs, Seed: sc.Seed, Streams: env.StreamsVersion, InitPulls: sc.InitPulls, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
-	}
-}
-
 // loadBaseline reads --baseline and, unless --force, refuses it before the
 // run when it is a different experiment from sc. With --policy (only
 // non-empty) it keeps just those policies of the baseline: the others were
@@ -238,7 +228,7 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 	if err != nil {
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
 	}
-	if d := gate.Differences(base.Scenario, gateScenario(sc)); len(d) > 0 && !g.force {
+	if d := gate.Differences(base.Scenario, engine.Record(sc)); len(d) > 0 && !g.force {
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, &gate.IncompatibleError{Differences: d}))
 	}
 	if len(only) > 0 {

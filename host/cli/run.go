@@ -371,18 +371,20 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
-	means := sc.TrueMeans()
 	s := f.Scenario
-	if s.Name != sc.Name || s.Family != string(sc.Family()) || s.Horizon != sc.Horizon || s.Runs != sc.Runs || s.Seed != sc.Seed ||
-		s.InitPulls != sc.InitPulls || len(s.Means) != len(means) || s.NoiseSD != sc.Environment.NoiseSD ||
+	// Another experiment, or another run of it, is refused; noise_known,
+	// the reward streams and the checkpoints decide below what is rerun.
+	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls"); len(d) > 0 ||
 		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
-		return nil, fmt.Errorf("--resume: %s holds another run (scenario %s, %s, T=%d, runs=%d, seed %d, init_pulls %d, noise_sd %v, shard %d/%d); remove it or choose another --out",
-			path, s.Name, s.Family, s.Horizon, s.Runs, s.Seed, s.InitPulls, s.NoiseSD, f.Shard.Index, f.Shard.Count)
-	}
-	for i := range means {
-		if s.Means[i] != means[i] {
-			return nil, fmt.Errorf("--resume: %s was run with other means", path)
+		why := fmt.Sprintf("shard %d/%d, this run %d/%d", f.Shard.Index, f.Shard.Count, spec.Index, max(spec.Count, 1))
+		if len(d) > 0 {
+			var parts []string
+			for _, x := range d {
+				parts = append(parts, fmt.Sprintf("%s %s, this run %s", x.Field, x.A, x.B))
+			}
+			why = strings.Join(parts, "; ")
 		}
+		return nil, fmt.Errorf("--resume: %s holds another run (%s); remove it or choose another --out", path, why)
 	}
 
 	// What every policy of the file shares: a difference reruns them all.

@@ -72,6 +72,18 @@ type Options struct {
 	Progress func(label string, round, horizon int)
 }
 
+// Record is what a results file records of sc: the one place that maps a
+// scenario to results.Scenario, so that a run, a gate's pre-check and
+// --resume compare like with like.
+func Record(sc *scenario.Scenario) results.Scenario {
+	return results.Scenario{
+		Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
+		Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
+		Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
+		NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
+	}
+}
+
 // Run runs every policy of sc and returns the results. Policies that
 // failed are marked so in the file; Run then also returns an error wrapping
 // ErrPolicyFailed that describes each failure. On ctx cancellation the
@@ -99,12 +111,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 
 	file := &results.File{
 		Schema: results.Schema,
-		Scenario: results.Scenario{
-			Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
-			Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
-			Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
-			NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
-		},
+		Scenario: Record(sc),
 		Shard:    results.Shard{Index: 0, Count: 1},
 		Complete: true,
 		Bench:    &results.BenchInfo{Version: results.HostVersion()},

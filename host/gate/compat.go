@@ -7,34 +7,16 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// Differences lists what makes two runs different experiments: the reward
-// family, the number of arms, the true means, the noise sd, the horizon and
-// the forced initial pulls. Each entry names the field and both values, for
-// example "horizon: baseline 2000, current 1000". Runs, seed and
-// replications are not differences: they only decide whether the test can
-// be paired.
+// Differences lists what makes two runs different experiments
+// (results.ExperimentFields: the reward family, the number of arms, the
+// true means, the noise sd, the horizon and the forced initial pulls).
+// Each entry names the field and both values, for example "horizon:
+// baseline 2000, current 1000". Runs, seed and replications are not
+// differences: they only decide whether the test can be paired.
 func Differences(base, cur results.Scenario) []string {
 	var d []string
-	add := func(field string, b, c any) {
-		d = append(d, fmt.Sprintf("%s: baseline %v, current %v", field, b, c))
-	}
-	if base.Family != cur.Family {
-		add("family", base.Family, cur.Family)
-	}
-	if base.Arms != cur.Arms {
-		add("arms", base.Arms, cur.Arms)
-	}
-	if !slices.Equal(base.Means, cur.Means) {
-		add("means", base.Means, cur.Means)
-	}
-	if base.NoiseSD != cur.NoiseSD {
-		add("noise_sd", base.NoiseSD, cur.NoiseSD)
-	}
-	if base.Horizon != cur.Horizon {
-		add("horizon", base.Horizon, cur.Horizon)
-	}
-	if base.InitPulls != cur.InitPulls {
-		add("init_pulls", base.InitPulls, cur.InitPulls)
+	for _, f := range results.Only(base.Diff(cur), results.ExperimentFields...) {
+		d = append(d, fmt.Sprintf("%s: baseline %s, current %s", f.Field, f.A, f.B))
 	}
 	return d
 }

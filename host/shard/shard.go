@@ -195,53 +195,8 @@ func benchVersion(f *results.File) string {
 // shards; the description alone may differ.
 func scenarioDiffs(a, b results.Scenario) []string {
 	var d []string
-	add := func(field string, x, y any) {
-		d = append(d, fmt.Sprintf("scenario.%s: %v vs %v", field, x, y))
-	}
-	if a.Name != b.Name {
-		add("name", fmt.Sprintf("%q", a.Name), fmt.Sprintf("%q", b.Name))
-	}
-	if a.Family != b.Family {
-		add("family", a.Family, b.Family)
-	}
-	if a.Arms != b.Arms {
-		add("arms", a.Arms, b.Arms)
-	}
-	if a.Horizon != b.Horizon {
-		add("horizon", a.Horizon, b.Horizon)
-	}
-	if a.Runs != b.Runs {
-		add("runs", a.Runs, b.Runs)
-	}
-	if a.Seed != b.Seed {
-		add("seed", a.Seed, b.Seed)
-	}
-	if a.InitPulls != b.InitPulls {
-		add("init_pulls", a.InitPulls, b.InitPulls)
-	}
-	if !slices.Equal(a.Means, b.Means) {
-		add("means", a.Means, b.Means)
-	}
-	if a.NoiseSD != b.NoiseSD {
-		add("noise_sd", a.NoiseSD, b.NoiseSD)
-	}
-	if known := func(k *bool) string {
-		if k == nil {
-			return "unrecorded"
-		}
-		return fmt.Sprint(*k)
-	}; known(a.NoiseKnown) != known(b.NoiseKnown) {
-		add("noise_known", known(a.NoiseKnown), known(b.NoiseKnown))
-	}
-	if !slices.Equal(a.Checkpoints, b.Checkpoints) {
-		add("checkpoints", a.Checkpoints, b.Checkpoints)
-	}
-	if a.Streams != b.Streams {
-		add("streams", fmt.Sprintf("%q", a.Streams), fmt.Sprintf("%q", b.Streams))
-	}
-	a.Description, b.Description = "", ""
-	if len(d) == 0 && !reflect.DeepEqual(a, b) {
-		d = append(d, "scenario differs")
+	for _, f := range a.Diff(b) {
+		d = append(d, fmt.Sprintf("scenario.%s: %s vs %s", f.Field, f.A, f.B))
 	}
 	return d
 }

@@ -1,0 +1,83 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+)
+
+// FieldDiff is one field in which two scenarios differ: its JSON name and
+// both values, formatted for a message.
+type FieldDiff struct {
+	Field string
+	A, B  string
+}
+
+// ExperimentFields are the scenario fields that make two runs different
+// experiments: the environment and the protocol. Runs, seed, replications
+// and checkpoints only decide how the runs can be compared or combined.
+var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls"}
+
+// Diff lists every field of the scenario in which a and b differ, in
+// schema order; the free-text description is not compared. It is the one
+// place that decides "are these the same experiment?": gate keeps the
+// ExperimentFields, merge refuses any difference, and --resume refuses
+// those of another run.
+func (a Scenario) Diff(b Scenario) []FieldDiff {
+	var d []FieldDiff
+	add := func(field string, x, y any) { d = append(d, FieldDiff{field, fmt.Sprint(x), fmt.Sprint(y)}) }
+	if a.Name != b.Name {
+		add("name", fmt.Sprintf("%q", a.Name), fmt.Sprintf("%q", b.Name))
+	}
+	if a.Family != b.Family {
+		add("family", a.Family, b.Family)
+	}
+	if a.Arms != b.Arms {
+		add("arms", a.Arms, b.Arms)
+	}
+	if !slices.Equal(a.Means, b.Means) {
+		add("means", a.Means, b.Means)
+	}
+	if a.NoiseSD != b.NoiseSD {
+		add("noise_sd", a.NoiseSD, b.NoiseSD)
+	}
+	if known(a.NoiseKnown) != known(b.NoiseKnown) {
+		add("noise_known", known(a.NoiseKnown), known(b.NoiseKnown))
+	}
+	if a.Horizon != b.Horizon {
+		add("horizon", a.Horizon, b.Horizon)
+	}
+	if a.Runs != b.Runs {
+		add("runs", a.Runs, b.Runs)
+	}
+	if a.Seed != b.Seed {
+		add("seed", a.Seed, b.Seed)
+	}
+	if a.Streams != b.Streams {
+		add("streams", fmt.Sprintf("%q", a.Streams), fmt.Sprintf("%q", b.Streams))
+	}
+	if a.InitPulls != b.InitPulls {
+		add("init_pulls", a.InitPulls, b.InitPulls)
+	}
+	if !slices.Equal(a.Checkpoints, b.Checkpoints) {
+		add("checkpoints", a.Checkpoints, b.Checkpoints)
+	}
+	return d
+}
+
+// Only keeps the differences in the named fields.
+func Only(d []FieldDiff, fields ...string) []FieldDiff {
+	var out []FieldDiff
+	for _, f := range d {
+		if slices.Contains(fields, f.Field) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func known(k *bool) string {
+	if k == nil {
+		return "unrecorded"
+	}
+	return fmt.Sprint(*k)
+}
