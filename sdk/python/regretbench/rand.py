@@ -7,7 +7,7 @@ Two sources, both functions of (seed, replication index) only:
 * KeyedDraws: counter-based draws for vectorised policies. Draw j of round
   t of replication r is a pure function of (seed, r, t, j): a SplitMix64
   stream, started at a point keyed by (seed, r), read at position
-  t * 2**20 + j. A whole batch's draws of a round cost a dozen numpy
+  t * 2**20 + j + 1. A whole batch's draws of a round cost a dozen numpy
   operations, and replication r gets the same numbers alone, in any batch,
   at any position.
 
@@ -23,6 +23,7 @@ _M1 = 0xBF58476D1CE4E5B9
 _M2 = 0x94D049BB133111EB
 _MASK = (1 << 64) - 1
 ROUND_STRIDE = 1 << 20  # draws per round a replication may take
+_ONE = 0x3FF0000000000000  # the bits of 1.0
 
 
 def replica_rng(seed, index):
@@ -53,29 +54,46 @@ def draw_bits(seed, index, t, j):
 class KeyedDraws:
     """Per-round random numbers for a batch, keyed by (seed, replication).
 
-    KeyedDraws(seed, indices, width) serves width draws per replication
-    per round (width <= 2**20): uniform(t) and normal(t) return float64
-    arrays of shape (len(indices), width), computed in preallocated
-    buffers that the next call overwrites (copy what you keep).
+    KeyedDraws(seed, indices, width) serves one call per round of
+    uniform(t) or normal(t): a float64 array of shape (len(indices),
+    width), row i for replication indices[i]. Values are computed in
+    preallocated buffers that the next call overwrites (copy what you
+    keep). uniform and normal of the same round use the same 64-bit draws:
+    a policy that needs both makes a second KeyedDraws with another stream
+    number, whose draws are independent of the first's.
+
+    Draw j of round t of replication r (draw_bits(seed, r, t, j), keyed
+    also by stream) gives uniform j (its top 52 bits) or the normals 2j
+    and 2j+1: Box-Muller on its two 32-bit halves (radius from the high
+    half, angle from the low; cos, then sin), so |z| <= 6.66.
     """
 
-    def __init__(self, seed, indices, width):
+    def __init__(self, seed, indices, width, stream=0):
         if not 1 <= width <= ROUND_STRIDE:
             raise ValueError("KeyedDraws: width %d: want 1..%d" % (width, ROUND_STRIDE))
         n = len(indices)
+        seed = (int(seed) + _GAMMA * int(stream)) & _MASK if stream else int(seed)
         keys = np.array([stream_key(seed, i) for i in indices], dtype=np.uint64)
-        j = np.arange(1, width + 1, dtype=np.uint64) * np.uint64(_GAMMA)
-        self._base = keys[:, None] + j[None, :]  # wraps mod 2^64
-        self._x = np.empty((n, width), dtype=np.uint64)
-        self._y = np.empty((n, width), dtype=np.uint64)
-        self._f = np.empty((n, width), dtype=np.float64)
-        self._g = np.empty((n, width), dtype=np.float64)
-        self.shape = (n, width)
+        h = (width + 1) // 2
+        self.shape, self._h = (n, width), h
+        # Flat, contiguous buffers: numpy is fastest on long 1-D loops.
+        self._base = {}
+        self._bufs = {}
+        for w in {width, h}:
+            j = np.arange(1, w + 1, dtype=np.uint64) * np.uint64(_GAMMA)
+            self._base[w] = (keys[:, None] + j[None, :]).ravel()  # wraps mod 2^64
+            self._bufs[w] = (np.empty(n * w, np.uint64), np.empty(n * w, np.uint64))
+        self._f = np.empty(n * width, np.float64)
+        self._r = np.empty(n * h, np.float64)
+        self._c = np.empty(n * h, np.float64)
+        self._z = np.empty((n * h, 2), np.float64)
 
-    def bits(self, t):
-        """The raw uint64 draws of round t."""
-        x, y = self._x, self._y
-        np.add(self._base, np.uint64((t * ROUND_STRIDE * _GAMMA) & _MASK), out=x)
+    def bits(self, t, w=None):
+        """The raw uint64 draws 0..w-1 (default: width) of round t, flat,
+        replication-major."""
+        w = w or self.shape[1]
+        x, y = self._bufs[w]
+        np.add(self._base[w], np.uint64((t * ROUND_STRIDE * _GAMMA) & _MASK), out=x)
         np.right_shift(x, np.uint64(30), out=y)
         np.bitwise_xor(x, y, out=x)
         np.multiply(x, np.uint64(_M1), out=x)
@@ -87,27 +105,36 @@ class KeyedDraws:
         return x
 
     def uniform(self, t):
-        """Uniform draws in [0, 1) of round t: the top 53 bits of each."""
+        """Uniform draws in [0, 1) of round t: the top 52 bits of each,
+        as the mantissa of a double in [1, 2), less 1."""
         x = self.bits(t)
-        np.right_shift(x, np.uint64(11), out=x)
-        f = self._f
-        np.multiply(x, 2.0 ** -53, out=f, casting="unsafe")
-        return f
+        np.right_shift(x, np.uint64(12), out=x)
+        np.bitwise_or(x, np.uint64(_ONE), out=x)
+        np.subtract(x.view(np.float64), 1.0, out=self._f)
+        return self._f.reshape(self.shape)
 
     def normal(self, t):
-        """Standard normal draws of round t, by Box-Muller on the two
-        32-bit halves of each draw (|z| <= 6.66)."""
-        x = self.bits(t)
-        f, g, y = self._f, self._g, self._y
-        np.bitwise_and(x, np.uint64(0xFFFFFFFF), out=y)
-        np.multiply(y, 2.0 ** -32, out=g, casting="unsafe")  # [0, 1)
+        """Standard normal draws of round t (Box-Muller, see the class)."""
+        h = self._h
+        x = self.bits(t, h)
+        y = self._bufs[h][1]
+        r, c, z = self._r, self._c, self._z
+        # radius sqrt(-2 log u1), u1 in (0, 1] from the high half: 2 - [1, 2)
         np.right_shift(x, np.uint64(32), out=y)
-        np.add(y, np.uint64(1), out=y)
-        np.multiply(y, 2.0 ** -32, out=f, casting="unsafe")  # (0, 1]
-        np.log(f, out=f)
-        np.multiply(f, -2.0, out=f)
-        np.sqrt(f, out=f)
-        np.multiply(g, 2 * np.pi, out=g)
-        np.cos(g, out=g)
-        np.multiply(f, g, out=f)
-        return f
+        np.left_shift(y, np.uint64(20), out=y)
+        np.bitwise_or(y, np.uint64(_ONE), out=y)
+        np.subtract(2.0, y.view(np.float64), out=r)
+        np.log(r, out=r)
+        np.multiply(r, -2.0, out=r)
+        np.sqrt(r, out=r)
+        # angle 2 pi u2, u2 in [0, 1) from the low half
+        np.left_shift(x, np.uint64(32), out=y)
+        np.right_shift(y, np.uint64(12), out=y)
+        np.bitwise_or(y, np.uint64(_ONE), out=y)
+        np.subtract(y.view(np.float64), 1.0, out=c)
+        np.multiply(c, 2 * np.pi, out=c)
+        np.sin(c, out=z[:, 1])
+        np.cos(c, out=z[:, 0])
+        np.multiply(z, r[:, None], out=z)
+        zz = z.reshape(self.shape[0], 2 * h)
+        return zz if 2 * h == self.shape[1] else zz[:, :self.shape[1]]

@@ -1,6 +1,7 @@
 """Serving a Plugin to bench: go-plugin's handshake and services, the
 Policy service, and the step socket (docs/step-socket.md)."""
 
+import gc
 import json
 import os
 import shutil
@@ -28,6 +29,14 @@ PARENT_POLL = 0.25          # seconds between checks that bench is alive
 MAX_MESSAGE = 256 << 20     # gRPC message limit, as the Go SDK's
 
 _real_stdout = None  # the descriptor of the handshake, once protected
+
+
+def fork_sessions():
+    """Whether each session's step socket is served by a process of its
+    own (forked at Open): the default on Linux, where bench's sessions of
+    one policy then run in parallel instead of taking turns on the GIL.
+    REGRETBENCH_PY_FORK=0 keeps them in threads of the one process."""
+    return hasattr(os, "fork") and os.environ.get("REGRETBENCH_PY_FORK", "1") != "0"
 _cleanup_dirs = set()
 
 
@@ -125,7 +134,31 @@ class _StepSocket:
         except OSError:
             self._remove()
             raise
-        threading.Thread(target=self._run, name="step-%d" % sid, daemon=True).start()
+        if not fork_sessions():
+            threading.Thread(target=self._run, name="step-%d" % sid, daemon=True).start()
+            return
+        ppid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            self._child(ppid)  # never returns
+        self.ln.close()  # the child's now, and the directory too
+        _cleanup_dirs.discard(self.dir)
+        threading.Thread(target=os.waitpid, args=(pid, 0), name="reap-%d" % pid, daemon=True).start()
+
+    def _child(self, ppid):
+        """The session's own process: it plays the rounds, so that sessions
+        do not share one GIL, and exits when the host closes the socket."""
+        code = 0
+        try:
+            gc.disable()  # nothing of the parent's (gRPC) may be finalised here
+            if _real_stdout is not None:
+                os.close(_real_stdout)
+            threading.Thread(target=watch_parent, args=(self.core.p.name, ppid), daemon=True).start()
+            self._run()
+        except BaseException:  # noqa: BLE001 - whatever happens, never return into gRPC
+            code = 1
+        finally:
+            os._exit(code)
 
     def _remove(self):
         self.ln.close()
