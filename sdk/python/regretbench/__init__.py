@@ -26,22 +26,20 @@ python3-protobuf).
 """
 
 import os as _os
-import sys as _sys
 
 __version__ = "0.1.0"
+
+from . import _plugin_io
 
 if _os.environ.get("REGRETBENCH_PLUGIN"):
     # Run by bench: from here on a stray print goes to stderr, never into
     # the handshake on stdout.
-    from .server import protect_stdout as _protect
-    _protect()
+    _plugin_io.protect_stdout()
 
 try:
     import numpy as _np  # noqa: F401
 except ImportError as _e:
-    raise ImportError("regretbench needs numpy, which %s cannot import (%s): install Debian's python3-numpy, "
-                      "or run the plugin with a Python that has numpy, grpcio and protobuf"
-                      % (_sys.executable, _e)) from _e
+    _plugin_io.missing("numpy", "python3-numpy", _e)
 
 from .params import (BOOL, FLOAT, INT, STRING, Bound, Param, ParamError, coerce,  # noqa: E402
                      exclusive, inclusive, resolve)

@@ -21,6 +21,7 @@ import numpy as np
 
 OK, FAILED, INVALID = 0, 1, 2
 MAX_FRAME = 256 << 20  # as the Go SDK's maxFrame
+MAX_ERROR_MSG = 64 << 10  # error messages are truncated to this many bytes
 REQUEST_HEADER = 13    # round, flags, n
 
 _req_head = struct.Struct("<IQBI")
@@ -65,8 +66,13 @@ def encode_response(arms, diagnostics=()):
 
 
 def encode_error(status, msg):
-    """A whole error response frame (status FAILED or INVALID)."""
-    body = bytes([status]) + msg.encode("utf-8")
+    """A whole error response frame (status FAILED or INVALID), its
+    message truncated to MAX_ERROR_MSG bytes as the Go SDK does."""
+    text = msg.encode("utf-8")
+    if len(text) > MAX_ERROR_MSG:
+        cut = b" [truncated]"
+        text = text[:MAX_ERROR_MSG - len(cut)] + cut
+    body = bytes([status]) + text
     return _u32.pack(len(body)) + body
 
 

@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-from . import frames
+from . import _plugin_io, frames
+from ._plugin_io import protect_stdout, say as _say
 from .core import Core, InvalidRequest, PolicyFailed
 from .params import BOOL, FLOAT, INT
 
@@ -28,41 +29,15 @@ STEP_ACCEPT_TIMEOUT = 60.0  # seconds an offered step socket waits for bench
 PARENT_POLL = 0.25          # seconds between checks that bench is alive
 MAX_MESSAGE = 256 << 20     # gRPC message limit, as the Go SDK's
 
-_real_stdout = None  # the descriptor of the handshake, once protected
-
-
 def fork_sessions():
     """Whether each session's step socket is served by a process of its
     own (forked at Open): the default on Linux, where bench's sessions of
     one policy then run in parallel instead of taking turns on the GIL.
     REGRETBENCH_PY_FORK=0 keeps them in threads of the one process."""
     return hasattr(os, "fork") and os.environ.get("REGRETBENCH_PY_FORK", "1") != "0"
+
+
 _cleanup_dirs = set()
-
-
-def protect_stdout():
-    """Points descriptor 1 at stderr and keeps the real stdout for the
-    handshake only, so that no print can corrupt what bench reads there.
-    Importing the package does this when run by bench."""
-    global _real_stdout
-    if _real_stdout is not None:
-        return
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    _real_stdout = os.dup(1)
-    os.dup2(2, 1)
-
-
-def _say(msg):
-    """Writes a line to stderr, ignoring a closed or broken stderr: bench
-    may be gone, and nothing must stop what comes next (exiting)."""
-    try:
-        sys.stderr.write(msg + "\n")
-        sys.stderr.flush()
-    except Exception:  # noqa: BLE001 - BrokenPipeError, ValueError, ...
-        pass
 
 
 def _fail(name, msg, code=1):
@@ -151,8 +126,8 @@ class _StepSocket:
         code = 0
         try:
             gc.disable()  # nothing of the parent's (gRPC) may be finalised here
-            if _real_stdout is not None:
-                os.close(_real_stdout)
+            if _plugin_io.real_stdout() is not None:
+                os.close(_plugin_io.real_stdout())
             threading.Thread(target=watch_parent, args=(self.core.p.name, ppid), daemon=True).start()
             self._run()
         except BaseException:  # noqa: BLE001 - whatever happens, never return into gRPC
@@ -386,7 +361,7 @@ def serve(plugin):
     name = plugin.name
     _check_name(name)
     if sys.argv[1:] == ["describe"]:
-        out = os.fdopen(os.dup(_real_stdout), "w") if _real_stdout is not None else sys.stdout
+        out = os.fdopen(os.dup(_plugin_io.real_stdout()), "w") if _plugin_io.real_stdout() is not None else sys.stdout
         json.dump(describe_dict(plugin), out, indent=2)
         out.write("\n")
         out.flush()
@@ -409,8 +384,7 @@ def serve(plugin):
         import grpc
         from concurrent import futures
     except ImportError as e:
-        _fail(name, "cannot import grpc under %s (%s): install Debian's python3-grpcio and python3-protobuf "
-              "(or run the plugin with a Python that has them)" % (sys.executable, e))
+        _plugin_io.missing("grpc", "python3-grpcio and python3-protobuf", e)
 
     shutdown = threading.Event()
     own_dir = tempfile.mkdtemp(prefix="plugin-%s-" % name, dir=os.environ.get("PLUGIN_UNIX_SOCKET_DIR") or None)
@@ -425,7 +399,7 @@ def serve(plugin):
         _fail(name, "cannot listen on unix socket %s" % path)
     server.start()
     line = ("%d|%d|unix|%s|grpc\n" % (CORE_PROTOCOL_VERSION, PROTOCOL_VERSION, path)).encode()
-    os.write(_real_stdout, line)
+    os.write(_plugin_io.real_stdout(), line)
     shutdown.wait()
     server.stop(0.2).wait()
     try:
