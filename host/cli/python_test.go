@@ -232,3 +232,55 @@ func (c timedClose) Close() error {
 	*c.took = time.Since(start)
 	return err
 }
+
+// TestPythonExamplesBatchSplit runs the Python SDK's examples through
+// bench with the default two sessions and with batches of 3 (a forked
+// process per session either way): every replication's results are the
+// same, as the SDK's keyed randomness promises (tsnp draws from
+// rb.KeyedDraws, epsgreedy from its replica's own Generator).
+func TestPythonExamplesBatchSplit(t *testing.T) {
+	pythonWithGRPC(t)
+	dir := freshPluginDir(t)
+	for _, name := range []string{"tsnp", "epsgreedy"} {
+		installPython(t, dir, name)
+	}
+	scen := writeFile(t, "split.yaml", `
+name: split
+environment: {means: [0.5, 0.2, 0.45, 0.1], noise_sd: 0.7}
+horizon: 300
+runs: 70
+seed: 23
+init_pulls: 1
+policies:
+  - {plugin: tsnp, label: TS}
+  - {plugin: epsgreedy, label: EG, params: {epsilon: 0.2}}
+`)
+	var finals [2][]map[string][]float64
+	for i, batch := range []string{"0", "3"} { // 0: bench's default
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"--plugin-dir", dir, "--scenario", scen, "--quiet", "--out", out}
+		if batch != "0" {
+			args = append(args, "--batch", batch)
+		}
+		_, stderr, code := bench(t, args...)
+		if code != 0 {
+			t.Fatalf("--batch %s: exit %d\n%s", batch, code, stderr)
+		}
+		f, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range f.Policies {
+			if len(p.Final["regret"]) != 70 {
+				t.Fatalf("--batch %s: %s: %d final regrets, want 70", batch, p.Label, len(p.Final["regret"]))
+			}
+			finals[i] = append(finals[i], p.Final)
+		}
+	}
+	for j, label := range []string{"tsnp", "epsgreedy"} {
+		if !reflect.DeepEqual(finals[0][j], finals[1][j]) {
+			t.Errorf("%s: results depend on the batch split:\n two sessions %v\n batches of 3 %v",
+				label, finals[0][j]["regret"], finals[1][j]["regret"])
+		}
+	}
+}

@@ -24,6 +24,10 @@ _M2 = 0x94D049BB133111EB
 _MASK = (1 << 64) - 1
 ROUND_STRIDE = 1 << 20  # draws per round a replication may take
 _ONE = 0x3FF0000000000000  # the bits of 1.0
+# numpy scalars made once: making one costs as much as an operation on a
+# small array.
+_U12, _U20, _U27, _U30, _U31, _U32 = (np.uint64(k) for k in (12, 20, 27, 30, 31, 32))
+_UM1, _UM2, _UONE = np.uint64(_M1), np.uint64(_M2), np.uint64(_ONE)
 
 
 def replica_rng(seed, index):
@@ -86,6 +90,7 @@ class KeyedDraws:
         self._f = np.empty(n * width, np.float64)
         self._r = np.empty(n * h, np.float64)
         self._c = np.empty(n * h, np.float64)
+        self._s = np.empty(n * h, np.float64)
         self._z = np.empty((n * h, 2), np.float64)
 
     def bits(self, t, w=None):
@@ -94,13 +99,13 @@ class KeyedDraws:
         w = w or self.shape[1]
         x, y = self._bufs[w]
         np.add(self._base[w], np.uint64((t * ROUND_STRIDE * _GAMMA) & _MASK), out=x)
-        np.right_shift(x, np.uint64(30), out=y)
+        np.right_shift(x, _U30, out=y)
         np.bitwise_xor(x, y, out=x)
-        np.multiply(x, np.uint64(_M1), out=x)
-        np.right_shift(x, np.uint64(27), out=y)
+        np.multiply(x, _UM1, out=x)
+        np.right_shift(x, _U27, out=y)
         np.bitwise_xor(x, y, out=x)
-        np.multiply(x, np.uint64(_M2), out=x)
-        np.right_shift(x, np.uint64(31), out=y)
+        np.multiply(x, _UM2, out=x)
+        np.right_shift(x, _U31, out=y)
         np.bitwise_xor(x, y, out=x)
         return x
 
@@ -108,8 +113,8 @@ class KeyedDraws:
         """Uniform draws in [0, 1) of round t: the top 52 bits of each,
         as the mantissa of a double in [1, 2), less 1."""
         x = self.bits(t)
-        np.right_shift(x, np.uint64(12), out=x)
-        np.bitwise_or(x, np.uint64(_ONE), out=x)
+        np.right_shift(x, _U12, out=x)
+        np.bitwise_or(x, _UONE, out=x)
         np.subtract(x.view(np.float64), 1.0, out=self._f)
         return self._f.reshape(self.shape)
 
@@ -118,23 +123,27 @@ class KeyedDraws:
         h = self._h
         x = self.bits(t, h)
         y = self._bufs[h][1]
-        r, c, z = self._r, self._c, self._z
+        r, c, s, z = self._r, self._c, self._s, self._z
         # radius sqrt(-2 log u1), u1 in (0, 1] from the high half: 2 - [1, 2)
-        np.right_shift(x, np.uint64(32), out=y)
-        np.left_shift(y, np.uint64(20), out=y)
-        np.bitwise_or(y, np.uint64(_ONE), out=y)
+        np.right_shift(x, _U32, out=y)
+        np.left_shift(y, _U20, out=y)
+        np.bitwise_or(y, _UONE, out=y)
         np.subtract(2.0, y.view(np.float64), out=r)
         np.log(r, out=r)
         np.multiply(r, -2.0, out=r)
         np.sqrt(r, out=r)
         # angle 2 pi u2, u2 in [0, 1) from the low half
-        np.left_shift(x, np.uint64(32), out=y)
-        np.right_shift(y, np.uint64(12), out=y)
-        np.bitwise_or(y, np.uint64(_ONE), out=y)
+        np.left_shift(x, _U32, out=y)
+        np.right_shift(y, _U12, out=y)
+        np.bitwise_or(y, _UONE, out=y)
         np.subtract(y.view(np.float64), 1.0, out=c)
         np.multiply(c, 2 * np.pi, out=c)
-        np.sin(c, out=z[:, 1])
-        np.cos(c, out=z[:, 0])
-        np.multiply(z, r[:, None], out=z)
+        np.sin(c, out=s)
+        np.cos(c, out=c)
+        # contiguous products, then one interleaving copy each
+        np.multiply(c, r, out=c)
+        np.multiply(s, r, out=s)
+        z[:, 0] = c
+        z[:, 1] = s
         zz = z.reshape(self.shape[0], 2 * h)
         return zz if 2 * h == self.shape[1] else zz[:, :self.shape[1]]

@@ -129,7 +129,15 @@ class _StepSocket:
             if _plugin_io.real_stdout() is not None:
                 os.close(_plugin_io.real_stdout())
             threading.Thread(target=watch_parent, args=(self.core.p.name, ppid), daemon=True).start()
-            self._run()
+            prof = os.environ.get("REGRETBENCH_PLUGIN_CPUPROFILE")
+            if prof:
+                # As the Go SDK's: one file per process, here cProfile's
+                # (python3 -m pstats FILE).
+                import cProfile
+                cProfile.runctx("self._run()", globals(), {"self": self},
+                                "%s.%s.%d" % (prof, self.core.p.name, os.getpid()))
+            else:
+                self._run()
         except BaseException:  # noqa: BLE001 - whatever happens, never return into gRPC
             code = 1
         finally:
