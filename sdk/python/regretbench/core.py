@@ -9,6 +9,8 @@ from .params import ParamError, resolve
 from .policy import BatchStep, Replica, Session
 from .rand import replica_rng
 
+_umax = np.maximum.reduce
+
 
 class InvalidRequest(Exception):
     """A request the host should not have sent (gRPC INVALID_ARGUMENT,
@@ -139,7 +141,8 @@ class Core:
             if len(prev_arms) != want or len(prev_rewards) != want:
                 raise InvalidRequest("session %d round %d: got %d arms and %d rewards, want %d each"
                                      % (sid, round, len(prev_arms), len(prev_rewards), want))
-            if want and (prev_arms.min() < 0 or prev_arms.max() >= spec.arms):
+            # Unsigned, a negative arm is huge: one reduction checks both ends.
+            if want and _umax(prev_arms.view(np.uint32)) >= spec.arms:
                 i = int(np.flatnonzero((prev_arms < 0) | (prev_arms >= spec.arms))[0])
                 raise InvalidRequest("session %d round %d: replication %d: arm %d out of range"
                                      % (sid, round, i, prev_arms[i]))
@@ -147,7 +150,7 @@ class Core:
             st.round = round
             st.prev_arms = prev_arms
             st.prev_rewards = prev_rewards
-            st.arms = s.arms if arms is None else arms
+            buf = st.arms = s.arms if arms is None else arms
             st.diagnostics = None
             if want_diag and len(self.p.diagnostics):
                 st.diagnostics = s.diag if diag is None else diag
@@ -158,9 +161,21 @@ class Core:
             except Exception as e:
                 raise PolicyFailed("policy raised %s" % _describe_exc(e)) from e
             out = st.arms
+            if out is not buf:  # the policy bound st.arms to an array of its own
+                out = np.asarray(out)
+                if out.shape != buf.shape:
+                    raise PolicyFailed("the policy returned %s arms for %d replications" % (out.shape, s.n))
+                if out.dtype.kind not in "iu":
+                    raise PolicyFailed("the policy returned arms of type %s, want integers" % out.dtype)
+                bad = np.flatnonzero((out < 0) | (out >= spec.arms))
+                if round > spec.init_rounds and len(bad):
+                    raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
+                                       % (s.reps[bad[0]], out[bad[0]], spec.arms - 1))
+                buf[:] = out
+                out = buf
             if round <= spec.init_rounds:
                 out[:] = (round - 1) % spec.arms
-            elif out.min() < 0 or out.max() >= spec.arms:
+            elif _umax(out.view(np.uint32)) >= spec.arms:
                 i = int(np.flatnonzero((out < 0) | (out >= spec.arms))[0])
                 raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
                                    % (s.reps[i], out[i], spec.arms - 1))

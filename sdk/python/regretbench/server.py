@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 
 import numpy as np
 
@@ -113,7 +114,11 @@ class _StepSocket:
             threading.Thread(target=self._run, name="step-%d" % sid, daemon=True).start()
             return
         ppid = os.getpid()
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12 warns of fork() in a threaded process: the child
+            # runs only this session's policy, never gRPC, and exits.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
         if pid == 0:
             self._child(ppid)  # never returns
         self.ln.close()  # the child's now, and the directory too

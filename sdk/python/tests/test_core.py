@@ -83,6 +83,35 @@ class InitRoundsTest(unittest.TestCase):
         self.assertIn("replication 0: the policy returned arm 99, want 0..1", str(cm.exception))
 
 
+class Rebinds(rb.BatchPolicy):
+    """Binds st.arms to an array of its own instead of filling it."""
+
+    def __init__(self, s, reps):
+        self.answer = np.array([1] * len(reps), dtype=np.int64)
+
+    def step(self, st):
+        st.arms = self.answer
+
+
+class RebindTest(unittest.TestCase):
+    def test_rebound_arms_are_copied_and_checked(self):
+        pols = []
+        core, sid = open_session(rb.Plugin("b", "1", new_batch=lambda s, r: pols.append(Rebinds(s, r)) or pols[-1]),
+                                 k=2, init_pulls=1, reps=(3, 8))
+        out = np.zeros(2, np.int32)
+        arms = NONE_I
+        for t in (1, 2, 3):
+            arms, _ = core.step(sid, t, arms.copy(), np.zeros(len(arms)), False, out)
+            self.assertIs(arms, out)
+        self.assertEqual(arms.tolist(), [1, 1])  # round 3: the policy's own answer, copied
+        pols[0].answer[:] = [0, 1]
+        arms, _ = core.step(sid, 4, arms.copy(), np.zeros(2), False, out)
+        self.assertEqual(arms.tolist(), [0, 1])
+        pols[0].answer[1] = 5
+        with self.assertRaisesRegex(PolicyFailed, "replication 8: the policy returned arm 5, want 0..1"):
+            core.step(sid, 5, arms.copy(), np.zeros(2), False, out)
+
+
 class RequestErrorsTest(unittest.TestCase):
     def setUp(self):
         self.core, self.sid = open_session(rb.Plugin("r", "1", new=Recorder), reps=(4, 9))
