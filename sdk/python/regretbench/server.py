@@ -394,6 +394,7 @@ def serve(plugin):
     ppid = os.getppid()
     threading.Thread(target=watch_parent, args=(name, ppid), name="watch-parent", daemon=True).start()
     try:
+        import google.protobuf  # noqa: F401
         import grpc
         from concurrent import futures
     except ImportError as e:

@@ -64,10 +64,16 @@ class ServedPluginTest(unittest.TestCase):
         return p, line.split("|")[3]
 
     def test_tsnp_over_socket_and_stream(self):
+        # A forked process per session (the default), and threads.
+        for fork in ("1", "0"):
+            with self.subTest(REGRETBENCH_PY_FORK=fork):
+                self.tsnp_over_socket_and_stream(dict(ENV, REGRETBENCH_PY_FORK=fork))
+
+    def tsnp_over_socket_and_stream(self, env):
         import grpc
         from regretbench._pb import (grpc_controller_pb2, grpc_controller_pb2_grpc, health_pb2, health_pb2_grpc,
                                      policy_pb2, policy_pb2_grpc)
-        p, addr = self.launch(helpers.example("tsnp"))
+        p, addr = self.launch(helpers.example("tsnp"), env)
         try:
             ch = grpc.insecure_channel("unix:" + addr)
             h = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(service="plugin"))
