@@ -18,37 +18,24 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// pythonWithGRPC makes sure `python3` on PATH can import grpc and protobuf,
-// as the plugin's `#!/usr/bin/env python3` line needs: when the first
-// python3 on PATH cannot (a pyenv shim, say) but Debian's /usr/bin/python3
-// can, it puts a directory with a python3 link to the latter first on PATH
-// for this test. It skips the test when no python3 has both modules.
+// pythonWithGRPC makes sure Debian's /usr/bin/python3, which the Python
+// examples' `#!/usr/bin/python3` line names, can import what the Python
+// SDK needs (grpc, protobuf, numpy), and puts the SDK's package on
+// PYTHONPATH, as a user without `pip install ./sdk/python` would. It skips
+// the test, saying what to install, when the interpreter or a module is
+// missing.
 func pythonWithGRPC(t *testing.T) {
 	t.Helper()
-	const probe = "import grpc, google.protobuf"
-	var tried []string
-	for _, cand := range []string{"python3", "/usr/bin/python3"} {
-		path, err := exec.LookPath(cand)
-		if err != nil {
-			tried = append(tried, cand+": not found")
-			continue
-		}
-		out, err := exec.Command(path, "-c", probe).CombinedOutput()
-		if err != nil {
-			tried = append(tried, path+": "+strings.TrimSpace(lastLine(string(out))))
-			continue
-		}
-		if cand != "python3" {
-			dir := t.TempDir()
-			if err := os.Symlink(path, filepath.Join(dir, "python3")); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-		}
-		return
+	const python = "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("the Python examples run under %s, which is missing: %v", python, err)
 	}
-	t.Skipf("no python3 can import grpc and protobuf (install Debian's python3-grpcio and python3-protobuf): %s",
-		strings.Join(tried, "; "))
+	out, err := exec.Command(python, "-c", "import grpc, google.protobuf, numpy").CombinedOutput()
+	if err != nil {
+		t.Skipf("%s cannot import grpc, protobuf and numpy (install Debian's python3-grpcio, python3-protobuf and python3-numpy): %s",
+			python, strings.TrimSpace(lastLine(string(out))))
+	}
+	t.Setenv("PYTHONPATH", filepath.Join(repoRoot(t), "sdk", "python"))
 }
 
 func lastLine(s string) string {
@@ -59,20 +46,16 @@ func lastLine(s string) string {
 	return s
 }
 
-// installPython puts the Python example into dir as bench-plugin-klucbpy,
-// with its generated stubs beside it, and returns its path.
-func installPython(t *testing.T, dir string) string {
+// installPython puts the Python example bench-plugin-NAME (klucbpy when
+// no name is given) into dir and returns its path.
+func installPython(t *testing.T, dir string, name ...string) string {
 	t.Helper()
-	src := filepath.Join(repoRoot(t), "examples", "python")
-	dst := filepath.Join(dir, "bench-plugin-klucbpy")
-	linkOrCopy(t, filepath.Join(src, "bench-plugin-klucbpy"), dst)
-	stubs, err := filepath.Glob(filepath.Join(src, "regretbench_pb", "*.py"))
-	if err != nil || len(stubs) == 0 {
-		t.Fatalf("no generated stubs in %s: %v", filepath.Join(src, "regretbench_pb"), err)
+	n := "klucbpy"
+	if len(name) > 0 {
+		n = name[0]
 	}
-	for _, s := range stubs {
-		linkOrCopy(t, s, filepath.Join(dir, "regretbench_pb", filepath.Base(s)))
-	}
+	dst := filepath.Join(dir, "bench-plugin-"+n)
+	linkOrCopy(t, filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-"+n), dst)
 	return dst
 }
 
@@ -248,4 +231,56 @@ func (c timedClose) Close() error {
 	err := c.Client.Close()
 	*c.took = time.Since(start)
 	return err
+}
+
+// TestPythonExamplesBatchSplit runs the Python SDK's examples through
+// bench with the default two sessions and with batches of 3 (a forked
+// process per session either way): every replication's results are the
+// same, as the SDK's keyed randomness promises (tsnp draws from
+// rb.KeyedDraws, epsgreedy from its replica's own Generator).
+func TestPythonExamplesBatchSplit(t *testing.T) {
+	pythonWithGRPC(t)
+	dir := freshPluginDir(t)
+	for _, name := range []string{"tsnp", "epsgreedy"} {
+		installPython(t, dir, name)
+	}
+	scen := writeFile(t, "split.yaml", `
+name: split
+environment: {means: [0.5, 0.2, 0.45, 0.1], noise_sd: 0.7}
+horizon: 300
+runs: 70
+seed: 23
+init_pulls: 1
+policies:
+  - {plugin: tsnp, label: TS}
+  - {plugin: epsgreedy, label: EG, params: {epsilon: 0.2}}
+`)
+	var finals [2][]map[string][]float64
+	for i, batch := range []string{"0", "3"} { // 0: bench's default
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"--plugin-dir", dir, "--scenario", scen, "--quiet", "--out", out}
+		if batch != "0" {
+			args = append(args, "--batch", batch)
+		}
+		_, stderr, code := bench(t, args...)
+		if code != 0 {
+			t.Fatalf("--batch %s: exit %d\n%s", batch, code, stderr)
+		}
+		f, err := results.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range f.Policies {
+			if len(p.Final["regret"]) != 70 {
+				t.Fatalf("--batch %s: %s: %d final regrets, want 70", batch, p.Label, len(p.Final["regret"]))
+			}
+			finals[i] = append(finals[i], p.Final)
+		}
+	}
+	for j, label := range []string{"tsnp", "epsgreedy"} {
+		if !reflect.DeepEqual(finals[0][j], finals[1][j]) {
+			t.Errorf("%s: results depend on the batch split:\n two sessions %v\n batches of 3 %v",
+				label, finals[0][j]["regret"], finals[1][j]["regret"])
+		}
+	}
 }

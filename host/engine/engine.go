@@ -110,7 +110,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 
 	file := &results.File{
-		Schema: results.Schema,
+		Schema:   results.Schema,
 		Scenario: Record(sc),
 		Shard:    results.Shard{Index: 0, Count: 1},
 		Complete: true,

@@ -2,7 +2,7 @@
 import grpc
 
 from google.protobuf import empty_pb2 as google_dot_protobuf_dot_empty__pb2
-import grpc_stdio_pb2 as grpc__stdio__pb2
+from . import grpc_stdio_pb2 as grpc__stdio__pb2
 
 
 class GRPCStdioStub(object):

@@ -1,0 +1,159 @@
+package sdk
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+)
+
+// frameVector is one entry of testdata/frames/vectors.json, the byte-level
+// test vectors of the step socket (docs/step-socket.md) that this SDK and
+// the Python SDK (sdk/python/tests/test_frames.py) both check.
+type frameVector struct {
+	Name        string      `json:"name"`
+	Direction   string      `json:"direction"` // "request" or "response"
+	Hex         string      `json:"hex"`       // the whole frame, length prefix included
+	Invalid     bool        `json:"invalid"`   // the decoder must refuse it
+	Round       int         `json:"round"`
+	WantDiag    bool        `json:"want_diagnostics"`
+	Arms        []int32     `json:"arms"`
+	Rewards     []float64   `json:"rewards"`
+	Status      byte        `json:"status"`
+	Diagnostics [][]float64 `json:"diagnostics"`
+	Message     string      `json:"message"`
+}
+
+func loadFrameVectors(t *testing.T) []frameVector {
+	t.Helper()
+	data, err := os.ReadFile("testdata/frames/vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Vectors []frameVector `json:"vectors"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatalf("testdata/frames/vectors.json: %v", err)
+	}
+	if len(file.Vectors) == 0 {
+		t.Fatal("testdata/frames/vectors.json: no vectors")
+	}
+	return file.Vectors
+}
+
+// The decoders under test, in one place: a session's replication count
+// and diagnostics count are those the vector's frame announces.
+// decodeVectorRequest and decodeVectorResponse decode a vector as a
+// session of the size the frame itself announces would.
+func decodeVectorRequest(p []byte, f *stepFrame) error {
+	n := 0
+	if len(p) >= 13 {
+		n = int(le.Uint32(p[9:]))
+	}
+	return decodeStepRequest(p, f, n)
+}
+
+func decodeVectorResponse(p []byte, r *stepReply) error {
+	n, d := 0, 0
+	if len(p) >= 5 && p[0] == frameOK {
+		n = int(le.Uint32(p[1:]))
+	}
+	if len(p) >= 9+4*n && p[0] == frameOK {
+		d = int(le.Uint32(p[5+4*n:]))
+	}
+	return decodeStepResponse(p, r, n, d)
+}
+
+// TestFrameVectors: this SDK encodes every valid vector's fields to its
+// bytes exactly, decodes its bytes to its fields, and refuses every
+// invalid vector.
+func TestFrameVectors(t *testing.T) {
+	for _, v := range loadFrameVectors(t) {
+		t.Run(v.Name, func(t *testing.T) {
+			frame, err := hex.DecodeString(v.Hex)
+			if err != nil {
+				t.Fatalf("hex: %v", err)
+			}
+			// The length prefix frames the payload: readFrame returns the
+			// frame whole.
+			got, err := readFrame(bytes.NewReader(frame), nil, 4+maxFrame)
+			if err != nil || !bytes.Equal(got, frame) {
+				t.Fatalf("readFrame: %x, %v; want the frame %x", got, err, frame)
+			}
+			payload := frame[4:]
+			switch {
+			case v.Direction == "request" && v.Invalid:
+				var f stepFrame
+				if err := decodeVectorRequest(payload, &f); err == nil {
+					t.Errorf("decodeStepRequest accepted an invalid frame: %+v", f)
+				}
+			case v.Direction == "request":
+				if enc := appendStepRequest(nil, v.Round, v.Arms, v.Rewards, v.WantDiag); !bytes.Equal(enc, frame) {
+					t.Errorf("appendStepRequest:\n got  %x\n want %x", enc, frame)
+				}
+				var f stepFrame
+				if err := decodeVectorRequest(payload, &f); err != nil {
+					t.Fatalf("decodeStepRequest: %v", err)
+				}
+				if f.round != v.Round || f.wantDiag != v.WantDiag || !equalOrEmpty(f.arms, v.Arms) || !equalOrEmpty(f.rewards, v.Rewards) {
+					t.Errorf("decodeStepRequest: round %d diag %v arms %v rewards %v; want %d %v %v %v",
+						f.round, f.wantDiag, f.arms, f.rewards, v.Round, v.WantDiag, v.Arms, v.Rewards)
+				}
+			case v.Direction == "response" && v.Invalid:
+				var r stepReply
+				if err := decodeVectorResponse(payload, &r); err == nil {
+					t.Errorf("decodeStepResponse accepted an invalid frame: %+v", r)
+				}
+			case v.Direction == "response":
+				var enc []byte
+				if v.Status == frameOK {
+					enc = appendStepResponse(nil, StepResult{Arms: v.Arms, Diagnostics: v.Diagnostics})
+				} else {
+					enc = appendErrorResponse(nil, v.Status, v.Message)
+				}
+				if !bytes.Equal(enc, frame) {
+					t.Errorf("encoding:\n got  %x\n want %x", enc, frame)
+				}
+				var r stepReply
+				if err := decodeVectorResponse(payload, &r); err != nil {
+					t.Fatalf("decodeStepResponse: %v", err)
+				}
+				if r.status != v.Status {
+					t.Fatalf("status %d, want %d", r.status, v.Status)
+				}
+				if v.Status != frameOK {
+					if r.msg != v.Message {
+						t.Errorf("message %q, want %q", r.msg, v.Message)
+					}
+					return
+				}
+				if !equalOrEmpty(r.arms, v.Arms) || len(r.diag) != len(v.Diagnostics) {
+					t.Fatalf("arms %v and %d diagnostics, want %v and %d", r.arms, len(r.diag), v.Arms, len(v.Diagnostics))
+				}
+				for d := range r.diag {
+					if !reflect.DeepEqual(r.diag[d], v.Diagnostics[d]) {
+						t.Errorf("diagnostic %d: %v, want %v", d, r.diag[d], v.Diagnostics[d])
+					}
+				}
+			default:
+				t.Fatalf("unknown direction %q", v.Direction)
+			}
+		})
+	}
+}
+
+// equalOrEmpty compares slices, nil and empty alike.
+func equalOrEmpty[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,53 @@
+"""regretbench: write bandit policy plugins for bench in Python.
+
+    import regretbench as rb
+
+    class Greedy(rb.Policy):
+        def __init__(self, s, r): ...
+        def select(self, t): ...
+        def observe(self, t, arm, reward): ...
+
+    rb.serve(rb.Plugin("greedy", "1.0.0", new=Greedy))
+
+The API mirrors the Go SDK (github.com/regretbench/regretbench/sdk):
+Plugin, Param, Session (with reward_sd()), a per-replication Policy, a
+vectorised BatchPolicy over numpy arrays, and serve(). serve() speaks
+go-plugin's handshake, health, controller and stdio services and the
+regretbench Policy service, plays rounds on the step socket
+(docs/step-socket.md) or the Steps stream, exits when bench dies, and keeps
+stdout for the handshake alone.
+
+Randomness: Replica.rng is a numpy Generator seeded from (seed,
+replication index) only; KeyedDraws gives vectorised draws keyed by (seed,
+replication, round). Neither is the Go SDK's stream.
+
+Needs numpy, grpcio and protobuf (Debian: python3-numpy, python3-grpcio,
+python3-protobuf).
+"""
+
+import os as _os
+
+__version__ = "0.1.0"
+
+from . import _plugin_io
+
+if _os.environ.get("REGRETBENCH_PLUGIN"):
+    # Run by bench: from here on a stray print goes to stderr, never into
+    # the handshake on stdout.
+    _plugin_io.protect_stdout()
+
+try:
+    import numpy as _np  # noqa: F401
+except ImportError as _e:
+    _plugin_io.missing("numpy", "python3-numpy", _e)
+
+from .params import (BOOL, FLOAT, INT, STRING, Bound, Param, ParamError, coerce,  # noqa: E402
+                     exclusive, inclusive, resolve)
+from .policy import (BERNOULLI, GAUSSIAN, BatchPolicy, BatchStep, Plugin, Policy,  # noqa: E402
+                     PolicyError, Replica, Session)
+from .rand import KeyedDraws, replica_rng  # noqa: E402
+from .server import SDK_VERSION, serve  # noqa: E402
+
+__all__ = ["BOOL", "FLOAT", "INT", "STRING", "Bound", "Param", "ParamError", "coerce", "exclusive",
+           "inclusive", "resolve", "BERNOULLI", "GAUSSIAN", "BatchPolicy", "BatchStep", "Plugin", "Policy",
+           "PolicyError", "Replica", "Session", "KeyedDraws", "replica_rng", "SDK_VERSION", "serve"]

@@ -1,0 +1,188 @@
+"""Sessions and rounds, independent of the transport (sdk/core.go)."""
+
+import threading
+import traceback
+
+import numpy as np
+
+from .params import ParamError, resolve
+from .policy import BatchStep, Replica, Session
+from .rand import replica_rng
+
+_umax = np.maximum.reduce
+
+
+class InvalidRequest(Exception):
+    """A request the host should not have sent (gRPC INVALID_ARGUMENT,
+    step-socket status 2)."""
+
+
+class PolicyFailed(Exception):
+    """The policy raised or answered wrongly (gRPC INTERNAL, status 1)."""
+
+
+def _describe_exc(e):
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip()
+
+
+class ReplicaBatch:
+    """Per-replication Policies driven as one BatchPolicy, in one loop."""
+
+    def __init__(self, factory, spec, replicas, ndiag):
+        self.spec = spec
+        self.pols = []
+        self.replicas = [r.index for r in replicas]
+        for r in replicas:
+            try:
+                p = factory(spec, r)
+            except Exception as e:
+                raise PolicyFailed("replication %d: %s" % (r.index, e)) from e
+            if p is None:
+                raise PolicyFailed("replication %d: the factory returned None" % r.index)
+            if ndiag and not callable(getattr(p, "diagnose", None)):
+                raise PolicyFailed("the plugin declares diagnostics but its policy %s has no diagnose()"
+                                   % type(p).__name__)
+            self.pols.append(p)
+        self.observe = [p.observe for p in self.pols]
+        self.select = [p.select for p in self.pols]
+
+    def step(self, s):
+        t = s.round
+        if len(s.prev_arms):
+            for obs, a, r in zip(self.observe, s.prev_arms.tolist(), s.prev_rewards.tolist()):
+                obs(t - 1, a, r)
+        if t <= self.spec.init_rounds:
+            return
+        arms = np.array([sel(t) for sel in self.select])
+        if arms.dtype.kind not in "iu":
+            bad = next(i for i, a in enumerate(arms.tolist()) if not isinstance(a, int) or isinstance(a, bool))
+            raise PolicyFailed("replication %d: select(%d) returned %r, want an int arm"
+                               % (self.replicas[bad], t, arms[bad]))
+        s.arms[:] = arms  # the core checks the range
+        if s.diagnostics is not None:
+            for i, p in enumerate(self.pols):
+                s.diagnostics[:, i] = p.diagnose()
+
+
+class CoreSession:
+    __slots__ = ("spec", "n", "reps", "round", "pol", "arms", "diag", "lock", "step")
+
+    def __init__(self, spec, reps, pol, ndiag):
+        self.spec = spec
+        self.n = len(reps)
+        self.reps = reps
+        self.round = 0
+        self.pol = pol
+        self.arms = np.zeros(self.n, dtype=np.int32)
+        self.diag = np.zeros((ndiag, self.n), dtype=np.float64)
+        self.lock = threading.Lock()
+        self.step = BatchStep()
+
+
+class Core:
+    """The sessions of one plugin process."""
+
+    def __init__(self, plugin):
+        plugin.validate()
+        self.p = plugin
+        self.lock = threading.Lock()
+        self.next = 0
+        self.sessions = {}
+
+    def open(self, arms, horizon, replications, seed, family, noise_sd, noise_known, params, init_pulls):
+        """Opens a session and returns its id."""
+        if arms < 1 or horizon < 1 or not replications or init_pulls < 0:
+            raise InvalidRequest("open: arms=%d horizon=%d replications=%d init_pulls=%d"
+                                 % (arms, horizon, len(replications), init_pulls))
+        try:
+            values = resolve(self.p.params, params)
+        except ParamError as e:
+            raise InvalidRequest("open: %s" % e) from None
+        spec = Session(arms=arms, horizon=horizon, family=family, noise_sd=noise_sd,
+                       noise_known=noise_known, init_pulls=init_pulls, seed=seed, params=values)
+        replicas = [Replica(int(i), replica_rng(seed, i)) for i in replications]
+        ndiag = len(self.p.diagnostics)
+        try:
+            if self.p.new_batch is not None:
+                pol = self.p.new_batch(spec, replicas)
+                if pol is None:
+                    raise PolicyFailed("new_batch returned None")
+            else:
+                pol = ReplicaBatch(self.p.new, spec, replicas, ndiag)
+        except PolicyFailed as e:
+            raise PolicyFailed("open: %s" % e) from e
+        except Exception as e:
+            raise PolicyFailed("open: %s" % e) from e
+        s = CoreSession(spec, [int(i) for i in replications], pol, ndiag)
+        with self.lock:
+            self.next += 1
+            sid = self.next
+            self.sessions[sid] = s
+        return sid
+
+    def session(self, sid):
+        s = self.sessions.get(sid)
+        if s is None:
+            raise InvalidRequest("unknown session %d" % sid)
+        return s
+
+    def step(self, sid, round, prev_arms, prev_rewards, want_diag, arms=None, diag=None):
+        """Plays round of session sid. prev_arms (int32) and prev_rewards
+        (float64) are numpy arrays; arms and diag, when given, are the
+        buffers to answer in (the step socket's output frame). Returns
+        (arms, diagnostics or None), valid until the next step."""
+        s = self.session(sid)
+        with s.lock:
+            spec = s.spec
+            if round != s.round + 1 or round > spec.horizon:
+                raise InvalidRequest("session %d: round %d requested after round %d (horizon %d)"
+                                     % (sid, round, s.round, spec.horizon))
+            want = 0 if round == 1 else s.n
+            if len(prev_arms) != want or len(prev_rewards) != want:
+                raise InvalidRequest("session %d round %d: got %d arms and %d rewards, want %d each"
+                                     % (sid, round, len(prev_arms), len(prev_rewards), want))
+            # Unsigned, a negative arm is huge: one reduction checks both ends.
+            if want and _umax(prev_arms.view(np.uint32)) >= spec.arms:
+                i = int(np.flatnonzero((prev_arms < 0) | (prev_arms >= spec.arms))[0])
+                raise InvalidRequest("session %d round %d: replication %d: arm %d out of range"
+                                     % (sid, round, i, prev_arms[i]))
+            st = s.step
+            st.round = round
+            st.prev_arms = prev_arms
+            st.prev_rewards = prev_rewards
+            buf = st.arms = s.arms if arms is None else arms
+            st.diagnostics = None
+            if want_diag and len(self.p.diagnostics):
+                st.diagnostics = s.diag if diag is None else diag
+            try:
+                s.pol.step(st)
+            except PolicyFailed:
+                raise
+            except Exception as e:
+                raise PolicyFailed("policy raised %s" % _describe_exc(e)) from e
+            out = st.arms
+            if out is not buf:  # the policy bound st.arms to an array of its own
+                out = np.asarray(out)
+                if out.shape != buf.shape:
+                    raise PolicyFailed("the policy returned %s arms for %d replications" % (out.shape, s.n))
+                if out.dtype.kind not in "iu":
+                    raise PolicyFailed("the policy returned arms of type %s, want integers" % out.dtype)
+                bad = np.flatnonzero((out < 0) | (out >= spec.arms))
+                if round > spec.init_rounds and len(bad):
+                    raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
+                                       % (s.reps[bad[0]], out[bad[0]], spec.arms - 1))
+                buf[:] = out
+                out = buf
+            if round <= spec.init_rounds:
+                out[:] = (round - 1) % spec.arms
+            elif _umax(out.view(np.uint32)) >= spec.arms:
+                i = int(np.flatnonzero((out < 0) | (out >= spec.arms))[0])
+                raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
+                                   % (s.reps[i], out[i], spec.arms - 1))
+            s.round = round
+            return out, st.diagnostics
+
+    def close(self, sid):
+        with self.lock:
+            if self.sessions.pop(sid, None) is None:
+                raise InvalidRequest("unknown session %d" % sid)

@@ -1,0 +1,149 @@
+"""Randomness keyed by replication, so results never depend on batching.
+
+Two sources, both functions of (seed, replication index) only:
+
+* replica_rng(seed, index): a numpy Generator (PCG64) per replication,
+  for per-replication policies (Replica.rng).
+* KeyedDraws: counter-based draws for vectorised policies. Draw j of round
+  t of replication r is a pure function of (seed, r, t, j): a SplitMix64
+  stream, started at a point keyed by (seed, r), read at position
+  t * 2**20 + j + 1. A whole batch's draws of a round cost a dozen numpy
+  operations, and replication r gets the same numbers alone, in any batch,
+  at any position.
+
+These streams are not the Go SDK's (math/rand/v2 PCG keyed by the same
+pair): a Python policy and its Go twin make the same choices only when
+they use no randomness.
+"""
+
+import numpy as np
+
+_GAMMA = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+_MASK = (1 << 64) - 1
+ROUND_STRIDE = 1 << 20  # draws per round a replication may take
+_ONE = 0x3FF0000000000000  # the bits of 1.0
+# numpy scalars made once: making one costs as much as an operation on a
+# small array.
+_U12, _U20, _U27, _U30, _U31, _U32 = (np.uint64(k) for k in (12, 20, 27, 30, 31, 32))
+_UM1, _UM2, _UONE = np.uint64(_M1), np.uint64(_M2), np.uint64(_ONE)
+
+
+def replica_rng(seed, index):
+    """The numpy Generator of replication index: PCG64 seeded by
+    SeedSequence([seed, index])."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), int(index)])))
+
+
+def _mix(z):
+    """SplitMix64's finaliser of one Python int."""
+    z &= _MASK
+    z = ((z ^ (z >> 30)) * _M1) & _MASK
+    z = ((z ^ (z >> 27)) * _M2) & _MASK
+    return z ^ (z >> 31)
+
+
+def stream_key(seed, index):
+    """The SplitMix64 state at which replication index's stream starts."""
+    return _mix(_mix(int(seed) ^ 0x5245475245544245) + _GAMMA * (int(index) + 1))
+
+
+def draw_bits(seed, index, t, j):
+    """Draw j of round t of replication index as a uint64 (reference code,
+    one value; KeyedDraws computes the same numbers vectorised)."""
+    return _mix(stream_key(seed, index) + _GAMMA * (t * ROUND_STRIDE + j + 1))
+
+
+class KeyedDraws:
+    """Per-round random numbers for a batch, keyed by (seed, replication).
+
+    KeyedDraws(seed, indices, width) serves one call per round of
+    uniform(t) or normal(t): a float64 array of shape (len(indices),
+    width), row i for replication indices[i]. Values are computed in
+    preallocated buffers that the next call overwrites (copy what you
+    keep). uniform and normal of the same round use the same 64-bit draws:
+    a policy that needs both makes a second KeyedDraws with another stream
+    number, whose draws are independent of the first's.
+
+    Draw j of round t of replication r (draw_bits(seed, r, t, j), keyed
+    also by stream) gives uniform j (its top 52 bits) or the normals 2j
+    and 2j+1: Box-Muller on its two 32-bit halves (radius from the high
+    half, angle from the low; cos, then sin), so |z| <= 6.66.
+    """
+
+    def __init__(self, seed, indices, width, stream=0):
+        if not 1 <= width <= ROUND_STRIDE:
+            raise ValueError("KeyedDraws: width %d: want 1..%d" % (width, ROUND_STRIDE))
+        n = len(indices)
+        seed = (int(seed) + _GAMMA * int(stream)) & _MASK if stream else int(seed)
+        keys = np.array([stream_key(seed, i) for i in indices], dtype=np.uint64)
+        h = (width + 1) // 2
+        self.shape, self._h = (n, width), h
+        # Flat, contiguous buffers: numpy is fastest on long 1-D loops.
+        self._base = {}
+        self._bufs = {}
+        for w in {width, h}:
+            j = np.arange(1, w + 1, dtype=np.uint64) * np.uint64(_GAMMA)
+            self._base[w] = (keys[:, None] + j[None, :]).ravel()  # wraps mod 2^64
+            self._bufs[w] = (np.empty(n * w, np.uint64), np.empty(n * w, np.uint64))
+        self._f = np.empty(n * width, np.float64)
+        self._r = np.empty(n * h, np.float64)
+        self._c = np.empty(n * h, np.float64)
+        self._s = np.empty(n * h, np.float64)
+        self._z = np.empty((n * h, 2), np.float64)
+
+    def bits(self, t, w=None):
+        """The raw uint64 draws 0..w-1 (default: width) of round t, flat,
+        replication-major."""
+        w = w or self.shape[1]
+        x, y = self._bufs[w]
+        np.add(self._base[w], np.uint64((t * ROUND_STRIDE * _GAMMA) & _MASK), out=x)
+        np.right_shift(x, _U30, out=y)
+        np.bitwise_xor(x, y, out=x)
+        np.multiply(x, _UM1, out=x)
+        np.right_shift(x, _U27, out=y)
+        np.bitwise_xor(x, y, out=x)
+        np.multiply(x, _UM2, out=x)
+        np.right_shift(x, _U31, out=y)
+        np.bitwise_xor(x, y, out=x)
+        return x
+
+    def uniform(self, t):
+        """Uniform draws in [0, 1) of round t: the top 52 bits of each,
+        as the mantissa of a double in [1, 2), less 1."""
+        x = self.bits(t)
+        np.right_shift(x, _U12, out=x)
+        np.bitwise_or(x, _UONE, out=x)
+        np.subtract(x.view(np.float64), 1.0, out=self._f)
+        return self._f.reshape(self.shape)
+
+    def normal(self, t):
+        """Standard normal draws of round t (Box-Muller, see the class)."""
+        h = self._h
+        x = self.bits(t, h)
+        y = self._bufs[h][1]
+        r, c, s, z = self._r, self._c, self._s, self._z
+        # radius sqrt(-2 log u1), u1 in (0, 1] from the high half: 2 - [1, 2)
+        np.right_shift(x, _U32, out=y)
+        np.left_shift(y, _U20, out=y)
+        np.bitwise_or(y, _UONE, out=y)
+        np.subtract(2.0, y.view(np.float64), out=r)
+        np.log(r, out=r)
+        np.multiply(r, -2.0, out=r)
+        np.sqrt(r, out=r)
+        # angle 2 pi u2, u2 in [0, 1) from the low half
+        np.left_shift(x, _U32, out=y)
+        np.right_shift(y, _U12, out=y)
+        np.bitwise_or(y, _UONE, out=y)
+        np.subtract(y.view(np.float64), 1.0, out=c)
+        np.multiply(c, 2 * np.pi, out=c)
+        np.sin(c, out=s)
+        np.cos(c, out=c)
+        # contiguous products, then one interleaving copy each
+        np.multiply(c, r, out=c)
+        np.multiply(s, r, out=s)
+        z[:, 0] = c
+        z[:, 1] = s
+        zz = z.reshape(self.shape[0], 2 * h)
+        return zz if 2 * h == self.shape[1] else zz[:, :self.shape[1]]

@@ -1,0 +1,37 @@
+"""Shared by the tests: the package on sys.path, and what is installed."""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PKG = os.path.dirname(HERE)                       # sdk/python
+ROOT = os.path.normpath(os.path.join(PKG, "..", ".."))
+if PKG not in sys.path:
+    sys.path.insert(0, PKG)
+
+try:
+    import grpc  # noqa: F401
+    HAVE_GRPC = ""
+except ImportError as e:
+    HAVE_GRPC = "%s cannot import grpc (%s): install Debian's python3-grpcio" % (sys.executable, e)
+
+
+def example(name):
+    """The path of examples/python/bench-plugin-NAME."""
+    return os.path.join(ROOT, "examples", "python", "bench-plugin-" + name)
+
+
+def load_example(name):
+    """The example's module namespace, without serving (rb.serve is
+    replaced by a recorder): its Plugin is ns['served']."""
+    import regretbench as rb
+    with open(example(name)) as f:
+        src = f.read()
+    ns = {"__name__": "example_" + name, "__file__": example(name)}
+    real = rb.serve
+    rb.serve = lambda p: ns.__setitem__("served", p)
+    try:
+        exec(compile(src, example(name), "exec"), ns)
+    finally:
+        rb.serve = real
+    return ns
