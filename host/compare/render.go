@@ -141,7 +141,7 @@ func title(w io.Writer, md bool, text string) {
 
 func writeScenario(w io.Writer, s *Scenario, md bool) error {
 	title(w, md, fmt.Sprintf("Comparison in %s: %s at T=%d, lower is better", escape(md, s.Name), s.Metric, s.Horizon))
-	t := table(w, md, []any{"policy", s.Metric, "rank", "against", s.Metric + " ", "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
+	t := table(w, md, []any{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
 		[]bool{false, true, true, false, true, true, true, true, false})
 	for _, p := range s.Policies {
 		mean, rank := "FAILED", "-"
