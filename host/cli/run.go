@@ -335,7 +335,7 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt)
+		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt, ro.output.format)
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"
