@@ -176,7 +176,9 @@ func bindViper(cmd *cobra.Command) (string, error) {
 				vals = append(vals, fmt.Sprint(e))
 			}
 		case string:
-			if f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice" {
+			// --with specs hold commas themselves: one spec per variable
+			// (a config file takes a list).
+			if (f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice") && f.Name != "with" {
 				vals = strings.Split(x, ",")
 			} else {
 				vals = []string{x}

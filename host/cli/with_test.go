@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -127,5 +128,44 @@ func TestCompareTo(t *testing.T) {
 	_, stderr, code = bench(t, append(slices(small), "--compare-to", "Nope")...)
 	if code != 2 || !strings.Contains(stderr, `--compare-to "Nope": no such policy`) {
 		t.Errorf("unknown --compare-to: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestWithShardsMerge: shards of a run with --with merge into the
+// comparison of the unsharded run (recomputed over all replications).
+func TestWithShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := append(slices(small), "--with", "ts:inflation=2@TS x2")
+	whole := runTo(t, dir, "whole.json", args...)
+	s0 := runTo(t, dir, "s0.json", append(slices(args), "--shard", "0/2")...)
+	s1 := runTo(t, dir, "s1.json", append(slices(args), "--shard", "1/2")...)
+	merged := filepath.Join(dir, "merged.json")
+	if _, stderr, code := bench(t, "merge", s0, s1, "--out", merged); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	a, err := compare.FromFile(readResults(t, whole))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readResults(t, merged)
+	b, err := compare.FromFile(m)
+	if err != nil || b == nil {
+		t.Fatalf("merged comparison: %v %v", b, err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("merged comparison %+v, unsharded %+v", b, a)
+	}
+	var stored compare.Scenario
+	if err := json.Unmarshal(m.Comparison, &stored); err != nil || !reflect.DeepEqual(&stored, a) {
+		t.Errorf("the merged file stores %+v, want the unsharded comparison %+v (err %v)", stored, a, err)
+	}
+}
+
+// TestWithEnvironment: BENCH_WITH holds one spec, commas included.
+func TestWithEnvironment(t *testing.T) {
+	t.Setenv("BENCH_WITH", "klucb:c=0.5,forced=1@K")
+	_, stderr, code := bench(t, small...)
+	if code != 2 || !strings.Contains(stderr, `--with "klucb:c=0.5,forced=1@K": plugin klucb: unknown parameter "forced"`) {
+		t.Errorf("exit %d, want 2 for the whole spec from BENCH_WITH\n%s", code, stderr)
 	}
 }
