@@ -194,6 +194,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			continue
 		}
 		done = append(done, pr.scenario)
+		stamp(ctx, f)
 		all = append(all, f)
 		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err

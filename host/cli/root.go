@@ -28,7 +28,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := root.ExecuteContextC(withCommand(ctx, args))
 	if err != nil {
 		var coded *exitError // a gate regression (exit 1) is never a usage error
 		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
@@ -106,7 +106,7 @@ environment and prints regret tables and separated-regret summaries.
 		},
 	}
 	addRunFlags(run.Flags(), ro)
-	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro))
+	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro), newReportCmd(ro))
 	return root
 }
 

@@ -1,0 +1,349 @@
+// Package htmlreport writes results files as one self-contained HTML page:
+// for each experiment its scenario, the regret, separated-regret and
+// diagnostics tables (the data of host/report), every figure of host/plot
+// inline as SVG and what is needed to reproduce it (bench version, each
+// plugin's version and SHA-256, the command line, the host and the date),
+// plus a comparison section when one is given.
+//
+// The page loads nothing: the style sheet is inline, the figures are
+// inline SVG, and the one font the figures' text uses is embedded once as
+// a data URL. It has no script. It is built with html/template from the
+// templates embedded under templates/; the only markup not produced by a
+// template is the figures' SVG, which is checked to hold only what
+// host/plot draws (see checkSVG).
+package htmlreport
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// styleSheet is the page's CSS: our own file, inlined.
+var styleSheet = func() template.CSS {
+	b, err := templateFS.ReadFile("templates/style.css")
+	if err != nil {
+		panic(err)
+	}
+	return template.CSS(b)
+}()
+
+// Options adjust a report.
+type Options struct {
+	// Title is the page's title; empty gives one from the files.
+	Title string
+	// Now is the report's date; zero means time.Now.
+	Now time.Time
+	// Version is the bench build writing the report; empty means
+	// results.HostVersion().
+	Version string
+	// Comparison, when set, is shown in the comparison section.
+	//
+	// HOOK(issue 17): the comparison of policies added with --with or
+	// named by --compare-to (ranks, paired differences with 99% CIs and
+	// Holm-adjusted p, wins/ties/losses) is computed by another package;
+	// this field is wired to its data model once that lands. Until then
+	// the section is left out.
+	Comparison any
+}
+
+// Write renders files as one HTML page to w. Each file is one experiment,
+// in the order given.
+func Write(w io.Writer, files []*results.File, o Options) error {
+	if len(files) == 0 {
+		return fmt.Errorf("report: no results file to show")
+	}
+	p, err := build(files, o)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := page.Execute(&b, p); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// WriteFile writes the page of files to path, atomically (a temporary
+// file renamed over path).
+func WriteFile(path string, files []*results.File, o Options) error {
+	var b bytes.Buffer
+	if err := Write(&b, files, o); err != nil {
+		return err
+	}
+	if err := safeio.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return nil
+}
+
+// pageData is what the template shows.
+type pageData struct {
+	Title       string
+	Style       template.CSS
+	FontFaces   template.CSS
+	Date        string
+	Version     string
+	Experiments []*experiment
+	Comparison  any
+}
+
+type experiment struct {
+	ID          string // anchor, unique in the page
+	Name        string
+	Title       string // as the text report's title line
+	Description string
+	Incomplete  bool
+	Facts       []fact
+	Tables      []report.Table
+	Failures    []failure
+	Figures     []figure
+	Repro       repro
+}
+
+type fact struct{ Name, Value string }
+
+type failure struct{ Label, Plugin, Error string }
+
+type figure struct {
+	ID      string
+	Caption string
+	SVG     template.HTML
+}
+
+type repro struct {
+	Version, Host, Date string
+	Command             string
+	Plugins             []pluginRow
+}
+
+type pluginRow struct {
+	Label, Plugin, Version, SHA256, Params string
+}
+
+func build(files []*results.File, o Options) (*pageData, error) {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	version := o.Version
+	if version == "" {
+		version = results.HostVersion()
+	}
+	p := &pageData{
+		Title:      o.Title,
+		Style:      styleSheet,
+		Date:       now.UTC().Format("2006-01-02 15:04 UTC"),
+		Version:    version,
+		Comparison: o.Comparison,
+	}
+	if p.Title == "" {
+		p.Title = "regretbench report: " + files[0].Scenario.Name
+		if len(files) > 1 {
+			p.Title = fmt.Sprintf("regretbench report: %d experiments", len(files))
+		}
+	}
+	ff, err := fontFaces()
+	if err != nil {
+		return nil, err
+	}
+	p.FontFaces = ff
+	used := map[string]bool{}
+	for i, f := range files {
+		e, err := buildExperiment(f, used)
+		if err != nil {
+			return nil, fmt.Errorf("report: experiment %d (%s): %w", i+1, f.Scenario.Name, err)
+		}
+		p.Experiments = append(p.Experiments, e)
+	}
+	return p, nil
+}
+
+// anchor returns an id made of the name's letters, digits, '-' and '_',
+// unique among used.
+func anchor(name string, used map[string]bool) string {
+	base := "exp-" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, name)
+	id := base
+	for n := 2; used[id]; n++ {
+		id = base + "-" + strconv.Itoa(n)
+	}
+	used[id] = true
+	return id
+}
+
+func buildExperiment(f *results.File, used map[string]bool) (*experiment, error) {
+	sc := f.Scenario
+	e := &experiment{
+		ID:          anchor(sc.Name, used),
+		Name:        sc.Name,
+		Title:       report.Title(f),
+		Description: sc.Description,
+		Incomplete:  !f.Complete,
+		Tables:      report.TableData(f, nil),
+	}
+	means := make([]string, len(sc.Means))
+	for i, m := range sc.Means {
+		means[i] = strconv.FormatFloat(m, 'g', -1, 64)
+	}
+	noise := strconv.FormatFloat(sc.NoiseSD, 'g', -1, 64)
+	if sc.NoiseKnown != nil {
+		if *sc.NoiseKnown {
+			noise += " (known to the policies)"
+		} else {
+			noise += " (not given to the policies)"
+		}
+	}
+	runs := strconv.Itoa(sc.Runs)
+	if f.Shard.Count > 1 {
+		runs += fmt.Sprintf(" (this file: shard %d/%d)", f.Shard.Index, f.Shard.Count)
+	}
+	e.Facts = []fact{
+		{"reward family", sc.Family},
+		{"arms", strconv.Itoa(sc.Arms)},
+		{"means", strings.Join(means, ", ")},
+		{"noise sd", noise},
+		{"horizon T", strconv.Itoa(sc.Horizon)},
+		{"replications", runs},
+		{"seed", strconv.FormatUint(sc.Seed, 10)},
+		{"initial pulls per arm", strconv.Itoa(sc.InitPulls)},
+	}
+	if sc.Streams != "" {
+		e.Facts = append(e.Facts, fact{"reward streams", sc.Streams})
+	}
+	for _, p := range f.Policies {
+		params, err := json.Marshal(p.Params)
+		if err != nil {
+			return nil, fmt.Errorf("policy %q: params: %w", p.Label, err)
+		}
+		sha := p.PluginSHA256
+		if sha == "" {
+			sha = "not recorded"
+		}
+		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: p.PluginVersion, SHA256: sha, Params: string(params)})
+		if p.Status == results.StatusFailed {
+			e.Failures = append(e.Failures, failure{Label: p.Label, Plugin: p.Plugin, Error: p.Error})
+		}
+	}
+	e.Repro.Version, e.Repro.Host, e.Repro.Date, e.Repro.Command = "not recorded", "not recorded", "not recorded", "not recorded"
+	if b := f.Bench; b != nil {
+		set := func(dst *string, v string) {
+			if v != "" {
+				*dst = v
+			}
+		}
+		set(&e.Repro.Version, b.Version)
+		set(&e.Repro.Host, b.Host)
+		set(&e.Repro.Date, b.Date)
+		if len(b.Command) > 0 {
+			e.Repro.Command = shellQuote(b.Command)
+		}
+	}
+	figs, err := figures(f, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	e.Figures = figs
+	return e, nil
+}
+
+// shellQuote joins args into a command line a POSIX shell reads back as
+// args.
+func shellQuote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@+%") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+// captions say what each figure of host/plot shows, by figure name.
+var captions = map[string]string{
+	"regret":          "Cumulative regret against the round t: mean and a band of one standard error per policy.",
+	"underestimation": "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
+	"separated":       "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+}
+
+func figures(f *results.File, prefix string) ([]figure, error) {
+	if len(okPolicies(f)) == 0 {
+		return nil, nil // every policy failed: nothing to draw
+	}
+	figs, err := plot.Figures(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []figure
+	for _, fig := range figs {
+		var b bytes.Buffer
+		if err := fig.Encode(&b, "svg"); err != nil {
+			return nil, fmt.Errorf("figure %s: %w", fig.Name, err)
+		}
+		svg, err := checkSVG(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %w", fig.Name, err)
+		}
+		caption, ok := captions[fig.Name]
+		if !ok {
+			caption = "Plugin diagnostic " + strings.TrimPrefix(fig.Name, "diag_") + " against t (log t axis)."
+		}
+		out = append(out, figure{ID: prefix + "-" + fig.Name, Caption: caption, SVG: svg})
+	}
+	return out, nil
+}
+
+func okPolicies(f *results.File) []*results.Policy {
+	var ok []*results.Policy
+	for _, p := range f.Policies {
+		if p.Status != results.StatusFailed && len(p.Checkpoints) > 0 {
+			ok = append(ok, p)
+		}
+	}
+	return ok
+}
+
+// fontFaces returns the @font-face rules that embed the figures' font, so
+// that their text has the metrics it was laid out with on any machine.
+func fontFaces() (template.CSS, error) {
+	faces, err := plot.FontFaces()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, f := range faces {
+		if strings.Trim(f.Family, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -") != "" {
+			return "", fmt.Errorf("figure font family %q: unexpected characters", f.Family)
+		}
+		fmt.Fprintf(&b, "@font-face{font-family:%q;font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,%s) format(\"truetype\");}\n",
+			f.Family, base64.StdEncoding.EncodeToString(f.TTF))
+	}
+	return template.CSS(b.String()), nil
+}
