@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
@@ -42,6 +43,10 @@ var paperRuns = []struct {
 	{"movielens", ""},
 }
 
+// paperOrder is the order of the experiments in DIR/index.html: the
+// paper's main-text instances first, the ReMaxGrad sweeps last.
+var paperOrder = []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"}
+
 func newPaperCmd(ro *runOptions) *cobra.Command {
 	var dir, plotFormats string
 	var runs, horizon int
@@ -55,7 +60,9 @@ one pool of --jobs slots (one per core by default), so both cores stay busy.
 It writes one results file, one text report and the figures (as bench plot
 draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
 two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
-remaxgrad_* sweeps, which use the same seeds), and prints a summary table.`,
+remaxgrad_* sweeps, which use the same seeds), and index.html, one
+self-contained page of every experiment (as bench report writes), and
+prints a summary table.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
@@ -184,6 +191,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	}
 	var all []*results.File
 	var done, left []string
+	written := map[string]*results.File{} // by the name of the files written
 	for i, pr := range paperRuns {
 		f := files[i]
 		if interrupted && !finished[i] {
@@ -199,11 +207,25 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err
 		}
+		written[pr.scenario] = f
 		if pr.base != "" {
 			sub := subset(f, pr.base, "ReMax", "TS", "KL-UCB")
 			if err := writeReport(dir, pr.base, sub, formats); err != nil {
 				return err
 			}
+			written[pr.base] = sub
+		}
+	}
+	if len(written) > 0 {
+		var page []*results.File
+		for _, name := range paperOrder {
+			if f := written[name]; f != nil {
+				page = append(page, f)
+			}
+		}
+		index := filepath.Join(dir, "index.html")
+		if err := htmlreport.WriteFile(index, page, htmlreport.Options{Title: "regretbench: the ReMax paper's experiments"}); err != nil {
+			return err
 		}
 	}
 	printStacks(ro.stderr, all...)

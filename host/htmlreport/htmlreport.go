@@ -241,35 +241,30 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		if err != nil {
 			return nil, fmt.Errorf("policy %q: params: %w", p.Label, err)
 		}
-		sha := p.PluginSHA256
-		if sha == "" {
-			sha = "not recorded"
-		}
-		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: p.PluginVersion, SHA256: sha, Params: string(params)})
+		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Params: string(params)})
 		if p.Status == results.StatusFailed {
 			e.Failures = append(e.Failures, failure{Label: p.Label, Plugin: p.Plugin, Error: p.Error})
 		}
 	}
-	e.Repro.Version, e.Repro.Host, e.Repro.Date, e.Repro.Command = "not recorded", "not recorded", "not recorded", "not recorded"
-	if b := f.Bench; b != nil {
-		set := func(dst *string, v string) {
-			if v != "" {
-				*dst = v
-			}
-		}
-		set(&e.Repro.Version, b.Version)
-		set(&e.Repro.Host, b.Host)
-		set(&e.Repro.Date, b.Date)
-		if len(b.Command) > 0 {
-			e.Repro.Command = shellQuote(b.Command)
-		}
+	b := f.Bench
+	if b == nil {
+		b = &results.BenchInfo{}
 	}
+	e.Repro = repro{Version: orNone(b.Version), Host: orNone(b.Host), Date: orNone(b.Date), Command: orNone(shellQuote(b.Command)), Plugins: e.Repro.Plugins}
 	figs, err := figures(f, e.ID)
 	if err != nil {
 		return nil, err
 	}
 	e.Figures = figs
 	return e, nil
+}
+
+// orNone returns s, or "not recorded" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
 }
 
 // shellQuote joins args into a command line a POSIX shell reads back as

@@ -74,6 +74,10 @@ func checkSVG(doc []byte) (template.HTML, error) {
 			depth++
 		case xml.EndElement:
 			depth--
+		case xml.CharData:
+			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
+				return "", errors.New("SVG has text outside its root element")
+			}
 		case xml.ProcInst, xml.Directive:
 			return "", errors.New("SVG holds a processing instruction or directive after its root")
 		}
