@@ -119,6 +119,9 @@ func load(t *testing.T, page []byte) visit {
 func needChromium(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("REGRETBENCH_REQUIRE_BROWSER") != "" {
+			t.Fatalf("REGRETBENCH_REQUIRE_BROWSER is set (as .ci/run sets it) but %s is missing: %v", chromium, err)
+		}
 		t.Skipf("SKIP browser check: %s not found (apt-get install chromium; .ci/run installs it)", chromium)
 	}
 }
