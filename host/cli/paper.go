@@ -213,7 +213,11 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			if err := writeReport(dir, pr.base, sub, formats); err != nil {
 				return err
 			}
-			written[pr.base] = sub
+			page := *sub // the page describes the instance as its scenario does
+			if base, err := scenario.Named(pr.base); err == nil {
+				page.Scenario.Description = base.Description
+			}
+			written[pr.base] = &page
 		}
 	}
 	if len(written) > 0 {
