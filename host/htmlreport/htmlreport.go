@@ -7,7 +7,9 @@
 //
 // The page loads nothing: the style sheet is inline, the figures are
 // inline SVG, and the one font the figures' text uses is embedded once as
-// a data URL. It has no script. It is built with html/template from the
+// a data URL. It has no script, and its Content-Security-Policy forbids
+// any load but inline styles and data-URL fonts and images, so that even
+// a bug could not make it reach the network. It is built with html/template from the
 // templates embedded under templates/; the only markup not produced by a
 // template is the figures' SVG, which is checked to hold only what
 // host/plot draws (see checkSVG).

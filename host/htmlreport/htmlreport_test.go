@@ -377,3 +377,34 @@ func TestNoFiles(t *testing.T) {
 		t.Errorf("no files: err %v, wrote %d bytes", err, b.Len())
 	}
 }
+
+// TestAllFailedAndIncomplete: a run whose every policy failed, interrupted,
+// still gives a page: the failures with their errors, no figures, and the
+// incomplete warning.
+func TestAllFailedAndIncomplete(t *testing.T) {
+	f := read(t, "small.json")
+	f.Complete = false
+	for _, p := range f.Policies {
+		if p.Status != results.StatusFailed {
+			p.Status, p.Error = results.StatusFailed, "plugin "+p.Plugin+": killed"
+		}
+	}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, []*results.File{f}, fixed); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(all(doc, tag("figure"))); n != 0 {
+		t.Errorf("%d figures for a run without results", n)
+	}
+	fl := all(doc, func(n *html.Node) bool { return hasClass(n, "failures") })
+	if len(fl) != 1 || len(all(fl[0], tag("li"))) != 4 || !strings.Contains(text(fl[0]), "TS (plugin ts): plugin ts: killed") {
+		t.Errorf("want the four failures with their errors")
+	}
+	if w := all(doc, func(n *html.Node) bool { return hasClass(n, "warn") }); len(w) != 1 || !strings.Contains(text(w[0]), "Incomplete") {
+		t.Errorf("want the incomplete warning")
+	}
+}
