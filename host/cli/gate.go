@@ -49,15 +49,18 @@ type gateOptions struct {
 	requireConclusive bool
 	requireSame       bool
 
+	format     string // the verdict's format: table, markdown or json
+	formatFlag string // the flag that sets it: --format (bench gate) or --gate-format (runs)
+
 	baseline     string // run flags only
 	saveBaseline string
 }
 
 func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
 	d := gate.DefaultOptions
-	fs.StringVar(&g.metric, "metric", d.Metric, "metric to gate on: regret, underestimation, regret_under or regret_not_under")
+	fs.StringVar(&g.metric, "metric", d.Metric, "metric to gate on (and of the comparison section, with --with or --compare-to): regret, underestimation, regret_under or regret_not_under")
 	fs.StringVar(&g.margin, "margin", "5%", "tolerated worsening, relative to the baseline mean: 5% or 0.05")
-	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests; the CI level is 1-alpha")
+	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests (gate and comparison section); the CI level is 1-alpha")
 	fs.BoolVar(&g.force, "force", false, "compare different experiments anyway (unpaired)")
 	fs.BoolVar(&g.requireConclusive, "require-conclusive", false, "exit 4 when a comparison is inconclusive")
 	fs.BoolVar(&g.requireSame, "require-same", false, "exit 1 unless every policy's verdict is same: any change, better or worse, fails (with --margin 0, for a project gating its own plugins under common random numbers)")
@@ -67,6 +70,8 @@ func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
 func addGateRunFlags(fs *pflag.FlagSet, g *gateOptions) {
 	fs.StringVar(&g.baseline, "baseline", "", "after the run, gate its results against this baseline results file (exit codes as bench gate)")
 	fs.StringVar(&g.saveBaseline, "save-baseline", "", "write the results file here as a baseline, only when the call succeeds (every policy ok, no regression)")
+	fs.StringVar(&g.format, "gate-format", "", "format of the --baseline verdict: table, markdown or json (default: markdown with --format markdown, else table)")
+	g.formatFlag = "--gate-format"
 	addGateFlags(fs, g)
 }
 
@@ -80,6 +85,9 @@ func (g *gateOptions) options() (gate.Options, error) {
 	}
 	if !(g.alpha > 0 && g.alpha < 1) {
 		return gate.Options{}, fmt.Errorf("--alpha %v: must be in (0, 1), e.g. 0.05", g.alpha)
+	}
+	if g.format != "" && !slices.Contains(gate.Formats, g.format) {
+		return gate.Options{}, fmt.Errorf("%s %q: want one of %s", g.formatFlag, g.format, strings.Join(gate.Formats, ", "))
 	}
 	o := gate.Options{Metric: g.metric, Margin: m, Alpha: g.alpha, Force: g.force}
 	if err := o.Check(); err != nil {
@@ -114,13 +122,24 @@ Verdicts (m = margin x |baseline mean|, delta = current - baseline mean):
 ` + gateExitCodes + `
 
   bench gate base.json new.json
-  bench gate base.json new.json --metric regret_under --margin 10% --alpha 0.05`,
+--format markdown prints the verdict table for a pull-request comment;
+--format json prints one JSON object: the settings, the test (paired or
+not, and why), one row per policy (label, verdict, baseline and current
+mean, se and n, delta, ci_lo, ci_hi, margin_abs, p, p_worse, p_better,
+note; numbers that do not apply are omitted) and the labels in
+"regressions" and "failures". The exit code is the same in every format.
+
+  bench gate base.json new.json
+  bench gate base.json new.json --metric regret_under --margin 10% --alpha 0.05
+  bench gate base.json new.json --format markdown > comment.md`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return inputOnError(runGate(ro.stdout, g, args[0], args[1]))
 		},
 	}
 	addGateFlags(cmd.Flags(), g)
+	cmd.Flags().StringVar(&g.format, "format", "table", "verdict format: table, markdown (for a pull-request comment) or json")
+	g.formatFlag = "--format"
 	return cmd
 }
 
@@ -148,12 +167,12 @@ func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("current: %w", err))
 	}
-	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive, g.requireSame)
+	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive, g.requireSame, g.format)
 }
 
 // gateFiles compares, prints the table and turns the report into the exit
 // code of bench gate.
-func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive, requireSame bool) error {
+func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive, requireSame bool, format string) error {
 	rep, err := gate.Compare(base, cur, opt)
 	if errors.Is(err, gate.ErrEmptyBaseline) {
 		return withCode(ExitInput, fmt.Errorf("gate: baseline %s: %w", baseName, err))
@@ -161,7 +180,7 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
 	}
-	if err := gate.WriteTable(w, rep, baseName, curName); err != nil {
+	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
 		return withCode(ExitInput, err)
 	}
 	var msgs []string
@@ -278,10 +297,14 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 // gates file against base when --baseline is set, then writes
 // --save-baseline when everything succeeded. runErr is nil or a policy
 // failure.
-func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options) error {
+func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options, outFormat string) error {
 	err := runErr
 	if base != nil {
-		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive, g.requireSame))
+		format := g.format
+		if format == "" && strings.EqualFold(strings.TrimSpace(outFormat), "markdown") {
+			format = "markdown"
+		}
+		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive, g.requireSame, format))
 		switch {
 		case gerr == nil:
 		case runErr != nil:

@@ -3,7 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +33,7 @@ func TestRunRecordsProvenance(t *testing.T) {
 		t.Fatalf("bench info %+v: want the version and host %q", b, host)
 	}
 	// bench() adds --plugin-dir before the arguments.
-	if want := append([]string{"bench", "--plugin-dir", filepath.Join(binDir, "plugins")}, args...); !slices.Equal(b.Command, want) {
+	if want := append([]string{"bench", "--plugin-dir", filepath.Join(binDir, "plugins")}, args...); !reflect.DeepEqual(b.Command, want) {
 		t.Errorf("command %q, want %q", b.Command, want)
 	}
 	if d, err := time.Parse(time.RFC3339, b.Date); err != nil || d.Before(before.Truncate(time.Second)) || d.After(time.Now().UTC().Add(time.Second)) {

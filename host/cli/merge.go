@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/shard"
 )
@@ -46,6 +47,7 @@ traces, and numbers that are not finite or beyond ±1e300.`,
 			if err != nil {
 				return withCode(ExitInput, err)
 			}
+			mergeComparison(ro, merged, files[0])
 			if err := merged.WriteFile(out); err != nil {
 				return err
 			}
@@ -55,4 +57,22 @@ traces, and numbers that are not finite or beyond ±1e300.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the merged results file here")
 	return cmd
+}
+
+// mergeComparison gives the merged file the comparison section of the
+// shards (a run with --with or --compare-to), recomputed from the merged
+// replications: a shard's own numbers cover only its replications.
+func mergeComparison(ro *runOptions, merged, first *results.File) {
+	if len(first.Comparison) == 0 {
+		return
+	}
+	merged.Comparison = first.Comparison
+	s, err := compare.FromFile(merged)
+	if err == nil {
+		_, err = compare.Attach(merged, s.Spec, compare.Options{Metric: s.Metric, Alpha: s.Alpha})
+	}
+	if err != nil {
+		merged.Comparison = nil
+		fmt.Fprintf(ro.stderr, "bench: warning: merge: the comparison section is dropped: %v\n", err)
+	}
 }

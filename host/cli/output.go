@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -78,7 +79,12 @@ func (o *outputOptions) check(sc *scenario.Scenario) error {
 // the figures. With the table format the figures' paths follow the
 // tables; other formats print only the data, so stdout stays machine
 // readable.
-func (o *outputOptions) render(stdout io.Writer, f *results.File) error {
+//
+// cmp, when not nil, is the comparison section: it follows the tables
+// (table, markdown) or the long-form CSV after an empty line (csv, with
+// its own header, compare.CSVHeader); in json it is the results file's
+// "comparison" member, which f already holds.
+func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.Scenario) error {
 	ropts, formats, err := o.parse()
 	if err != nil {
 		return err
@@ -88,6 +94,14 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File) error {
 			return withCode(ExitInput, fmt.Errorf("--at: %w", err))
 		}
 		return err
+	}
+	if cmp != nil && ropts.Format != report.FormatJSON {
+		if ropts.Format == report.FormatCSV {
+			fmt.Fprintln(stdout)
+		}
+		if err := compare.Write(stdout, cmp, ropts.Format); err != nil {
+			return err
+		}
 	}
 	if o.plotDir == "" {
 		return nil

@@ -48,7 +48,7 @@ func TestRender(t *testing.T) {
 				tc.o.plotDir = dir
 			}
 			var b bytes.Buffer
-			if err := tc.o.render(&b, readSmall(t)); err != nil {
+			if err := tc.o.render(&b, readSmall(t), nil); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tc.want {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,10 +19,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -62,7 +66,15 @@ draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
 two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
 remaxgrad_* sweeps, which use the same seeds), and index.html, one
 self-contained page of every experiment (as bench report writes), and
-prints a summary table.`,
+prints a summary table.
+
+--with SPEC (repeatable; see 'bench --help') adds a policy to every
+experiment, after the shipped ones, whose rows do not change (common random
+numbers). Each experiment's results and report then hold a comparison
+section (the added policies' rank and paired differences from each shipped
+policy), stdout prints them and the wins, ties and losses across the
+experiments, --out gets comparison.txt, .md, .csv and .json, and
+index.html shows it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
@@ -82,6 +94,10 @@ prints a summary table.`,
 	cmd.Flags().IntVar(&ro.jobs, "jobs", 0, "policies run at once across all scenarios (0: one per core)")
 	cmd.Flags().DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
 	cmd.Flags().DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
+	cmd.Flags().StringArrayVar(&ro.with, "with", nil, "add a policy to every experiment (repeatable): "+strings.TrimPrefix(withHelp, "add a policy to the scenario (repeatable), after its own: "))
+	cmd.Flags().BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
+	cmd.Flags().StringVar(&ro.gate.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): regret, underestimation, regret_under or regret_not_under")
+	cmd.Flags().Float64Var(&ro.gate.alpha, "alpha", compare.DefaultOptions.Alpha, "family-wise error rate of the comparison's Holm-adjusted tests; its CIs are at 1-alpha")
 	return cmd
 }
 
@@ -92,6 +108,10 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	jobs := ro.jobs
 	if jobs <= 0 {
 		jobs = sdk.Cores()
+	}
+	cmpOpt := compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}
+	if err := cmpOpt.Check(); err != nil {
+		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
 	}
 	// Every (scenario, policy) pair is one job. With common random numbers
 	// a policy's results do not depend on the others of its scenario, so
@@ -122,6 +142,20 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			}
 		}
 		scens[i] = sc
+	}
+	// --with: checked once against the labels of every experiment, then
+	// added to each after its own policies.
+	var taken []string
+	for _, sc := range scens {
+		taken = append(taken, labels(sc)...)
+	}
+	added, err := ro.withPolicies(ctx, taken)
+	if err != nil {
+		return err
+	}
+	addedLabels := labels(&scenario.Scenario{Policies: added})
+	for i, sc := range scens {
+		sc.Policies = append(sc.Policies, added...)
 		for _, p := range sc.Policies {
 			one := *sc
 			one.Policies = []scenario.Policy{p}
@@ -130,6 +164,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	}
 	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
 	jobs = min(jobs, len(list)) // one goroutine a slot: --jobs 1000000000 must not start a billion
+	pr := progress.New(ro.stderr, !ro.quiet)
 	start := time.Now()
 	parts := make([]*results.File, len(list))
 	errs := make([]error, len(list))
@@ -148,11 +183,17 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 					errs[k] = ctx.Err()
 					continue
 				}
-				parts[k], errs[k] = engine.Run(ctx, list[k].sc, engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout})
+				o := engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout}
+				if f := pr.Func(); f != nil {
+					name := paperRuns[list[k].scen].scenario
+					o.Progress = func(label string, round, horizon int) { f(name+": "+label, round, horizon) }
+				}
+				parts[k], errs[k] = engine.Run(ctx, list[k].sc, o)
 			}
 		}()
 	}
 	wg.Wait()
+	pr.Wait()
 	elapsed := time.Since(start)
 
 	// Reassemble each scenario's file, its policies in scenario order.
@@ -190,6 +231,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		}
 	}
 	var all []*results.File
+	var cmps []*compare.Scenario
 	var done, left []string
 	written := map[string]*results.File{} // by the name of the files written
 	for i, pr := range paperRuns {
@@ -204,12 +246,16 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		done = append(done, pr.scenario)
 		stamp(ctx, f)
 		all = append(all, f)
+		if c := ro.paperComparison(f, addedLabels, cmpOpt); c != nil {
+			cmps = append(cmps, c)
+		}
 		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err
 		}
 		written[pr.scenario] = f
 		if pr.base != "" {
-			sub := subset(f, pr.base, "ReMax", "TS", "KL-UCB")
+			sub := subset(f, pr.base, append([]string{"ReMax", "TS", "KL-UCB"}, addedLabels...)...)
+			ro.paperComparison(sub, addedLabels, cmpOpt)
 			if err := writeReport(dir, pr.base, sub, formats); err != nil {
 				return err
 			}
@@ -228,13 +274,22 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			}
 		}
 		index := filepath.Join(dir, "index.html")
-		if err := htmlreport.WriteFile(index, page, htmlreport.Options{Title: "regretbench: the ReMax paper's experiments"}); err != nil {
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments"}
+		if len(cmps) > 0 {
+			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
+		}
+		if err := htmlreport.WriteFile(index, page, opts); err != nil {
 			return err
 		}
 	}
 	printStacks(ro.stderr, all...)
 	if err := paperSummary(ro.stdout, all); err != nil {
 		return err
+	}
+	if len(cmps) > 0 {
+		if err := writeComparisons(ro.stdout, dir, compare.Summarize(cmps)); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(ro.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
 	if interrupted {
@@ -256,6 +311,58 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		}
 	}
 	return firstErr
+}
+
+// paperComparison attaches to f the comparison of the --with policies
+// with the experiment's own, and returns it; nil without --with.
+func (ro *runOptions) paperComparison(f *results.File, added []string, opt compare.Options) *compare.Scenario {
+	f.Comparison = nil
+	if len(added) == 0 {
+		return nil
+	}
+	var spec compare.Spec
+	for _, p := range f.Policies {
+		if !slices.Contains(added, p.Label) {
+			spec.Baselines = append(spec.Baselines, p.Label)
+		}
+	}
+	for _, l := range added {
+		if f.Policy(l) != nil {
+			spec.Policies = append(spec.Policies, l)
+		}
+	}
+	if len(spec.Policies) == 0 || len(spec.Baselines) == 0 {
+		return nil
+	}
+	s, err := compare.Attach(f, spec, opt)
+	if err != nil {
+		fmt.Fprintf(ro.stderr, "bench: warning: %s: no comparison section: %v\n", f.Scenario.Name, err)
+		return nil
+	}
+	return s
+}
+
+// writeComparisons prints the comparison section of every experiment and
+// the totals across them, and writes them into dir as comparison.txt,
+// .md, .csv and .json.
+func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error {
+	if err := compare.WriteSummary(stdout, sum, report.FormatTable); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		ext    string
+		format report.Format
+	}{{"txt", report.FormatTable}, {"md", report.FormatMarkdown}, {"csv", report.FormatCSV}, {"json", report.FormatJSON}} {
+		var b bytes.Buffer
+		if err := compare.WriteSummary(&b, sum, f.format); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, "comparison."+f.ext)
+		if err := safeio.WriteFile(path, b.Bytes()); err != nil {
+			return fmt.Errorf("comparison %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // subset returns the policies of f with the given labels, as the results
@@ -284,6 +391,15 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 	var b bytes.Buffer
 	if err := report.Tables(&b, f); err != nil {
 		return err
+	}
+	cmp, err := compare.FromFile(f)
+	if err != nil {
+		return err
+	}
+	if cmp != nil {
+		if err := compare.Write(&b, cmp, report.FormatTable); err != nil {
+			return err
+		}
 	}
 	txt := filepath.Join(dir, name+".txt")
 	if err := safeio.WriteFile(txt, b.Bytes()); err != nil {

@@ -63,6 +63,8 @@ environment and prints regret tables and separated-regret summaries.
 
   bench --scenario failure_mode          run a shipped scenario
   bench --scenario my.yaml --out r.json  run a file, write the results file
+  bench --scenario quick --with 'ts:inflation=2@TS x2'
+                                         add a policy; print how it compares
   bench plugins                          list installed plugins
   bench scenarios                        list shipped scenarios
   bench gate base.json new.json          exit 1 when a policy regressed (see 'bench gate --help')`,
@@ -176,7 +178,9 @@ func bindViper(cmd *cobra.Command) (string, error) {
 				vals = append(vals, fmt.Sprint(e))
 			}
 		case string:
-			if f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice" {
+			// --with specs hold commas themselves: one spec per variable
+			// (a config file takes a list).
+			if (f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice") && f.Name != "with" {
 				vals = strings.Split(x, ",")
 			} else {
 				vals = []string{x}

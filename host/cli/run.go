@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/gate"
@@ -50,6 +51,9 @@ type runOptions struct {
 	output       outputOptions // --format, --at, --plot, --plot-format
 	shard        string        // --shard I/N
 	resume       bool
+	with         []string      // --with SPEC: policies added to the scenario
+	compareTo    string        // --compare-to LABEL: the comparison's reference
+	cmpSpec      *compare.Spec // what the comparison section compares; nil for none
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -66,6 +70,8 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
+	fs.StringArrayVar(&ro.with, "with", nil, withHelp)
+	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
 }
@@ -220,6 +226,17 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
+	added, err := ro.withPolicies(ctx, labels(sc))
+	if err != nil {
+		return err
+	}
+	sc.Policies = append(sc.Policies, added...)
+	if err := checkCompareTo(sc, ro.compareTo); err != nil {
+		return err
+	}
+	if spec, ok := comparisonSpec(sc, labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
+		ro.cmpSpec = &spec
+	}
 	if err := ro.checkOutputs(sc); err != nil {
 		return err
 	}
@@ -301,8 +318,14 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 // written (a full disk).
 func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options) error {
 	printStacks(ro.stderr, file)
+	var cmp *compare.Scenario
+	if ro.cmpSpec != nil {
+		cmp = ro.attachComparison(file, *ro.cmpSpec)
+	} else {
+		file.Comparison = nil // a resumed file's, from another call
+	}
 	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.stdout, file); err != nil {
+		if err := ro.output.render(ro.stdout, file, cmp); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -315,7 +338,7 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt)
+		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt, ro.output.format)
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"

@@ -183,8 +183,8 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 		curBy[p.Label] = p
 	}
 	seen := map[string]bool{}
-	var pw, pb []float64
-	smallN := false
+	var pairs []Pair
+	var tested []int // the rows of pairs, in order
 	for _, bp := range base.Policies {
 		seen[bp.Label] = true
 		row := Row{Label: bp.Label, PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
@@ -199,55 +199,96 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 			row.Verdict, row.Note = NoBaseline, "failed in the baseline: "+bp.Error
 			row.Cur = summarize(cp.Final[opt.Metric])
 		default:
-			b, c := bp.Final[opt.Metric], cp.Final[opt.Metric]
-			row.Base, row.Cur = summarize(b), summarize(c)
-			var err error
-			if rep.Paired {
-				row.Estimate, err = PairedT(b, c)
-			} else {
-				row.Estimate, err = Welch(b, c)
-			}
-			row.Verdict = Inconclusive
-			if err != nil {
-				row.Note = err.Error()
-				break
-			}
-			smallN = smallN || row.Estimate.N < 30
-			row.Margin = opt.Margin * math.Abs(row.Base.Mean)
-			row.Lo, row.Hi = row.Estimate.CI(1 - opt.Alpha)
-			row.PWorse = row.Estimate.PAbove(row.Margin)
-			row.PBetter = row.Estimate.PBelow(-row.Margin)
+			pairs = append(pairs, Pair{Base: bp.Final[opt.Metric], Cur: cp.Final[opt.Metric]})
+			tested = append(tested, len(rep.Rows))
 		}
 		rep.Rows = append(rep.Rows, row)
-		pw = append(pw, row.PWorse)
-		pb = append(pb, row.PBetter)
 	}
 	for _, cp := range cur.Policies {
 		if !seen[cp.Label] {
 			rep.Rows = append(rep.Rows, Row{Label: cp.Label, Verdict: New, Note: "not in the baseline",
 				Cur: summarize(cp.Final[opt.Metric]), PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
-			pw = append(pw, math.NaN())
-			pb = append(pb, math.NaN())
 		}
 	}
+	fam := Test(pairs, rep.Paired, opt)
+	smallN := false
+	for k, i := range tested {
+		label := rep.Rows[i].Label
+		rep.Rows[i] = fam.Rows[k]
+		rep.Rows[i].Label = label
+		smallN = smallN || (rep.Rows[i].Note == "" && rep.Rows[i].Estimate.N < 30)
+	}
+	rep.Comparisons = fam.Comparisons
 	if smallN {
 		rep.Warnings = append(rep.Warnings, "fewer than 30 replications: the t-test leans on the central limit theorem; use more")
 	}
+	return rep, nil
+}
 
+// Pair is one comparison of a family: the per-replication final values of
+// the baseline policy and of the current one (lower is better). When the
+// family is paired, Base[r] and Cur[r] come from the same replication.
+type Pair struct {
+	Base, Cur []float64
+}
+
+// Family is the outcome of Test: one row per pair, in order, and the size
+// of each Holm family.
+type Family struct {
+	Rows        []Row // Label is empty: the caller names the comparisons
+	Comparisons int   // pairs that could be tested (the Holm family size)
+}
+
+// Test is the statistics of bench gate, for any family of comparisons: for
+// each pair it estimates delta = mean(Cur) - mean(Base) (paired t-test on
+// per-replication differences when paired, Welch's otherwise), its
+// two-sided (1 - opt.Alpha) CI, and the two one-sided p-values beyond the
+// margin m = opt.Margin * |mean(Base)|; then it adjusts the p_worse of
+// every pair together by Holm's method, and the p_better likewise, and
+// gives each pair its verdict (see the package doc). opt.Metric is not
+// used. A pair that cannot be tested (fewer than 2 values, or lengths that
+// differ when paired) gets the verdict Inconclusive, NaN p-values and CI,
+// and the reason in Note; it is not part of the Holm family. Both bench
+// gate (Compare) and the comparison section (host/compare) call it, so
+// they cannot drift apart.
+func Test(pairs []Pair, paired bool, opt Options) Family {
+	fam := Family{Rows: make([]Row, len(pairs))}
+	pw := make([]float64, len(pairs))
+	pb := make([]float64, len(pairs))
+	for i, p := range pairs {
+		row := Row{Verdict: Inconclusive, PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		row.Base, row.Cur = summarize(p.Base), summarize(p.Cur)
+		var err error
+		if paired {
+			row.Estimate, err = PairedT(p.Base, p.Cur)
+		} else {
+			row.Estimate, err = Welch(p.Base, p.Cur)
+		}
+		if err != nil {
+			row.Note = err.Error()
+		} else {
+			row.Margin = opt.Margin * math.Abs(row.Base.Mean)
+			row.Lo, row.Hi = row.Estimate.CI(1 - opt.Alpha)
+			row.PWorse = row.Estimate.PAbove(row.Margin)
+			row.PBetter = row.Estimate.PBelow(-row.Margin)
+		}
+		fam.Rows[i] = row
+		pw[i], pb[i] = row.PWorse, row.PBetter
+	}
 	// Regression tests form one Holm family and improvement tests another:
 	// exit status 1 then has a family-wise false-alarm rate of at most
 	// alpha, and the "better" labels likewise.
 	pw, pb = Holm(pw), Holm(pb)
-	for i := range rep.Rows {
-		row := &rep.Rows[i]
-		if row.Verdict != Inconclusive || math.IsNaN(pw[i]) {
+	for i := range fam.Rows {
+		row := &fam.Rows[i]
+		if math.IsNaN(pw[i]) {
 			continue
 		}
-		rep.Comparisons++
+		fam.Comparisons++
 		row.PWorse, row.PBetter = pw[i], pb[i]
 		row.Verdict = verdict(*row, opt.Alpha)
 	}
-	return rep, nil
+	return fam
 }
 
 // verdict applies the package doc's rules to a tested row whose p-values

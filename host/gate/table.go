@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,22 +12,70 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// Formats are the formats of Write: "table" (WriteTable), "markdown"
+// (WriteMarkdown, for a pull-request comment) and "json" (WriteJSON).
+var Formats = []string{"table", "markdown", "json"}
+
+// Write renders r in format, one of Formats.
+func Write(w io.Writer, r *Report, baseline, current, format string) error {
+	switch format {
+	case "", "table":
+		return WriteTable(w, r, baseline, current)
+	case "markdown":
+		return WriteMarkdown(w, r, baseline, current)
+	case "json":
+		return WriteJSON(w, r, baseline, current)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
 // WriteTable prints r as a benchstat-like table followed by footnotes on
 // the test used, the verdict rules, warnings and why any policy was not
 // compared. baseline and current name the two inputs in the heading.
 func WriteTable(w io.Writer, r *Report, baseline, current string) error {
+	return writeTable(w, r, baseline, current, false)
+}
+
+// WriteMarkdown prints r as WriteTable does, in GitHub-flavoured Markdown:
+// a bold title, a table and the footnotes as a list, for a CI job to post
+// as a pull-request comment.
+func WriteMarkdown(w io.Writer, r *Report, baseline, current string) error {
+	return writeTable(w, r, baseline, current, true)
+}
+
+// escapeMarkdown escapes what would end a table cell or start emphasis in
+// a label or file name.
+func escapeMarkdown(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`").Replace(s)
+}
+
+func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error {
 	o := r.Options
-	fmt.Fprintf(w, "\nGate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)\n",
-		o.Metric, r.Horizon, current, baseline, pct(o.Margin), o.Alpha)
+	esc := func(s string) string { return s }
+	var rend tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+	if md {
+		esc, rend = escapeMarkdown, renderer.NewMarkdown()
+	}
+	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
+		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
+	if md {
+		fmt.Fprintf(w, "\n**%s**\n\n", heading)
+	} else {
+		fmt.Fprintf(w, "\n%s\n", heading)
+	}
 	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
 	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithRenderer(rend),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 	)
 	t.Header("policy", "baseline", "current", "delta", fmt.Sprintf("%s CI of delta", pct(1-o.Alpha)), "p", "verdict")
 	for _, row := range r.Rows {
-		cells := []any{row.Label, pm(row.Base), pm(row.Cur), "-", "-", "-", string(row.Verdict)}
+		verdict := string(row.Verdict)
+		if md && row.Verdict == Worse {
+			verdict = "**worse**"
+		}
+		cells := []any{esc(row.Label), pm(row.Base), pm(row.Cur), "-", "-", "-", verdict}
 		if !math.IsNaN(row.Lo) {
 			cells[3] = rel(row.Estimate.Delta, row.Base.Mean)
 			cells[4] = "[" + rel(row.Lo, row.Base.Mean) + ", " + rel(row.Hi, row.Base.Mean) + "]"
@@ -39,10 +88,102 @@ func WriteTable(w io.Writer, r *Report, baseline, current string) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if md {
+		fmt.Fprintln(w)
+	}
 	for _, line := range footnotes(r) {
-		fmt.Fprintln(w, line)
+		if md {
+			fmt.Fprintf(w, "- %s\n", esc(line))
+		} else {
+			fmt.Fprintln(w, line)
+		}
 	}
 	return nil
+}
+
+// jsonReport is WriteJSON's document. Numbers that do not apply to a row
+// (a policy that was not compared) are omitted: JSON holds no NaN.
+type jsonReport struct {
+	Baseline    string    `json:"baseline"`
+	Current     string    `json:"current"`
+	Metric      string    `json:"metric"`
+	Horizon     int       `json:"horizon"`
+	Margin      float64   `json:"margin"` // relative to each baseline mean
+	Alpha       float64   `json:"alpha"`
+	Paired      bool      `json:"paired"`
+	Pairing     string    `json:"pairing"`
+	Differences []string  `json:"differences,omitempty"`
+	Comparisons int       `json:"comparisons"`
+	Rows        []jsonRow `json:"rows"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	Regressions []string  `json:"regressions"` // labels whose verdict is worse
+	Failures    []string  `json:"failures"`    // labels FAILED or MISSING
+}
+
+type jsonRow struct {
+	Label     string       `json:"label"`
+	Verdict   Verdict      `json:"verdict"`
+	Base      *jsonSummary `json:"baseline,omitempty"`
+	Cur       *jsonSummary `json:"current,omitempty"`
+	Delta     *float64     `json:"delta,omitempty"` // current - baseline mean, in the metric's units
+	DeltaSE   *float64     `json:"delta_se,omitempty"`
+	Lo        *float64     `json:"ci_lo,omitempty"`
+	Hi        *float64     `json:"ci_hi,omitempty"`
+	MarginAbs *float64     `json:"margin_abs,omitempty"` // the margin in the metric's units
+	P         *float64     `json:"p,omitempty"`          // as the table's p column
+	PWorse    *float64     `json:"p_worse,omitempty"`
+	PBetter   *float64     `json:"p_better,omitempty"`
+	N         int          `json:"n,omitempty"`
+	Note      string       `json:"note,omitempty"`
+}
+
+type jsonSummary struct {
+	Mean float64  `json:"mean"`
+	SE   *float64 `json:"se,omitempty"`
+	N    int      `json:"n"`
+}
+
+func num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func summary(s Summary) *jsonSummary {
+	if s.N == 0 {
+		return nil
+	}
+	return &jsonSummary{Mean: s.Mean, SE: num(s.SE), N: s.N}
+}
+
+// WriteJSON prints r as one indented JSON object: the settings, the test,
+// one row per policy (label, verdict, baseline and current mean, SE and n,
+// delta with its CI, the margin and the Holm-adjusted p-values) and the
+// labels that regressed, failed or are missing.
+func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
+	o := r.Options
+	doc := jsonReport{Baseline: baseline, Current: current, Metric: o.Metric, Horizon: r.Horizon, Margin: o.Margin, Alpha: o.Alpha,
+		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Warnings: r.Warnings,
+		Rows: []jsonRow{}, Regressions: []string{}, Failures: []string{}}
+	for _, row := range r.Rows {
+		jr := jsonRow{Label: row.Label, Verdict: row.Verdict, Base: summary(row.Base), Cur: summary(row.Cur), Note: row.Note}
+		if !math.IsNaN(row.Lo) {
+			jr.Delta, jr.DeltaSE, jr.N = num(row.Estimate.Delta), num(row.Estimate.SE), row.Estimate.N
+			jr.Lo, jr.Hi, jr.MarginAbs = num(row.Lo), num(row.Hi), num(row.Margin)
+			jr.P, jr.PWorse, jr.PBetter = num(row.P()), num(row.PWorse), num(row.PBetter)
+		}
+		doc.Rows = append(doc.Rows, jr)
+	}
+	for _, row := range r.Regressions() {
+		doc.Regressions = append(doc.Regressions, row.Label)
+	}
+	for _, row := range r.Failures() {
+		doc.Failures = append(doc.Failures, row.Label)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }
 
 func footnotes(r *Report) []string {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -163,6 +164,10 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		files = append(files, f)
 	}
+	// The comparison section too, as a run with --with writes it.
+	if _, err := compare.Attach(files[0], compare.Spec{Policies: []string{"TS"}, Baselines: []string{"ReMaxGrad M=2", "KL-UCB, c=0"}}, compare.DefaultOptions); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	if err := htmlreport.Write(&b, files, fixed); err != nil {
 		t.Fatal(err)
@@ -184,6 +189,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if got := regexp.MustCompile(`<section class="experiment"`).FindAllStringIndex(v.dom, -1); len(got) != 2 {
 		t.Errorf("the loaded DOM has %d experiment sections, want 2", len(got))
+	}
+	if !strings.Contains(v.dom, `id="exp-small-comparison-table"`) {
+		t.Errorf("the loaded DOM lacks the comparison table")
 	}
 	if got, want := strings.Count(v.dom, "<svg"), strings.Count(b.String(), "<svg"); got != want || want == 0 {
 		t.Errorf("the loaded DOM has %d svg elements, the page %d", got, want)

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
@@ -36,9 +37,26 @@ import (
 //go:embed templates
 var templateFS embed.FS
 
-var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"add": func(a, b int) int { return a + b },
-}).ParseFS(templateFS, "templates/*.tmpl"))
+var page = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/*.tmpl"))
+
+// funcs format the comparison's numbers as its text rendering does.
+var funcs = template.FuncMap{
+	"pm":     func(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) },
+	"signed": func(x float64) string { return fmt.Sprintf("%+.2f", x) },
+	"pval": func(p float64) string {
+		if p < 1e-4 {
+			return "<1e-4"
+		}
+		return fmt.Sprintf("%.2g", p)
+	},
+	"rank":   func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	"fixed2": func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"pct": func(f float64) string {
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
+	},
+	"first": func(i int) bool { return i == 0 },
+	"sub1":  func(x float64) float64 { return 1 - x },
+}
 
 // styleSheet is the page's CSS: our own file, inlined.
 var styleSheet = func() template.CSS {
@@ -58,14 +76,12 @@ type Options struct {
 	// Version is the bench build writing the report; empty means
 	// results.HostVersion().
 	Version string
-	// Comparison, when set, is shown in the comparison section.
-	//
-	// HOOK(issue 17): the comparison of policies added with --with or
-	// named by --compare-to (ranks, paired differences with 99% CIs and
-	// Holm-adjusted p, wins/ties/losses) is computed by another package;
-	// this field is wired to its data model once that lands. Until then
-	// the section is left out.
-	Comparison any
+	// Comparison is the comparison across experiments (wins, ties and
+	// losses, mean rank) shown at the top of the page, as bench paper
+	// prints it. Nil means the summary of the comparison sections the
+	// files carry (see compare.FromFile); each experiment shows its own
+	// section in any case.
+	Comparison *compare.Summary
 }
 
 // Write renders files as one HTML page to w. Each file is one experiment,
@@ -107,7 +123,9 @@ type pageData struct {
 	Date        string
 	Version     string
 	Experiments []*experiment
-	Comparison  any
+	// Comparison is the summary across experiments; shown when it covers
+	// more than one.
+	Comparison *compare.Summary
 }
 
 type experiment struct {
@@ -118,9 +136,12 @@ type experiment struct {
 	Incomplete  bool
 	Facts       []fact
 	Tables      []report.Table
-	Failures    []failure
-	Figures     []figure
-	Repro       repro
+	// Comparison is the experiment's comparison section, recomputed from
+	// its policies (compare.FromFile); nil when it has none.
+	Comparison *compare.Scenario
+	Failures   []failure
+	Figures    []figure
+	Repro      repro
 }
 
 type fact struct{ Name, Value string }
@@ -171,12 +192,22 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	}
 	p.FontFaces = ff
 	used := map[string]bool{}
+	var cmps []*compare.Scenario
 	for i, f := range files {
 		e, err := buildExperiment(f, used)
 		if err != nil {
 			return nil, fmt.Errorf("report: experiment %d (%s): %w", i+1, f.Scenario.Name, err)
 		}
 		p.Experiments = append(p.Experiments, e)
+		if e.Comparison != nil {
+			cmps = append(cmps, e.Comparison)
+		}
+	}
+	if p.Comparison == nil && len(cmps) > 0 {
+		p.Comparison = compare.Summarize(cmps)
+	}
+	if p.Comparison != nil && len(p.Comparison.Scenarios) < 2 {
+		p.Comparison = nil // one experiment's section says it all
 	}
 	return p, nil
 }
@@ -209,6 +240,11 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		Incomplete:  !f.Complete,
 		Tables:      report.TableData(f, nil),
 	}
+	cmp, err := compare.FromFile(f)
+	if err != nil {
+		return nil, err
+	}
+	e.Comparison = cmp
 	means := make([]string, len(sc.Means))
 	for i, m := range sc.Means {
 		means[i] = strconv.FormatFloat(m, 'g', -1, 64)

@@ -3,6 +3,7 @@ package htmlreport_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
@@ -406,5 +408,91 @@ func TestAllFailedAndIncomplete(t *testing.T) {
 	}
 	if w := all(doc, func(n *html.Node) bool { return hasClass(n, "warn") }); len(w) != 1 || !strings.Contains(text(w[0]), "Incomplete") {
 		t.Errorf("want the incomplete warning")
+	}
+}
+
+// TestComparison: a results file that carries a comparison section (as a
+// run with --with writes it) gets it in its experiment's section, and two
+// such files get the wins, ties and losses across them at the top, linked
+// from the table of contents.
+func TestComparison(t *testing.T) {
+	var files []*results.File
+	for _, n := range []string{"small.json", "small.json"} {
+		f := read(t, n)
+		spec := compare.Spec{Policies: []string{"TS"}, Baselines: []string{"ReMaxGrad M=2", "KL-UCB, c=0", "Broken"}}
+		if _, err := compare.Attach(f, spec, compare.DefaultOptions); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	want, err := compare.FromFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, files[:1], fixed); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "comparison" })); n != 0 {
+		t.Errorf("one experiment: %d summaries across experiments, want none", n)
+	}
+	tb := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-small-comparison-table" })
+	if len(tb) != 1 {
+		t.Fatalf("no comparison table in the experiment's section")
+	}
+	rows := all(all(tb[0], tag("tbody"))[0], tag("tr"))
+	if len(rows) != 3 {
+		t.Fatalf("%d comparison rows, want one per baseline (3)", len(rows))
+	}
+	p := want.Policies[0]
+	first := text(rows[0])
+	d := p.Diffs[0]
+	for _, cell := range []string{"TS", fmt.Sprintf("%.2f ± %.2f", p.Mean, p.SE), fmt.Sprintf("/%d", want.Ranked), "ReMaxGrad M=2",
+		fmt.Sprintf("%+.2f", d.Delta), fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi), string(d.Outcome)} {
+		if !strings.Contains(first, cell) {
+			t.Errorf("first comparison row %q lacks %q", first, cell)
+		}
+	}
+	if last := text(rows[2]); !strings.Contains(last, "Broken FAILED - - - -") {
+		t.Errorf("the failed baseline's row %q: want FAILED and no test", last)
+	}
+	if notes := text(doc); !strings.Contains(notes, "TS against Broken: not tested") {
+		t.Errorf("the untested pair's note is missing")
+	}
+
+	b.Reset()
+	if err := htmlreport.Write(&b, files, fixed); err != nil {
+		t.Fatal(err)
+	}
+	doc, err = html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "comparison" })
+	if len(sec) != 1 || !strings.Contains(text(sec[0]), "Comparison across 2 experiments") {
+		t.Fatalf("two experiments: want the summary across them")
+	}
+	sum := compare.Summarize([]*compare.Scenario{want, want})
+	tot := text(all(sec[0], tag("tbody"))[0])
+	for _, r := range sum.Totals[0].Records {
+		row := fmt.Sprintf("%s %d %d %d", r.Baseline, r.Wins, r.Ties, r.Losses)
+		if !strings.Contains(tot, row) {
+			t.Errorf("totals %q lack %q", tot, row)
+		}
+	}
+	var links []string
+	for _, a := range all(doc, tag("a")) {
+		href, _ := attr(a, "href")
+		links = append(links, href)
+	}
+	for _, l := range []string{"#comparison", "#exp-small-comparison", "#exp-small-2-comparison"} {
+		if !slices.Contains(links, l) {
+			t.Errorf("no link to %s in %v", l, links)
+		}
 	}
 }

@@ -26,6 +26,12 @@ type File struct {
 	Complete bool       `json:"complete"` // false when the run was interrupted
 	Policies []*Policy  `json:"policies"`
 	Bench    *BenchInfo `json:"bench,omitempty"`
+	// Comparison is the comparison section of a run that compared
+	// policies (bench --with, --compare-to), as host/compare writes it:
+	// its spec names the policies under comparison and their baselines.
+	// Readers recompute the numbers from the policies with
+	// compare.FromFile rather than trust them; absent otherwise.
+	Comparison json.RawMessage `json:"comparison,omitempty"`
 }
 
 // Scenario records what was run.

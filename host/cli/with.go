@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+// withHelp documents --with's SPEC syntax in the flag help.
+const withHelp = `add a policy to the scenario (repeatable), after its own: PLUGIN[:NAME=VALUE,...][@LABEL], ` +
+	`e.g. 'bayesucb:c=1@Bayes-UCB c=1'. VALUEs are YAML scalars as in a scenario file (1 is an int, 1.0 a float, ` +
+	`true a bool, '1' a string); a backslash makes the next character plain (\, \= \@ \\). The LABEL is everything after ` +
+	`the first unescaped @, taken literally (default: the plugin name). The run then prints a comparison section`
+
+// pluginNameRE is the scenario files' rule for plugin names.
+var pluginNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// parseWith parses one --with SPEC: PLUGIN[:k=v,k=v...][@LABEL]. Before
+// the first unescaped '@', a backslash escapes the next character, so that
+// values may hold ',', '=', '@' or '\'; the label after it is literal.
+// Values are decoded as YAML scalars, so they get the types a scenario
+// file would give them.
+func parseWith(spec string) (scenario.Policy, error) {
+	// Split off the label at the first unescaped '@'.
+	head, label, hasLabel := spec, "", false
+	for i := 0; i < len(spec); i++ {
+		if spec[i] == '\\' {
+			i++
+			continue
+		}
+		if spec[i] == '@' {
+			head, label, hasLabel = spec[:i], spec[i+1:], true
+			break
+		}
+	}
+	// Split head on unescaped separators, unescaping as we go.
+	var fields []string // plugin, then k=v items
+	var cur strings.Builder
+	var seps []byte // the separator that ended each field
+	for i := 0; i < len(head); i++ {
+		c := head[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(head) {
+				return scenario.Policy{}, errors.New("a trailing backslash escapes nothing")
+			}
+			i++
+			cur.WriteByte(0) // marks the next byte as escaped
+			cur.WriteByte(head[i])
+		case c == ':' && len(fields) == 0, c == ',' && len(fields) > 0:
+			fields = append(fields, cur.String())
+			seps = append(seps, c)
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	fields = append(fields, cur.String())
+	unescape := func(s string) string { return strings.ReplaceAll(s, "\x00", "") }
+	p := scenario.Policy{Plugin: unescape(fields[0]), Params: map[string]any{}}
+	if len(seps) > 0 && len(fields) == 2 && fields[1] == "" {
+		return p, errors.New("':' is followed by no parameter (write PLUGIN alone for the defaults)")
+	}
+	if p.Plugin == "" {
+		return p, errors.New("no plugin name (want PLUGIN[:NAME=VALUE,...][@LABEL])")
+	}
+	if strings.ContainsRune(fields[0], 0) || !pluginNameRE.MatchString(p.Plugin) {
+		return p, fmt.Errorf("invalid plugin name %q (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)", p.Plugin)
+	}
+	for _, item := range fields[1:] {
+		// The first unescaped '=' splits name and value.
+		eq := -1
+		for i := 0; i < len(item); i++ {
+			if item[i] == 0 {
+				i++
+				continue
+			}
+			if item[i] == '=' {
+				eq = i
+				break
+			}
+		}
+		if eq < 0 {
+			return p, fmt.Errorf("parameter %q has no '=VALUE'", unescape(item))
+		}
+		name, raw := unescape(item[:eq]), unescape(item[eq+1:])
+		if name == "" {
+			return p, fmt.Errorf("'=%s' has no parameter name", raw)
+		}
+		if _, dup := p.Params[name]; dup {
+			return p, fmt.Errorf("parameter %q is given twice", name)
+		}
+		v, err := yamlScalar(raw)
+		if err != nil {
+			return p, fmt.Errorf("parameter %q: %w", name, err)
+		}
+		p.Params[name] = v
+	}
+	p.Label = p.Plugin
+	if hasLabel {
+		if label == "" {
+			return p, errors.New("'@' is followed by no label")
+		}
+		p.Label = label
+	}
+	if strings.TrimSpace(p.Label) != p.Label || strings.IndexFunc(p.Label, unicode.IsControl) >= 0 {
+		return p, fmt.Errorf("label %q has leading or trailing spaces or control characters", p.Label)
+	}
+	return p, nil
+}
+
+// yamlScalar decodes raw as a scenario file decodes a parameter's value.
+func yamlScalar(raw string) (any, error) {
+	if raw == "" {
+		return "", nil
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(raw), &n); err != nil {
+		return nil, fmt.Errorf("value %q is not a YAML scalar: %w", raw, err)
+	}
+	if len(n.Content) != 1 || n.Content[0].Kind != yaml.ScalarNode {
+		return nil, fmt.Errorf("value %q is not a scalar (a number, bool or string; quote it or escape , = @ with a backslash)", raw)
+	}
+	var v any
+	if err := n.Content[0].Decode(&v); err != nil {
+		return nil, fmt.Errorf("value %q: %w", raw, err)
+	}
+	if v == nil {
+		return nil, fmt.Errorf("value %q is null", raw)
+	}
+	return v, nil
+}
+
+// withPolicies parses every --with SPEC and checks it against the plugin's
+// Describe (launching the plugin once per name): an unknown plugin or
+// parameter, a value of the wrong type or out of range, or a label already
+// used by taken or an earlier spec is an input error (exit 2) naming the
+// spec. It returns the policies in the order given.
+func (ro *runOptions) withPolicies(ctx context.Context, taken []string) ([]scenario.Policy, error) {
+	used := slices.Clone(taken)
+	launch := ro.launcher()
+	var out []scenario.Policy
+	for _, spec := range ro.with {
+		bad := func(err error) error { return withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err)) }
+		p, err := parseWith(spec)
+		if err != nil {
+			return nil, bad(err)
+		}
+		if slices.Contains(used, p.Label) {
+			return nil, bad(fmt.Errorf("label %q is already used; add @LABEL to name this policy", p.Label))
+		}
+		pl, err := launch(ctx, p)
+		if err != nil {
+			return nil, bad(err)
+		}
+		_, err = sdk.Resolve(pl.Desc.Params, p.Params)
+		pl.Conn.Close()
+		if err != nil {
+			return nil, bad(fmt.Errorf("plugin %s: %w", p.Plugin, err))
+		}
+		used = append(used, p.Label)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// comparisonSpec returns what a run compares: the --compare-to policy
+// against every other, or else the --with policies against the scenario's
+// own; ok is false when there is nothing to compare.
+func comparisonSpec(sc *scenario.Scenario, added []string, compareTo string) (spec compare.Spec, ok bool) {
+	for _, p := range sc.Policies {
+		switch {
+		case compareTo != "":
+			if p.Label != compareTo {
+				spec.Baselines = append(spec.Baselines, p.Label)
+			}
+		case !slices.Contains(added, p.Label):
+			spec.Baselines = append(spec.Baselines, p.Label)
+		}
+	}
+	switch {
+	case compareTo != "":
+		spec.Policies = []string{compareTo}
+	case len(added) > 0:
+		spec.Policies = added
+	default:
+		return spec, false
+	}
+	return spec, true
+}
+
+// checkCompareTo refuses a --compare-to label that is not a policy of the
+// scenario, or one with nothing to compare against.
+func checkCompareTo(sc *scenario.Scenario, label string) error {
+	if label == "" {
+		return nil
+	}
+	if !slices.ContainsFunc(sc.Policies, func(p scenario.Policy) bool { return p.Label == label }) {
+		return withCode(ExitInput, fmt.Errorf("--compare-to %q: no such policy in scenario %s (have: %s)", label, sc.Name, strings.Join(labels(sc), ", ")))
+	}
+	if len(sc.Policies) < 2 {
+		return withCode(ExitInput, fmt.Errorf("--compare-to %q: the scenario has no other policy to compare it with", label))
+	}
+	return nil
+}
+
+// attachComparison computes the comparison section of file for spec and
+// stores it in the file; a comparison that cannot be computed (a policy
+// missing from an interrupted run) is a warning, not an error.
+func (ro *runOptions) attachComparison(file *results.File, spec compare.Spec) *compare.Scenario {
+	file.Comparison = nil
+	opt := compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}
+	s, err := compare.Attach(file, spec, opt)
+	if err != nil {
+		fmt.Fprintf(ro.stderr, "bench: warning: no comparison section: %v\n", err)
+		return nil
+	}
+	return s
+}

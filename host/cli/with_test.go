@@ -1,0 +1,171 @@
+package cli_test
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// small keeps the --with runs quick: the shipped two-arm smoke scenario,
+// cut down.
+var small = []string{"--scenario", "quick", "--runs", "20", "--horizon", "200", "-q"}
+
+// TestWithKeepsOtherRows: adding policies with --with changes no other row
+// bit for bit (common random numbers), appends them after the scenario's
+// own, and an added copy of a shipped policy ties with it exactly.
+func TestWithKeepsOtherRows(t *testing.T) {
+	dir := t.TempDir()
+	plain := runTo(t, dir, "plain.json", small...)
+	with := runTo(t, dir, "with.json", append(slices(small), "--with", "ts:inflation=2@TS x2", "--with", "klucb:c=0.5", "--with", "ts@TS copy")...)
+	a, b := readResults(t, plain), readResults(t, with)
+	var got []string
+	for _, p := range b.Policies {
+		got = append(got, p.Label)
+	}
+	if want := []string{"TS", "KL-UCB", "TS x2", "klucb", "TS copy"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("policies %v, want %v", got, want)
+	}
+	for _, p := range a.Policies {
+		q := b.Policy(p.Label)
+		if !reflect.DeepEqual(p.Final, q.Final) || !reflect.DeepEqual(p.Regret, q.Regret) || !reflect.DeepEqual(p.Under, q.Under) ||
+			!reflect.DeepEqual(p.RegretUnder, q.RegretUnder) || !reflect.DeepEqual(p.Diagnostics, q.Diagnostics) {
+			t.Errorf("policy %q changed when policies were added", p.Label)
+		}
+	}
+	if v := b.Policy("TS x2").Params["inflation"]; v != 2.0 {
+		t.Errorf("TS x2 inflation %v (%T), want 2.0", v, v)
+	}
+	if len(a.Comparison) != 0 {
+		t.Errorf("a run without --with has a comparison: %s", a.Comparison)
+	}
+	s, err := compare.FromFile(b)
+	if err != nil || s == nil {
+		t.Fatalf("comparison from the file: %v %v", s, err)
+	}
+	if !reflect.DeepEqual(s.Spec, compare.Spec{Policies: []string{"TS x2", "klucb", "TS copy"}, Baselines: []string{"TS", "KL-UCB"}}) {
+		t.Errorf("spec %+v", s.Spec)
+	}
+	copyVsTS := s.Policies[2].Diffs[0]
+	if copyVsTS.Baseline != "TS" || copyVsTS.Delta != 0 || copyVsTS.Lo != 0 || copyVsTS.Hi != 0 || copyVsTS.Outcome != compare.Tie {
+		t.Errorf("TS copy against TS: %+v, want delta 0, CI [0, 0], tie", copyVsTS)
+	}
+	if s.Comparisons != 6 || s.Ranked != 5 {
+		t.Errorf("comparisons %d ranked %d, want 6 and 5", s.Comparisons, s.Ranked)
+	}
+}
+
+func slices(s []string) []string { return append([]string(nil), s...) }
+
+func TestWithBadSpecs(t *testing.T) {
+	for _, tc := range []struct{ spec, fault string }{
+		{"nosuchplugin", `no bench-plugin-nosuchplugin`},
+		{"ts:bogus=1", `unknown parameter "bogus"`},
+		{"ts:inflation=abc", `parameter "inflation": want float`},
+		{"klucb:c=true", `parameter "c"`},
+		{"ts@TS", `label "TS" is already used`},
+		{"ts:c", `no '=VALUE'`},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			_, stderr, code := bench(t, append(slices(small), "--with", tc.spec)...)
+			if code != 2 || !strings.Contains(stderr, `--with "`+tc.spec+`"`) || !strings.Contains(stderr, tc.fault) {
+				t.Errorf("exit %d, want 2 naming the spec and %q:\n%s", code, tc.fault, stderr)
+			}
+		})
+	}
+	// Two --with with the same label: the second is refused.
+	_, stderr, code := bench(t, append(slices(small), "--with", "ts:inflation=2@X", "--with", "klucb@X")...)
+	if code != 2 || !strings.Contains(stderr, `--with "klucb@X": label "X" is already used`) {
+		t.Errorf("duplicate label: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestComparisonFormats(t *testing.T) {
+	args := append(slices(small), "--with", "ts:inflation=3@TS x3")
+	out, stderr, code := bench(t, append(args, "--format", "markdown")...)
+	if code != 0 || !strings.Contains(out, "**Comparison in quick: regret at T=200") || !strings.Contains(out, "| TS x3 ") {
+		t.Errorf("markdown: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, _, _ = bench(t, args...)
+	if !strings.Contains(out, "Comparison in quick") || !strings.Contains(out, "Holm-adjusted over 2 comparison(s)") {
+		t.Errorf("table:\n%s", out)
+	}
+	out, _, _ = bench(t, append(args, "--format", "csv")...)
+	i := strings.Index(out, "\n\n")
+	if i < 0 {
+		t.Fatalf("csv: no empty line before the comparison:\n%s", out)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out[i+2:])).ReadAll()
+	if err != nil || len(rows) != 3 || !reflect.DeepEqual(rows[0], compare.CSVHeader) || rows[1][1] != "TS x3" || rows[1][6] != "TS" {
+		t.Errorf("comparison csv %v: %q", err, rows)
+	}
+	out, _, _ = bench(t, append(args, "--format", "json")...)
+	f, err := results.Decode([]byte(out))
+	if err != nil {
+		t.Fatalf("json is not a results file: %v", err)
+	}
+	s, err := compare.FromFile(f)
+	if err != nil || s == nil || s.Policies[0].Label != "TS x3" || len(s.Policies[0].Diffs) != 2 {
+		t.Errorf("json comparison: %v %+v", err, s)
+	}
+}
+
+func TestCompareTo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	out, stderr, code := bench(t, append(slices(small), "--compare-to", "KL-UCB", "--out", path)...)
+	if code != 0 || !strings.Contains(out, "Comparison in quick") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	s, err := compare.FromFile(readResults(t, path))
+	if err != nil || !reflect.DeepEqual(s.Spec, compare.Spec{Policies: []string{"KL-UCB"}, Baselines: []string{"TS"}}) {
+		t.Errorf("spec %v %+v", err, s)
+	}
+	_, stderr, code = bench(t, append(slices(small), "--compare-to", "Nope")...)
+	if code != 2 || !strings.Contains(stderr, `--compare-to "Nope": no such policy`) {
+		t.Errorf("unknown --compare-to: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestWithShardsMerge: shards of a run with --with merge into the
+// comparison of the unsharded run (recomputed over all replications).
+func TestWithShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := append(slices(small), "--with", "ts:inflation=2@TS x2")
+	whole := runTo(t, dir, "whole.json", args...)
+	s0 := runTo(t, dir, "s0.json", append(slices(args), "--shard", "0/2")...)
+	s1 := runTo(t, dir, "s1.json", append(slices(args), "--shard", "1/2")...)
+	merged := filepath.Join(dir, "merged.json")
+	if _, stderr, code := bench(t, "merge", s0, s1, "--out", merged); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	a, err := compare.FromFile(readResults(t, whole))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readResults(t, merged)
+	b, err := compare.FromFile(m)
+	if err != nil || b == nil {
+		t.Fatalf("merged comparison: %v %v", b, err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("merged comparison %+v, unsharded %+v", b, a)
+	}
+	var stored compare.Scenario
+	if err := json.Unmarshal(m.Comparison, &stored); err != nil || !reflect.DeepEqual(&stored, a) {
+		t.Errorf("the merged file stores %+v, want the unsharded comparison %+v (err %v)", stored, a, err)
+	}
+}
+
+// TestWithEnvironment: BENCH_WITH holds one spec, commas included.
+func TestWithEnvironment(t *testing.T) {
+	t.Setenv("BENCH_WITH", "klucb:c=0.5,forced=1@K")
+	_, stderr, code := bench(t, small...)
+	if code != 2 || !strings.Contains(stderr, `--with "klucb:c=0.5,forced=1@K": plugin klucb: unknown parameter "forced"`) {
+		t.Errorf("exit %d, want 2 for the whole spec from BENCH_WITH\n%s", code, stderr)
+	}
+}

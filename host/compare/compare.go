@@ -1,0 +1,391 @@
+// Package compare computes the comparison section of a run or of bench
+// paper: how the policies under comparison (added with --with, or named by
+// --compare-to) fare against the others of each scenario.
+//
+// # Per scenario
+//
+// For every policy under comparison: its final value of the metric (regret
+// by default) at the horizon, mean ± standard error over replications; its
+// rank among every policy of the scenario that ran (1 = lowest mean;
+// policies with equal means share the average of their ranks); and its
+// paired difference from each baseline policy, delta = mean over
+// replications of (policy - baseline), with a two-sided (1 - alpha)
+// confidence interval and a Holm-adjusted p-value.
+//
+// The statistics are bench gate's (gate.Test), with a margin of 0: all
+// policies of a run face the same reward streams replication by
+// replication (common random numbers), so the test is the paired t-test on
+// the per-replication differences. For each difference there are two
+// one-sided tests, "better" (H0: delta >= 0) and "worse" (H0: delta <= 0);
+// every "better" p-value of the scenario (all policies under comparison x
+// all baselines) is adjusted together by Holm's method, and the "worse"
+// p-values likewise. The p reported is the adjusted one-sided p-value in the
+// direction delta points to, as in gate's table. The outcome is
+//
+//   - win: adjusted p(better) < alpha (significantly lower than the baseline);
+//   - loss: adjusted p(worse) < alpha (significantly higher);
+//   - tie: neither.
+//
+// So in each scenario the chance of reporting any false win is at most
+// alpha (0.01 by default), and likewise for losses. Identical policies give
+// delta 0, CI [0, 0] and a tie; a policy whose every replication is worse
+// by the same constant c gives delta c, CI [c, c] and a loss.
+//
+// # Across scenarios
+//
+// Summary counts, for each policy under comparison and each baseline label,
+// the scenarios it won, tied and lost against that baseline, and its mean
+// rank over the scenarios where it ran.
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// Options are the settings of a comparison.
+type Options struct {
+	Metric string  // final value compared: regret (default), underestimation, regret_under or regret_not_under
+	Alpha  float64 // family-wise error rate of the Holm-adjusted tests, and 1 - the CI level
+}
+
+// DefaultOptions compare final regret at alpha 0.01 (99% CIs).
+var DefaultOptions = Options{Metric: "regret", Alpha: 0.01}
+
+// Outcome is how a policy fared against one baseline.
+type Outcome string
+
+// Outcomes.
+const (
+	Win  Outcome = "win"  // significantly lower (better) than the baseline
+	Tie  Outcome = "tie"  // not significantly different
+	Loss Outcome = "loss" // significantly higher (worse)
+	None Outcome = "-"    // not tested: one of the two failed or has fewer than 2 replications
+)
+
+// Spec names the policies of a comparison by label.
+type Spec struct {
+	// Policies are the policies under comparison (added with --with, or
+	// the --compare-to reference).
+	Policies []string `json:"policies"`
+	// Baselines are the policies they are compared with: the scenario's
+	// own with --with, every other policy with --compare-to.
+	Baselines []string `json:"baselines"`
+}
+
+// Diff is a policy's paired difference from one baseline.
+type Diff struct {
+	Baseline string `json:"baseline"`
+	// BaselineStatus is results.StatusOK when the baseline ran; Mean and
+	// SE are its mean final value and standard error then.
+	BaselineStatus string  `json:"baseline_status"`
+	Mean           float64 `json:"baseline_mean"`
+	SE             float64 `json:"baseline_se"`
+	// Delta is the mean of the per-replication differences policy -
+	// baseline; negative means the policy is better.
+	Delta   float64 `json:"delta"`
+	DeltaSE float64 `json:"delta_se"`
+	Lo      float64 `json:"ci_lo"` // the two-sided (1 - alpha) CI of Delta
+	Hi      float64 `json:"ci_hi"`
+	P       float64 `json:"p"`        // Holm-adjusted one-sided p in the direction of Delta
+	PBetter float64 `json:"p_better"` // Holm-adjusted p of H0: delta >= 0
+	PWorse  float64 `json:"p_worse"`  // Holm-adjusted p of H0: delta <= 0
+	N       int     `json:"n"`        // pairs (replications)
+	Outcome Outcome `json:"outcome"`
+	Note    string  `json:"note,omitempty"` // why it was not tested (Outcome None)
+}
+
+// Tested reports whether d holds a test result.
+func (d Diff) Tested() bool { return d.Outcome != None }
+
+// Policy is one policy under comparison in one scenario.
+type Policy struct {
+	Label  string  `json:"label"`
+	Plugin string  `json:"plugin"`
+	Status string  `json:"status"` // results.StatusOK or results.StatusFailed
+	Mean   float64 `json:"mean"`   // mean final value over replications (status ok only)
+	SE     float64 `json:"se"`
+	N      int     `json:"n"`
+	// Rank is 1 + the number of ranked policies with a lower mean, plus
+	// half the number of the others with an equal mean (so ties share the
+	// average rank); 0 when the policy failed.
+	Rank  float64 `json:"rank"`
+	Diffs []Diff  `json:"diffs"`
+	Error string  `json:"error,omitempty"` // the failure, when Status is failed
+}
+
+// Scenario is the comparison section of one scenario's results.
+type Scenario struct {
+	Name        string   `json:"scenario"`
+	Horizon     int      `json:"horizon"`
+	Metric      string   `json:"metric"`
+	Alpha       float64  `json:"alpha"`
+	Spec        Spec     `json:"spec"`
+	Ranked      int      `json:"ranked"`      // policies that ran (status ok), which the ranks count
+	Comparisons int      `json:"comparisons"` // size of each Holm family
+	Policies    []Policy `json:"policies"`
+}
+
+// Record counts one policy's outcomes against one baseline across
+// scenarios.
+type Record struct {
+	Baseline string `json:"baseline"`
+	Wins     int    `json:"wins"`
+	Ties     int    `json:"ties"`
+	Losses   int    `json:"losses"`
+}
+
+// Total is one policy under comparison across scenarios.
+type Total struct {
+	Label     string   `json:"label"`
+	Scenarios int      `json:"scenarios"` // scenarios where it ran (status ok)
+	MeanRank  float64  `json:"mean_rank"` // over those scenarios; 0 when none
+	Records   []Record `json:"records"`   // one per baseline label, in first-seen order
+}
+
+// Summary is the comparison across scenarios (bench paper).
+type Summary struct {
+	Metric    string     `json:"metric"`
+	Alpha     float64    `json:"alpha"`
+	Scenarios []Scenario `json:"scenarios"`
+	Totals    []Total    `json:"totals"`
+}
+
+// Check validates o.
+func (o Options) Check() error {
+	return gate.Options{Metric: o.Metric, Alpha: o.Alpha}.Check()
+}
+
+// Compute compares, in f, each policy of spec.Policies with each of
+// spec.Baselines (see the package doc). Every label must be in f; a policy
+// may not be its own baseline.
+func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	for _, l := range spec.Policies {
+		if slices.Contains(spec.Baselines, l) {
+			return nil, fmt.Errorf("compare: policy %q is both compared and a baseline", l)
+		}
+	}
+	for _, l := range append(slices.Clone(spec.Policies), spec.Baselines...) {
+		if f.Policy(l) == nil {
+			return nil, fmt.Errorf("compare: scenario %s has no policy %q", f.Scenario.Name, l)
+		}
+	}
+	s := &Scenario{Name: f.Scenario.Name, Horizon: f.Scenario.Horizon, Metric: opt.Metric, Alpha: opt.Alpha, Spec: spec}
+
+	// Ranks among every policy that ran.
+	type ranked struct {
+		label string
+		mean  float64
+	}
+	var rs []ranked
+	for _, p := range f.Policies {
+		if ok(p, opt.Metric) {
+			rs = append(rs, ranked{p.Label, mean(p.Final[opt.Metric])})
+		}
+	}
+	s.Ranked = len(rs)
+	rank := map[string]float64{}
+	for _, a := range rs {
+		r := 1.0
+		for _, b := range rs {
+			switch {
+			case a.label == b.label:
+			case b.mean < a.mean:
+				r++
+			case b.mean == a.mean:
+				r += 0.5
+			}
+		}
+		rank[a.label] = r
+	}
+
+	// One family: every (policy, baseline) pair that can be tested.
+	var pairs []gate.Pair
+	type at struct{ p, d int }
+	var where []at
+	for _, l := range spec.Policies {
+		fp := f.Policy(l)
+		cp := Policy{Label: l, Plugin: fp.Plugin, Status: fp.Status, Diffs: []Diff{}}
+		if !ok(fp, opt.Metric) {
+			cp.Status, cp.Error = results.StatusFailed, fp.Error
+		} else {
+			x := fp.Final[opt.Metric]
+			cp.Mean, cp.SE, cp.N = mean(x), se(x), len(x)
+			cp.Rank = rank[l]
+		}
+		for _, b := range spec.Baselines {
+			fb := f.Policy(b)
+			d := Diff{Baseline: b, BaselineStatus: results.StatusFailed, Outcome: None}
+			if ok(fb, opt.Metric) {
+				y := fb.Final[opt.Metric]
+				d.BaselineStatus, d.Mean, d.SE = results.StatusOK, mean(y), se(y)
+			}
+			switch {
+			case cp.Status != results.StatusOK:
+				d.Note = l + " failed"
+			case !ok(fb, opt.Metric):
+				d.Note = b + " failed"
+			default:
+				pairs = append(pairs, gate.Pair{Base: fb.Final[opt.Metric], Cur: fp.Final[opt.Metric]})
+				where = append(where, at{len(s.Policies), len(cp.Diffs)})
+			}
+			cp.Diffs = append(cp.Diffs, d)
+		}
+		s.Policies = append(s.Policies, cp)
+	}
+	// Every policy of a run faces the same reward streams in replication r
+	// (common random numbers, DESIGN §4): the values are paired.
+	fam := gate.Test(pairs, true, gate.Options{Metric: opt.Metric, Margin: 0, Alpha: opt.Alpha})
+	s.Comparisons = fam.Comparisons
+	for k, w := range where {
+		row := fam.Rows[k]
+		d := &s.Policies[w.p].Diffs[w.d]
+		if math.IsNaN(row.PWorse) {
+			d.Note = row.Note
+			continue
+		}
+		d.Delta, d.DeltaSE, d.N = row.Estimate.Delta, row.Estimate.SE, row.Estimate.N
+		d.Lo, d.Hi = row.Lo, row.Hi
+		d.PBetter, d.PWorse, d.P = row.PBetter, row.PWorse, row.P()
+		switch row.Verdict {
+		case gate.Better:
+			d.Outcome = Win
+		case gate.Worse:
+			d.Outcome = Loss
+		default:
+			d.Outcome = Tie
+		}
+	}
+	return s, nil
+}
+
+// ok reports whether p ran and has final values of metric.
+func ok(p *results.Policy, metric string) bool {
+	return p.Status == results.StatusOK && len(p.Final[metric]) > 0
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// se is the standard error of the mean; 0 with fewer than 2 values (JSON
+// holds no NaN).
+func se(x []float64) float64 {
+	n := len(x)
+	if n < 2 {
+		return 0
+	}
+	m, ss := mean(x), 0.0
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(n-1) / float64(n))
+}
+
+// Summarize adds up scenarios: for each policy under comparison (in
+// first-seen order) its mean rank and, per baseline label, its wins, ties
+// and losses.
+func Summarize(scenarios []*Scenario) *Summary {
+	sum := &Summary{Metric: DefaultOptions.Metric, Alpha: DefaultOptions.Alpha}
+	if len(scenarios) > 0 {
+		sum.Metric, sum.Alpha = scenarios[0].Metric, scenarios[0].Alpha
+	}
+	idx := map[string]int{}
+	rankSum := map[string]float64{}
+	for _, s := range scenarios {
+		sum.Scenarios = append(sum.Scenarios, *s)
+		for _, p := range s.Policies {
+			i, seen := idx[p.Label]
+			if !seen {
+				i = len(sum.Totals)
+				idx[p.Label] = i
+				sum.Totals = append(sum.Totals, Total{Label: p.Label, Records: []Record{}})
+			}
+			t := &sum.Totals[i]
+			if p.Status == results.StatusOK {
+				t.Scenarios++
+				rankSum[p.Label] += p.Rank
+			}
+			for _, d := range p.Diffs {
+				j := slices.IndexFunc(t.Records, func(r Record) bool { return r.Baseline == d.Baseline })
+				if j < 0 {
+					j = len(t.Records)
+					t.Records = append(t.Records, Record{Baseline: d.Baseline})
+				}
+				switch d.Outcome {
+				case Win:
+					t.Records[j].Wins++
+				case Tie:
+					t.Records[j].Ties++
+				case Loss:
+					t.Records[j].Losses++
+				}
+			}
+		}
+	}
+	for i := range sum.Totals {
+		t := &sum.Totals[i]
+		if t.Scenarios > 0 {
+			t.MeanRank = rankSum[t.Label] / float64(t.Scenarios)
+		}
+	}
+	return sum
+}
+
+// Attach computes the comparison of f for spec and stores it in
+// f.Comparison, so that the results file (and --format json) carries it.
+func Attach(f *results.File, spec Spec, opt Options) (*Scenario, error) {
+	s, err := Compute(f, spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	f.Comparison = data
+	return s, nil
+}
+
+// FromFile returns the comparison section of f, recomputed from f's
+// policies for the spec, metric and alpha recorded in f.Comparison; nil
+// when f has none. The stored numbers are not trusted: a file edited by
+// hand, or produced by another bench, cannot show a comparison its data do
+// not support.
+func FromFile(f *results.File) (*Scenario, error) {
+	if len(f.Comparison) == 0 {
+		return nil, nil
+	}
+	var stored Scenario
+	if err := json.Unmarshal(f.Comparison, &stored); err != nil {
+		return nil, fmt.Errorf("results comparison: %w", err)
+	}
+	opt := Options{Metric: stored.Metric, Alpha: stored.Alpha}
+	if opt.Metric == "" {
+		opt.Metric = DefaultOptions.Metric
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = DefaultOptions.Alpha
+	}
+	if len(stored.Spec.Policies) == 0 {
+		return nil, errors.New("results comparison: spec.policies is empty")
+	}
+	s, err := Compute(f, stored.Spec, opt)
+	if err != nil {
+		return nil, fmt.Errorf("results comparison: %w", err)
+	}
+	return s, nil
+}

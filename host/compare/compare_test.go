@@ -1,0 +1,209 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+func pol(label string, final ...float64) *results.Policy {
+	return &results.Policy{Label: label, Plugin: strings.ToLower(label), Status: results.StatusOK, Final: map[string][]float64{"regret": final}}
+}
+
+func failed(label string) *results.Policy {
+	return &results.Policy{Label: label, Plugin: "x", Status: results.StatusFailed, Error: "boom"}
+}
+
+func file(ps ...*results.Policy) *results.File {
+	return &results.File{Schema: results.Schema, Scenario: results.Scenario{Name: "s", Horizon: 10, Runs: 3}, Shard: results.Shard{Count: 1}, Policies: ps}
+}
+
+func TestClosedForms(t *testing.T) {
+	base := []float64{1, 5, 9, 3}
+	shift := func(c float64) []float64 {
+		out := make([]float64, len(base))
+		for i, v := range base {
+			out[i] = v + c
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		cur     []float64
+		delta   float64
+		outcome Outcome
+		p       float64
+	}{
+		{"identical", shift(0), 0, Tie, 1},
+		{"worse by a constant", shift(2.5), 2.5, Loss, 0},
+		{"better by a constant", shift(-0.5), -0.5, Win, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := file(pol("A", base...), pol("B", tc.cur...))
+			s, err := Compute(f, Spec{Policies: []string{"B"}, Baselines: []string{"A"}}, DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := s.Policies[0].Diffs[0]
+			if d.Delta != tc.delta || d.Lo != tc.delta || d.Hi != tc.delta || d.DeltaSE != 0 {
+				t.Errorf("delta %v CI [%v, %v] SE %v, want exactly %v, [%v, %v], 0", d.Delta, d.Lo, d.Hi, d.DeltaSE, tc.delta, tc.delta, tc.delta)
+			}
+			if d.Outcome != tc.outcome || d.P != tc.p || d.N != 4 || s.Comparisons != 1 {
+				t.Errorf("outcome %s p %v n %d comparisons %d, want %s, %v, 4, 1", d.Outcome, d.P, d.N, s.Comparisons, tc.outcome, tc.p)
+			}
+		})
+	}
+}
+
+// TestSameAsGate: the comparison's numbers are gate.Test's on the same
+// family, with margin 0 (the statistics are shared, not copied).
+func TestSameAsGate(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	draw := func(shift float64) []float64 {
+		x := make([]float64, 50)
+		for i := range x {
+			x[i] = 10 + shift + r.NormFloat64()
+		}
+		return x
+	}
+	a, b, c, d := draw(0), draw(0.1), draw(1), draw(-1)
+	f := file(pol("A", a...), pol("B", b...), pol("C", c...), pol("D", d...))
+	s, err := Compute(f, Spec{Policies: []string{"C", "D"}, Baselines: []string{"A", "B"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := gate.Test([]gate.Pair{{Base: a, Cur: c}, {Base: b, Cur: c}, {Base: a, Cur: d}, {Base: b, Cur: d}}, true, gate.Options{Alpha: 0.01})
+	k := 0
+	for _, p := range s.Policies {
+		for _, df := range p.Diffs {
+			row := fam.Rows[k]
+			k++
+			if df.Delta != row.Estimate.Delta || df.Lo != row.Lo || df.Hi != row.Hi || df.PBetter != row.PBetter || df.PWorse != row.PWorse {
+				t.Errorf("%s vs %s: %+v differs from gate's %+v", p.Label, df.Baseline, df, row)
+			}
+		}
+	}
+	if s.Comparisons != 4 {
+		t.Errorf("Holm family of %d, want 4", s.Comparisons)
+	}
+	if s.Policies[0].Diffs[0].Outcome != Loss || s.Policies[1].Diffs[0].Outcome != Win {
+		t.Errorf("C (+1) vs A: %s, D (-1) vs A: %s; want loss and win", s.Policies[0].Diffs[0].Outcome, s.Policies[1].Diffs[0].Outcome)
+	}
+}
+
+func TestRanksAndFailures(t *testing.T) {
+	f := file(pol("A", 3, 3), pol("B", 1, 1), failed("F"), pol("C", 3, 3), pol("N", 2, 2))
+	s, err := Compute(f, Spec{Policies: []string{"N", "F"}, Baselines: []string{"A", "B", "C"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ranked != 4 {
+		t.Errorf("ranked %d, want 4 (F failed)", s.Ranked)
+	}
+	if got := s.Policies[0].Rank; got != 2 {
+		t.Errorf("rank of N %v, want 2", got)
+	}
+	if s.Policies[1].Status != results.StatusFailed || s.Policies[1].Rank != 0 || s.Policies[1].Diffs[0].Outcome != None {
+		t.Errorf("failed policy: %+v", s.Policies[1])
+	}
+	// A and C tie at 3: both rank 3.5.
+	s2, _ := Compute(f, Spec{Policies: []string{"A"}, Baselines: []string{"C"}}, DefaultOptions)
+	if s2.Policies[0].Rank != 3.5 {
+		t.Errorf("shared rank %v, want 3.5", s2.Policies[0].Rank)
+	}
+	if _, err := Compute(f, Spec{Policies: []string{"Z"}, Baselines: []string{"A"}}, DefaultOptions); err == nil || !strings.Contains(err.Error(), `"Z"`) {
+		t.Errorf("unknown label: %v", err)
+	}
+	if _, err := Compute(f, Spec{Policies: []string{"A"}, Baselines: []string{"A"}}, DefaultOptions); err == nil {
+		t.Error("a policy as its own baseline was accepted")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	mk := func(name string, shift float64) *Scenario {
+		f := file(pol("A", 1, 2, 3), pol("B", 1+shift, 2+shift, 3+shift))
+		f.Scenario.Name = name
+		s, err := Compute(f, Spec{Policies: []string{"B"}, Baselines: []string{"A"}}, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sum := Summarize([]*Scenario{mk("x", -1), mk("y", 0), mk("z", 1), mk("w", -2)})
+	if len(sum.Totals) != 1 {
+		t.Fatalf("totals %+v", sum.Totals)
+	}
+	tot := sum.Totals[0]
+	want := Record{Baseline: "A", Wins: 2, Ties: 1, Losses: 1}
+	if tot.Records[0] != want || tot.Scenarios != 4 || tot.MeanRank != (1+1.5+2+1)/4.0 {
+		t.Errorf("total %+v, want record %+v and mean rank %v", tot, want, (1+1.5+2+1)/4.0)
+	}
+	for _, format := range report.Formats() {
+		var b bytes.Buffer
+		if err := WriteSummary(&b, sum, format); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		out := b.String()
+		switch format {
+		case report.FormatJSON:
+			var back Summary
+			if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Totals[0].Records[0] != want {
+				t.Errorf("json round trip: %v %+v", err, back.Totals)
+			}
+		case report.FormatCSV:
+			rows, err := csv.NewReader(&b).ReadAll()
+			if err != nil || len(rows) != 1+4+1 || rows[5][0] != "*" || rows[5][18] != "2" || rows[5][20] != "1" {
+				t.Errorf("csv %v: %q", err, rows)
+			}
+		default:
+			if !strings.Contains(out, "across 4 scenarios") || !strings.Contains(out, "loss") || !strings.Contains(out, "win") {
+				t.Errorf("%s output lacks the totals or outcomes:\n%s", format, out)
+			}
+		}
+	}
+}
+
+func TestAttachFromFile(t *testing.T) {
+	f := file(pol("A", 1, 2, 3), pol("B", 2, 3, 5))
+	for _, p := range f.Policies {
+		p.Checkpoints = []int{10}
+		p.Params = map[string]any{}
+		for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+			s, _ := p.Metric(m)
+			*s = results.Series{Mean: []float64{1}, SE: []float64{0}}
+			p.Final[m] = p.Final["regret"]
+		}
+	}
+	s, err := Attach(f, Spec{Policies: []string{"B"}, Baselines: []string{"A"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	g, err := results.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stored number edited by hand is not trusted: recomputed.
+	g.Comparison = bytes.Replace(g.Comparison, []byte(`"delta":`), []byte(`"delta":1000,"x":`), 1)
+	back, err := FromFile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Policies[0].Diffs[0].Delta != s.Policies[0].Diffs[0].Delta || math.Abs(back.Policies[0].Diffs[0].Delta-4.0/3) > 1e-12 {
+		t.Errorf("recomputed delta %v, want %v", back.Policies[0].Diffs[0].Delta, 4.0/3)
+	}
+	if none, err := FromFile(file(pol("A", 1))); none != nil || err != nil {
+		t.Errorf("no comparison: %v %v", none, err)
+	}
+}

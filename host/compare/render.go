@@ -1,0 +1,250 @@
+package compare
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/regretbench/regretbench/host/report"
+)
+
+// Write renders the comparison section of one scenario in format: a
+// titled table with footnotes (table, markdown), rows with a header (csv;
+// see CSVHeader) or the Scenario as indented JSON.
+func Write(w io.Writer, s *Scenario, format report.Format) error {
+	return WriteSummary(w, &Summary{Metric: s.Metric, Alpha: s.Alpha, Scenarios: []Scenario{*s}}, format)
+}
+
+// WriteSummary renders every scenario of sum and, when it has more than
+// one scenario, the totals across them (wins, ties and losses against each
+// baseline, and the mean rank). In csv the totals are rows of their own
+// (scenario "*", see CSVHeader); in json it is the Summary.
+func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
+	format, err := report.ParseFormat(string(format))
+	if err != nil {
+		return err
+	}
+	switch format {
+	case report.FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if len(sum.Scenarios) == 1 && len(sum.Totals) == 0 {
+			return enc.Encode(sum.Scenarios[0])
+		}
+		return enc.Encode(sum)
+	case report.FormatCSV:
+		return writeCSV(w, sum)
+	}
+	md := format == report.FormatMarkdown
+	for i := range sum.Scenarios {
+		if err := writeScenario(w, &sum.Scenarios[i], md); err != nil {
+			return err
+		}
+	}
+	if len(sum.Scenarios) > 1 || len(sum.Totals) > 0 {
+		return writeTotals(w, sum, md)
+	}
+	return nil
+}
+
+// CSVHeader is the header of the csv rendering: one row per (scenario,
+// policy, baseline), then, for a summary, one row per (policy, baseline)
+// with scenario "*", where rank is the mean rank and wins, ties and
+// losses count scenarios. Cells that do not apply are empty.
+var CSVHeader = []string{"scenario", "policy", "mean", "se", "rank", "ranked", "baseline", "baseline_mean", "baseline_se",
+	"delta", "delta_se", "ci_lo", "ci_hi", "p", "p_better", "p_worse", "n", "outcome", "wins", "ties", "losses"}
+
+func writeCSV(w io.Writer, sum *Summary) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, s := range sum.Scenarios {
+		for _, p := range s.Policies {
+			for _, d := range p.Diffs {
+				row := []string{s.Name, p.Label, "", "", "", strconv.Itoa(s.Ranked), d.Baseline, "", "", "", "", "", "", "", "", "", "", string(d.Outcome), "", "", ""}
+				if p.Status == "ok" {
+					row[2], row[3], row[4] = f(p.Mean), f(p.SE), f(p.Rank)
+				}
+				if d.BaselineStatus == "ok" {
+					row[7], row[8] = f(d.Mean), f(d.SE)
+				}
+				if d.Tested() {
+					row[9], row[10], row[11], row[12] = f(d.Delta), f(d.DeltaSE), f(d.Lo), f(d.Hi)
+					row[13], row[14], row[15], row[16] = f(d.P), f(d.PBetter), f(d.PWorse), strconv.Itoa(d.N)
+				}
+				if err := cw.Write(row); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, t := range sum.Totals {
+		for _, r := range t.Records {
+			row := make([]string, len(CSVHeader))
+			row[0], row[1], row[4], row[5], row[6] = "*", t.Label, f(t.MeanRank), strconv.Itoa(t.Scenarios), r.Baseline
+			row[18], row[19], row[20] = strconv.Itoa(r.Wins), strconv.Itoa(r.Ties), strconv.Itoa(r.Losses)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func table(w io.Writer, md bool, header []any, right []bool) *tablewriter.Table {
+	align := make([]tw.Align, len(right))
+	for i, r := range right {
+		align[i] = tw.AlignLeft
+		if r {
+			align[i] = tw.AlignRight
+		}
+	}
+	var r tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+	if md {
+		r = renderer.NewMarkdown()
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(r),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header(header...)
+	return t
+}
+
+// escape escapes a label for a Markdown table cell or line.
+func escape(md bool, s string) string {
+	if !md {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "`", "\\`", "_", `\_`).Replace(s)
+}
+
+func title(w io.Writer, md bool, text string) {
+	if md {
+		fmt.Fprintf(w, "\n**%s**\n\n", text)
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", text)
+}
+
+func writeScenario(w io.Writer, s *Scenario, md bool) error {
+	title(w, md, fmt.Sprintf("Comparison in %s: %s at T=%d, lower is better", escape(md, s.Name), s.Metric, s.Horizon))
+	t := table(w, md, []any{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
+		[]bool{false, true, true, false, true, true, true, true, false})
+	for _, p := range s.Policies {
+		mean, rank := "FAILED", "-"
+		if p.Status == "ok" {
+			mean, rank = pm(p.Mean, p.SE), fmt.Sprintf("%s/%d", num(p.Rank), s.Ranked)
+		}
+		for k, d := range p.Diffs {
+			cells := []any{escape(md, p.Label), mean, rank, escape(md, d.Baseline), "-", "-", "-", "-", string(d.Outcome)}
+			if k > 0 && !md {
+				cells[0], cells[1], cells[2] = "", "", ""
+			}
+			if d.BaselineStatus == "ok" {
+				cells[4] = pm(d.Mean, d.SE)
+			} else {
+				cells[4] = "FAILED"
+			}
+			if d.Tested() {
+				cells[5] = fmt.Sprintf("%+.2f", d.Delta)
+				cells[6] = fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi)
+				cells[7] = pval(d.P)
+			}
+			if err := t.Append(cells...); err != nil {
+				return err
+			}
+		}
+		if len(p.Diffs) == 0 {
+			if err := t.Append(escape(md, p.Label), mean, rank, "-", "-", "-", "-", "-", "-"); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range s.Policies {
+		for _, d := range p.Diffs {
+			if d.Tested() {
+				n = d.N
+			}
+		}
+	}
+	if md {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "rank: among the %d policies that ran (1 = lowest mean %s); delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d\n", s.Ranked, s.Metric, n)
+	if md {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%s CI: two-sided; p: one-sided in the direction of delta, Holm-adjusted over %d comparison(s); win/loss: p < %g (lower/higher), tie otherwise\n",
+		pct(1-s.Alpha), s.Comparisons, s.Alpha)
+	for _, p := range s.Policies {
+		for _, d := range p.Diffs {
+			if !d.Tested() && d.Note != "" {
+				if md {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "%s against %s: not tested: %s\n", escape(md, p.Label), escape(md, d.Baseline), escape(md, d.Note))
+			}
+		}
+	}
+	return nil
+}
+
+func writeTotals(w io.Writer, sum *Summary, md bool) error {
+	title(w, md, fmt.Sprintf("Comparison across %d scenarios: wins, ties and losses (%s at T, Holm-adjusted p < %g)", len(sum.Scenarios), sum.Metric, sum.Alpha))
+	t := table(w, md, []any{"policy", "mean rank", "scenarios", "against", "wins", "ties", "losses"},
+		[]bool{false, true, true, false, true, true, true})
+	for _, tot := range sum.Totals {
+		rank := "-"
+		if tot.Scenarios > 0 {
+			rank = fmt.Sprintf("%.2f", tot.MeanRank)
+		}
+		for k, r := range tot.Records {
+			cells := []any{escape(md, tot.Label), rank, strconv.Itoa(tot.Scenarios), escape(md, r.Baseline), strconv.Itoa(r.Wins), strconv.Itoa(r.Ties), strconv.Itoa(r.Losses)}
+			if k > 0 && !md {
+				cells[0], cells[1], cells[2] = "", "", ""
+			}
+			if err := t.Append(cells...); err != nil {
+				return err
+			}
+		}
+	}
+	return t.Render()
+}
+
+func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+
+// num writes a rank: an integer as such, a shared rank with one decimal.
+func num(x float64) string {
+	if x == math.Trunc(x) {
+		return strconv.Itoa(int(x))
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+func pct(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
+}
+
+func pval(p float64) string {
+	if p < 1e-4 {
+		return "<1e-4"
+	}
+	return fmt.Sprintf("%.2g", p)
+}

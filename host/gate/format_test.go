@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// TestWriteFormats: the JSON verdict holds no NaN (a missing or failed
+// policy has no delta) and lists regressions and failures; the Markdown
+// one escapes labels and is a Markdown table; an unknown format is refused.
+func TestWriteFormats(t *testing.T) {
+	const n = 50
+	base := baseValues(n)
+	failed := policy("Crashy", nil)
+	failed.Status, failed.Error = results.StatusFailed, "plugin exited at round 12"
+	b := file(1, n, policy("TS", base), policy("a|b_c", base), policy("Crashy", base), policy("Gone", base))
+	c := file(1, n, policy("TS", plus(base, exact(n, 20, 10))), policy("a|b_c", base), failed)
+	rep, err := Compare(b, c, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js strings.Builder
+	if err := Write(&js, rep, "b.json", "c.json", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Regressions []string                     `json:"regressions"`
+		Failures    []string                     `json:"failures"`
+		Rows        []map[string]json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, js.String())
+	}
+	if strings.Join(doc.Regressions, ",") != "TS" || strings.Join(doc.Failures, ",") != "Crashy,Gone" {
+		t.Errorf("regressions %v failures %v", doc.Regressions, doc.Failures)
+	}
+	if _, has := doc.Rows[2]["delta"]; has || string(doc.Rows[2]["verdict"]) != `"FAILED"` {
+		t.Errorf("failed row %v: want verdict FAILED and no delta", doc.Rows[2])
+	}
+	var md strings.Builder
+	if err := Write(&md, rep, "b.json", "c.json", "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if s := md.String(); !strings.Contains(s, `| a\|b\_c `) || !strings.Contains(s, "**worse**") || !strings.Contains(s, "|:---") {
+		t.Errorf("markdown:\n%s", s)
+	}
+	if err := Write(&md, rep, "b", "c", "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
