@@ -5,7 +5,7 @@ BIN     := bin
 PLUGINS := ts klucb remax remaxgrad
 SCENARIO ?= two_arm
 
-.PHONY: all build run test test-python test-race lint proto proto-check python-stubs bench bench-python bench-paper clean
+.PHONY: all build run test test-python test-race lint gate baseline proto proto-check python-stubs bench bench-python bench-paper clean
 
 all: build
 
@@ -50,6 +50,20 @@ test-python:
 	else \
 		$(PYTHON) -m unittest discover -s sdk/python/tests; \
 	fi
+
+# The project gates itself (.ci/run runs `make gate`): a small fixed
+# scenario of every shipped plugin against a committed baseline, under
+# common random numbers, where any change of a plugin's behaviour, better
+# or worse, fails with the verdict table. After an intended change, run
+# `make baseline` and commit testdata/ci/baseline.json with the change.
+CI_GATE     := testdata/ci/gate.yaml
+CI_BASELINE := testdata/ci/baseline.json
+
+gate: build
+	./$(BIN)/bench --scenario $(CI_GATE) --quiet --baseline $(CI_BASELINE) --margin 0 --require-same
+
+baseline: build
+	./$(BIN)/bench --scenario $(CI_GATE) --quiet --out $(CI_BASELINE)
 
 # Go benchmarks of the hot paths: policies per round, the engine in process
 # vs through a real plugin process. Compare runs with benchstat.

@@ -25,7 +25,9 @@ const (
 const gateExitCodes = `Exit codes:
   0  no regression (every policy better, same, or inconclusive)
   1  regression: some policy is worse than the baseline by more than the
-     margin, significant after the Holm correction
+     margin, significant after the Holm correction; with --require-same,
+     also any policy whose verdict is not "same" (better, inconclusive,
+     new, no baseline)
   2  usage or input error: bad flag, unreadable or invalid results file,
      baseline and current are different experiments (family, arms, means,
      noise_sd, horizon or init_pulls differ; the message lists each) and
@@ -45,6 +47,7 @@ type gateOptions struct {
 	alpha             float64
 	force             bool
 	requireConclusive bool
+	requireSame       bool
 
 	format     string // the verdict's format: table, markdown or json
 	formatFlag string // the flag that sets it: --format (bench gate) or --gate-format (runs)
@@ -60,6 +63,7 @@ func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
 	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests (gate and comparison section); the CI level is 1-alpha")
 	fs.BoolVar(&g.force, "force", false, "compare different experiments anyway (unpaired)")
 	fs.BoolVar(&g.requireConclusive, "require-conclusive", false, "exit 4 when a comparison is inconclusive")
+	fs.BoolVar(&g.requireSame, "require-same", false, "exit 1 unless every policy's verdict is same: any change, better or worse, fails (with --margin 0, for a project gating its own plugins under common random numbers)")
 }
 
 // addGateRunFlags adds the one-call form's flags to a run's flags.
@@ -163,12 +167,12 @@ func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("current: %w", err))
 	}
-	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive, g.format)
+	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive, g.requireSame, g.format)
 }
 
 // gateFiles compares, prints the table and turns the report into the exit
 // code of bench gate.
-func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive bool, format string) error {
+func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive, requireSame bool, format string) error {
 	rep, err := gate.Compare(base, cur, opt)
 	if errors.Is(err, gate.ErrEmptyBaseline) {
 		return withCode(ExitInput, fmt.Errorf("gate: baseline %s: %w", baseName, err))
@@ -209,6 +213,23 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 			labels = append(labels, fmt.Sprintf("%q", r.Label))
 		}
 		msgs = append(msgs, fmt.Sprintf("inconclusive (--require-conclusive): %s; more replications narrow the CI", strings.Join(labels, ", ")))
+	}
+	if requireSame {
+		var changed []string
+		for _, r := range rep.Rows {
+			switch r.Verdict {
+			case gate.Same, gate.Worse, gate.Failed, gate.Missing:
+				// same, or already reported above
+			default:
+				changed = append(changed, fmt.Sprintf("%q is %s", r.Label, r.Verdict))
+			}
+		}
+		if len(changed) > 0 {
+			if code == ExitOK || code == ExitInconclusive {
+				code = ExitRegression
+			}
+			msgs = append(msgs, fmt.Sprintf("changed (--require-same): %s; if the change is intended, regenerate the baseline", strings.Join(changed, ", ")))
+		}
 	}
 	if code == ExitOK {
 		return nil
@@ -273,7 +294,7 @@ func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, ba
 		if format == "" && strings.EqualFold(strings.TrimSpace(outFormat), "markdown") {
 			format = "markdown"
 		}
-		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive, format))
+		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive, g.requireSame, format))
 		switch {
 		case gerr == nil:
 		case runErr != nil:

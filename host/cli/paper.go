@@ -21,6 +21,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
@@ -46,6 +47,10 @@ var paperRuns = []struct {
 	{"movielens", ""},
 }
 
+// paperOrder is the order of the experiments in DIR/index.html: the
+// paper's main-text instances first, the ReMaxGrad sweeps last.
+var paperOrder = []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"}
+
 func newPaperCmd(ro *runOptions) *cobra.Command {
 	var dir, plotFormats string
 	var runs, horizon int
@@ -59,14 +64,17 @@ one pool of --jobs slots (one per core by default), so both cores stay busy.
 It writes one results file, one text report and the figures (as bench plot
 draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
 two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
-remaxgrad_* sweeps, which use the same seeds), and prints a summary table.
+remaxgrad_* sweeps, which use the same seeds), and index.html, one
+self-contained page of every experiment (as bench report writes), and
+prints a summary table.
 
 --with SPEC (repeatable; see 'bench --help') adds a policy to every
 experiment, after the shipped ones, whose rows do not change (common random
 numbers). Each experiment's results and report then hold a comparison
 section (the added policies' rank and paired differences from each shipped
 policy), stdout prints them and the wins, ties and losses across the
-experiments, and --out gets comparison.txt, .md, .csv and .json.`,
+experiments, --out gets comparison.txt, .md, .csv and .json, and
+index.html shows it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
@@ -225,6 +233,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	var all []*results.File
 	var cmps []*compare.Scenario
 	var done, left []string
+	written := map[string]*results.File{} // by the name of the files written
 	for i, pr := range paperRuns {
 		f := files[i]
 		if interrupted && !finished[i] {
@@ -235,6 +244,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			continue
 		}
 		done = append(done, pr.scenario)
+		stamp(ctx, f)
 		all = append(all, f)
 		if c := ro.paperComparison(f, addedLabels, cmpOpt); c != nil {
 			cmps = append(cmps, c)
@@ -242,12 +252,34 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
 			return err
 		}
+		written[pr.scenario] = f
 		if pr.base != "" {
 			sub := subset(f, pr.base, append([]string{"ReMax", "TS", "KL-UCB"}, addedLabels...)...)
 			ro.paperComparison(sub, addedLabels, cmpOpt)
 			if err := writeReport(dir, pr.base, sub, formats); err != nil {
 				return err
 			}
+			page := *sub // the page describes the instance as its scenario does
+			if base, err := scenario.Named(pr.base); err == nil {
+				page.Scenario.Description = base.Description
+			}
+			written[pr.base] = &page
+		}
+	}
+	if len(written) > 0 {
+		var page []*results.File
+		for _, name := range paperOrder {
+			if f := written[name]; f != nil {
+				page = append(page, f)
+			}
+		}
+		index := filepath.Join(dir, "index.html")
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments"}
+		if len(cmps) > 0 {
+			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
+		}
+		if err := htmlreport.WriteFile(index, page, opts); err != nil {
+			return err
 		}
 	}
 	printStacks(ro.stderr, all...)

@@ -36,6 +36,19 @@ func TestPaper(t *testing.T) {
 			t.Errorf("missing diagnostics figure: %v", err)
 		}
 	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatalf("bench paper wrote no index.html: %v", err)
+	}
+	if n := strings.Count(string(index), `<section class="experiment"`); n != 9 {
+		t.Errorf("index.html has %d experiment sections, want 9 (six runs and the three main-text instances)", n)
+	}
+	if i, j := strings.Index(string(index), `id="exp-two_arm"`), strings.Index(string(index), `id="exp-remaxgrad_ten_arm"`); i < 0 || j < i {
+		t.Errorf("index.html: two_arm should come first, the sweeps last (%d, %d)", i, j)
+	}
+	if !strings.Contains(string(index), " paper --runs 4 --horizon 120 --out ") {
+		t.Errorf("index.html does not show the command line")
+	}
 	if _, stderr, code := bench(t, "paper", "--plot-format", "gif", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "--plot-format") {
 		t.Errorf("--plot-format gif: exit %d, want 2 naming the flag\n%s", code, stderr)
 	}

@@ -47,6 +47,17 @@ func TestPaperWith(t *testing.T) {
 			t.Errorf("comparison.%s: %v", ext, err)
 		}
 	}
+	// index.html shows the comparison: across the six runs and in each
+	// experiment's section.
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-obd-comparison-table"`, `id="exp-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
 	// The shipped rows are those of a plain run.
 	single := filepath.Join(t.TempDir(), "fm.json")
 	if _, stderr, code := bench(t, "--scenario", "failure_mode", "--runs", "4", "--horizon", "120", "-q", "--policy", "TS", "--policy", "ReMax c2=2", "--out", single); code != 0 {

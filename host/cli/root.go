@@ -28,7 +28,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteContextC(ctx)
+	cmd, err := root.ExecuteContextC(withCommand(ctx, args))
 	// Here, not in a PersistentPostRunE, which cobra skips when a command
 	// fails: the profile of a failed run is the one most worth reading.
 	stopProfile()
@@ -130,7 +130,7 @@ environment and prints regret tables and separated-regret summaries.
 		},
 	}
 	addRunFlags(run.Flags(), ro)
-	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro))
+	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro), newReportCmd(ro))
 	markUsage(root)
 	return root
 }

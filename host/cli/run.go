@@ -329,6 +329,9 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 			return errors.Join(runErr, err)
 		}
 	}
+	if ro.out != "" || ro.gate.saveBaseline != "" {
+		stamp(ctx, file) // after the tables: --format json prints the run alone
+	}
 	if ro.out != "" {
 		if err := file.WriteFile(ro.out); err != nil {
 			return errors.Join(runErr, fmt.Errorf("--out %s: the results were printed but could not be written: %w", ro.out, err))

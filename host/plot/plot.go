@@ -23,15 +23,19 @@
 package plot
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"golang.org/x/image/font/sfnt"
 	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -180,6 +184,22 @@ func Figures(f *results.File) ([]Figure, error) {
 }
 
 func save(fig Figure, path, format string) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fig.Encode(out, format); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// Encode draws the figure at the default size (Width x Height) in format
+// ("png", "svg" or "pdf") to w: the bytes Write puts in a file. An SVG is
+// a standalone document that loads nothing: its text names fonts by
+// family (see FontFaces) rather than embedding them.
+func (fig Figure) Encode(w io.Writer, format string) error {
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -189,7 +209,7 @@ func save(fig Figure, path, format string) error {
 	case "pdf":
 		c = vgpdf.New(Width, Height)
 	default:
-		return fmt.Errorf("unknown format %q", format)
+		return fmt.Errorf("unknown figure format %q (want png, svg or pdf)", format)
 	}
 	// A margin keeps the last tick label and the title off the edge.
 	dc := draw.New(c)
@@ -197,15 +217,8 @@ func save(fig Figure, path, format string) error {
 	dc.Fill(dc.Rectangle.Path())
 	m := vg.Points(8)
 	fig.Draw(draw.Crop(dc, m, -m, m/2, -m/2))
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	_, err := c.WriteTo(w)
+	return err
 }
 
 // fileSafe replaces what is not a letter, digit, '.', '-' or '_' by '_'.
@@ -571,4 +584,28 @@ func (b *builder) diagnostic(name string) Figure {
 	}
 	p := b.newPlot(fmt.Sprintf("%s: diagnostic %s (%s, %d runs)", b.f.Scenario.Name, name, stat, b.runs()), name)
 	return b.lines("diag_"+fileSafe(name), p, cps, series, ses, math.Inf(-1), true, logY)
+}
+
+// FontFace is a font that the text of SVG figures names by family: a page
+// that shows the figures inline embeds it once (a CSS @font-face rule with
+// the TrueType data), so that the text is drawn with the metrics the
+// figure was laid out with, on any machine, without loading anything.
+type FontFace struct {
+	Family string // as the SVG's font-family names it
+	TTF    []byte // the TrueType file
+}
+
+// FontFaces returns the fonts the figures' text uses.
+func FontFaces() ([]FontFace, error) {
+	face := font.DefaultCache.Lookup(gonumplot.DefaultFont, tickSize)
+	var buf sfnt.Buffer
+	family, err := face.Face.Name(&buf, sfnt.NameIDFamily)
+	if err != nil {
+		return nil, fmt.Errorf("figure font %s: %w", gonumplot.DefaultFont.Typeface, err)
+	}
+	var ttf bytes.Buffer
+	if _, err := face.Face.WriteSourceTo(nil, &ttf); err != nil {
+		return nil, fmt.Errorf("figure font %s: %w", family, err)
+	}
+	return []FontFace{{Family: family, TTF: ttf.Bytes()}}, nil
 }

@@ -87,86 +87,36 @@ func last(s results.Series) (float64, float64) {
 }
 
 // writeTables writes the title line, the regret table (with a column per
-// round of at), the separated-regret summary and the diagnostics table.
+// round of at), the separated-regret summary and the diagnostics table:
+// TableData, rendered in style s.
 func writeTables(w io.Writer, f *results.File, at []int, s style) error {
-	sc := f.Scenario
-	runs := sc.Runs
-	if ok := okPolicies(f); len(ok) > 0 {
-		runs = len(ok[0].Final["regret"]) // a shard's own count
-	}
-	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %d", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
-	if f.Shard.Count > 1 {
-		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
-	}
-	if !f.Complete {
-		title += " (INCOMPLETE)"
-	}
-	s.title(w, title)
-	if err := regretTable(w, f, at, s); err != nil {
-		return err
-	}
-	if err := separatedTable(w, f, s); err != nil {
-		return err
-	}
-	return diagnosticsTable(w, f, s)
-}
-
-func regretTable(w io.Writer, f *results.File, at []int, s style) error {
-	caption := fmt.Sprintf("Regret at T=%d (mean ± standard error over replications)", f.Scenario.Horizon)
-	header := []any{"policy"}
-	right := []bool{false}
-	if len(at) > 0 {
-		rounds := make([]string, len(at))
-		for i, t := range at {
-			rounds[i] = fmt.Sprintf("t=%d", t)
-			header = append(header, "regret "+rounds[i])
-			right = append(right, true)
-		}
-		caption = fmt.Sprintf("Regret at %s and T=%d (mean ± standard error over replications)", strings.Join(rounds, ", "), f.Scenario.Horizon)
-	}
-	header = append(header, "regret", "underestimation", "seconds", "status")
-	right = append(right, true, true, true, false)
-	s.caption(w, caption)
-	t := s.table(w, header, right)
-	for _, p := range f.Policies {
-		row := []any{s.cell(p.Label)}
-		if p.Status == results.StatusFailed {
-			for range at {
-				row = append(row, "-")
-			}
-			if err := t.Append(append(row, "-", "-", "-", "FAILED")); err != nil {
-				return err
-			}
-			continue
-		}
-		for _, r := range at {
-			row = append(row, pm(seriesAt(p.Regret, p.Checkpoints, r)))
-		}
-		rm, rs := last(p.Regret)
-		um, us := last(p.Under)
-		if err := t.Append(append(row, pm(rm, rs), pm(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status)); err != nil {
+	s.title(w, Title(f))
+	for _, t := range TableData(f, at) {
+		if err := s.render(w, t); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	return nil
 }
 
-func separatedTable(w io.Writer, f *results.File, s style) error {
-	s.caption(w, "Separated regret: rounds where the best arm's empirical mean was below the second-best mean")
-	t := s.table(w, []any{"policy", "regret_under", "regret_not_under", "share under"}, []bool{false, true, true, true})
-	for _, p := range okPolicies(f) {
-		um, us := last(p.RegretUnder)
-		nm, ns := last(p.RegretNot)
-		rm, _ := last(p.Regret)
-		share := "-"
-		if rm > 0 {
-			share = fmt.Sprintf("%.0f%%", 100*um/rm)
+// render writes t's caption and t in style s.
+func (s style) render(w io.Writer, t Table) error {
+	s.caption(w, t.Caption)
+	header := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		header[i] = h
+	}
+	tab := s.table(w, header, t.Right)
+	for _, r := range t.Rows {
+		row := make([]any, len(r))
+		for i, c := range r {
+			row[i] = s.cell(c) // numbers hold nothing Markdown escapes
 		}
-		if err := t.Append([]any{s.cell(p.Label), pm(um, us), pm(nm, ns), share}); err != nil {
+		if err := tab.Append(row); err != nil {
 			return err
 		}
 	}
-	return t.Render()
+	return tab.Render()
 }
 
 // diagNames returns p's diagnostic names, sorted.
@@ -177,29 +127,4 @@ func diagNames(p *results.Policy) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func diagnosticsTable(w io.Writer, f *results.File, s style) error {
-	var rows [][]any
-	for _, p := range f.Policies {
-		for _, name := range diagNames(p) {
-			d := p.Diagnostics[name]
-			n := len(d.Mean)
-			if n == 0 {
-				continue
-			}
-			rows = append(rows, []any{s.cell(p.Label), s.cell(name), fmt.Sprintf("%.4g ± %.2g", d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	s.caption(w, "Plugin diagnostics at the last checkpoint (mean ± standard error)")
-	t := s.table(w, []any{"policy", "diagnostic", "value", "round"}, []bool{false, false, true, true})
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	return t.Render()
 }

@@ -63,9 +63,18 @@ type Shard struct {
 	Replications []uint64 `json:"replications,omitempty"` // global indices, in order; omitted when all
 }
 
-// BenchInfo records the host that produced the file.
+// BenchInfo records the host that produced the file and, for a file a
+// run wrote with --out, how it was produced: what a report needs to say
+// so that a reader can reproduce it. The optional fields are absent from
+// files of older builds and from files built in memory.
 type BenchInfo struct {
 	Version string `json:"version"`
+	// Command is the command line of the run: "bench" and its arguments.
+	Command []string `json:"command,omitempty"`
+	// Host is the name of the machine the run ran on.
+	Host string `json:"host,omitempty"`
+	// Date is when the run finished, in RFC 3339 (UTC).
+	Date string `json:"date,omitempty"`
 }
 
 // HostVersion identifies the running bench build, for BenchInfo: the main

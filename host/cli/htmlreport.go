@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+func newReportCmd(ro *runOptions) *cobra.Command {
+	var out, title string
+	cmd := &cobra.Command{
+		Use:   "report RESULTS.json... --out FILE.html",
+		Short: "Write results files as one self-contained HTML page",
+		Long: `report writes one HTML page for the given results files, one section per
+file in the order given: the scenario (arms, means, noise, horizon,
+replications, seed), the regret, separated-regret and diagnostics tables,
+every figure (as bench plot draws them) inline as SVG, and what is needed to
+reproduce the run: bench version, each plugin's version and SHA-256, the
+command line, the host and the date (recorded by runs that wrote --out).
+
+The page is one file that works offline: it loads nothing (no script, no
+external style sheet, font or image), reads well on a laptop screen and
+prints cleanly. bench paper writes the same page for every experiment as
+DIR/index.html.`,
+		Example: `  bench --scenario failure_mode --out fm.json
+  bench report fm.json --out fm.html
+  bench report two_arm.json three_arm.json --out synthetic.html --title "Synthetic instances"`,
+		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return withCode(ExitInput, fmt.Errorf("report: --out FILE.html is required"))
+			}
+			files := make([]*results.File, len(args))
+			for i, path := range args {
+				f, err := results.ReadFile(path)
+				if err != nil {
+					return withCode(ExitInput, err)
+				}
+				files[i] = f
+			}
+			if err := htmlreport.WriteFile(out, files, htmlreport.Options{Title: title}); err != nil {
+				return withCode(ExitInput, fmt.Errorf("--out %s: %w", out, err))
+			}
+			fmt.Fprintln(ro.stdout, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&title, "title", "", "the page's title (default: from the scenarios)")
+	_ = cmd.MarkFlagFilename("out", "html")
+	return cmd
+}

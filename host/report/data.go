@@ -1,0 +1,131 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// Table is one table of a report as data: what the plain-text and
+// Markdown renderers of this package draw, and what other renderers (the
+// HTML report) lay out their own way. Cells are plain text.
+type Table struct {
+	// Name identifies the table: "regret", "separated" or "diagnostics".
+	Name string
+	// Caption says what the table shows.
+	Caption string
+	Header  []string
+	// Right says which columns hold numbers (aligned right).
+	Right []bool
+	Rows  [][]string
+}
+
+// Title is the line above a results file's tables: scenario name, arms,
+// horizon, replications and seed, the shard, and INCOMPLETE when the run
+// was interrupted.
+func Title(f *results.File) string {
+	sc := f.Scenario
+	runs := sc.Runs
+	if ok := okPolicies(f); len(ok) > 0 {
+		runs = len(ok[0].Final["regret"]) // a shard's own count
+	}
+	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %d", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
+	if f.Shard.Count > 1 {
+		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
+	}
+	if !f.Complete {
+		title += " (INCOMPLETE)"
+	}
+	return title
+}
+
+// TableData returns the regret table (with a "regret t=N" column per round
+// of at, each a checkpoint: see CheckAt), the separated-regret summary
+// and, when a policy reports diagnostics, the diagnostics table of f.
+func TableData(f *results.File, at []int) []Table {
+	tables := []Table{regretData(f, at), separatedData(f)}
+	if d, ok := diagnosticsData(f); ok {
+		tables = append(tables, d)
+	}
+	return tables
+}
+
+func regretData(f *results.File, at []int) Table {
+	t := Table{
+		Name:    "regret",
+		Caption: fmt.Sprintf("Regret at T=%d (mean ± standard error over replications)", f.Scenario.Horizon),
+		Header:  []string{"policy"},
+		Right:   []bool{false},
+	}
+	if len(at) > 0 {
+		rounds := make([]string, len(at))
+		for i, r := range at {
+			rounds[i] = fmt.Sprintf("t=%d", r)
+			t.Header = append(t.Header, "regret "+rounds[i])
+			t.Right = append(t.Right, true)
+		}
+		t.Caption = fmt.Sprintf("Regret at %s and T=%d (mean ± standard error over replications)", strings.Join(rounds, ", "), f.Scenario.Horizon)
+	}
+	t.Header = append(t.Header, "regret", "underestimation", "seconds", "status")
+	t.Right = append(t.Right, true, true, true, false)
+	for _, p := range f.Policies {
+		row := []string{p.Label}
+		if p.Status == results.StatusFailed {
+			for range at {
+				row = append(row, "-")
+			}
+			t.Rows = append(t.Rows, append(row, "-", "-", "-", "FAILED"))
+			continue
+		}
+		for _, r := range at {
+			row = append(row, pm(seriesAt(p.Regret, p.Checkpoints, r)))
+		}
+		rm, rs := last(p.Regret)
+		um, us := last(p.Under)
+		t.Rows = append(t.Rows, append(row, pm(rm, rs), pm(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
+	}
+	return t
+}
+
+func separatedData(f *results.File) Table {
+	t := Table{
+		Name:    "separated",
+		Caption: "Separated regret: rounds where the best arm's empirical mean was below the second-best mean",
+		Header:  []string{"policy", "regret_under", "regret_not_under", "share under"},
+		Right:   []bool{false, true, true, true},
+	}
+	for _, p := range okPolicies(f) {
+		um, us := last(p.RegretUnder)
+		nm, ns := last(p.RegretNot)
+		rm, _ := last(p.Regret)
+		share := "-"
+		if rm > 0 {
+			share = fmt.Sprintf("%.0f%%", 100*um/rm)
+		}
+		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
+	}
+	return t
+}
+
+// diagnosticsData returns the diagnostics table; false when no policy
+// reports a diagnostic.
+func diagnosticsData(f *results.File) (Table, bool) {
+	t := Table{
+		Name:    "diagnostics",
+		Caption: "Plugin diagnostics at the last checkpoint (mean ± standard error)",
+		Header:  []string{"policy", "diagnostic", "value", "round"},
+		Right:   []bool{false, false, true, true},
+	}
+	for _, p := range f.Policies {
+		for _, name := range diagNames(p) {
+			d := p.Diagnostics[name]
+			n := len(d.Mean)
+			if n == 0 {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{p.Label, name, fmt.Sprintf("%.4g ± %.2g", d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
