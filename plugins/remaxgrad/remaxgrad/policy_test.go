@@ -134,7 +134,7 @@ func TestSelectAllocs(t *testing.T) {
 		for i := range inst.means {
 			inst.means[i] = 0.01 * float64(i)
 		}
-		bd := newBandit(t, inst, c.m, 3)
+		bd := newBandit(t, inst, c.m, 3, VariantPaper)
 		for range 50 {
 			bd.round()
 		}
