@@ -48,7 +48,8 @@ func newBandit(tb testing.TB, inst instance, m int, seed uint64, variant string)
 		Arms: len(inst.means), Horizon: 20000, Family: sdk.Gaussian,
 		NoiseSD: inst.sd, NoiseKnown: true, InitPulls: 1, Seed: seed,
 		Params: sdk.Params{"m": int64(m), "samples": int64(50), "steps": int64(20),
-			"lr": 0.05, "tol": 1e-6, "variance_inflation": 1.0, "variant": variant, "tv_tol": DefaultTVTol},
+			"lr": 0.05, "tol": 1e-6, "variance_inflation": 1.0, "variant": variant, "tv_tol": DefaultTVTol,
+			"logit_floor": DefaultLogitFloor},
 	}
 	p, err := NewPolicy(s, sdk.Replica{Index: 0, Rand: rand.New(rand.NewPCG(seed, 1))})
 	if err != nil {

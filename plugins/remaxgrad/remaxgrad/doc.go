@@ -28,7 +28,9 @@
 //     logit gradient pi_i (g_i - <g,pi>) is far below Adam's epsilon: the
 //     arm is then never pulled again, whatever its posterior. The robust
 //     variant re-centres the logits at the start of every round (top logit
-//     0) and floors them at -LogitFloor.
+//     0) and floors them at -logit_floor (12 by default: e^-12 is about
+//     6e-6, and a floored arm's logit gradient is then still far above the
+//     relative epsilon, so Adam moves it as fast as any other).
 //
 // # Posterior
 //

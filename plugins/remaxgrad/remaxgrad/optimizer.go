@@ -54,6 +54,7 @@ type Optimizer struct {
 
 	robust bool      // the robust variant: Run is runRobust
 	tvTol  float64   // its stop rule's total-variation tolerance
+	floor  float64   // its logit floor F: logits start a round >= -F
 	prev   []float64 // its pi before the last step (robust only)
 
 	z, pi, g []float64 // logits, softmax(z), gradient buffer
@@ -109,7 +110,7 @@ func NewOptimizer(k int, c Config) *Optimizer {
 	}
 	o := &Optimizer{
 		k: k, m: c.M, cap: c.Samples, steps: c.Steps, lr: c.LR, tol: c.Tol,
-		robust: c.Variant == VariantRobust, tvTol: c.TVTol,
+		robust: c.Variant == VariantRobust, tvTol: c.TVTol, floor: c.LogitFloor,
 		z: make([]float64, k), g: make([]float64, k),
 		mom: make([]float64, k), vel: make([]float64, k),
 		diff: make([]float64, k*c.Samples),
@@ -703,13 +704,9 @@ func (o *Optimizer) ExitGap() float64 {
 	return o.gap
 }
 
-// LogitFloor is how far below the top logit the robust variant lets a
-// logit start a round (see guardLogits): e^-12 is about 6e-6.
-const LogitFloor = 12
-
 // guardLogits shifts the logits so that the largest is 0, which leaves pi
-// unchanged, and raises every logit below -LogitFloor to -LogitFloor: the
-// robust variant's warm start. Without it a logit can drift so far below
+// unchanged, and raises every logit below -F to -F, F the logit_floor
+// parameter: the robust variant's warm start. Without it a logit can drift so far below
 // the top one that its Adam steps vanish (see runRobust) and its arm is
 // never pulled again, whatever the posterior says.
 func (o *Optimizer) guardLogits() {
@@ -719,7 +716,7 @@ func (o *Optimizer) guardLogits() {
 		mx = max(mx, x)
 	}
 	for i, x := range z {
-		z[i] = max(x-mx, -LogitFloor)
+		z[i] = max(x-mx, -o.floor)
 	}
 }
 

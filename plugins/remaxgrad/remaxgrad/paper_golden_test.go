@@ -47,9 +47,9 @@ func TestPaperVariantUnchanged(t *testing.T) {
 		if got := paperDigest(t, c.k, map[string]any{"m": c.m, "variant": "paper"}); got != c.want {
 			t.Errorf("K=%d M=%d variant paper: digest %s, want %s", c.k, c.m, got, c.want)
 		}
-		// The robust variant's parameter does not touch the paper variant.
-		if got := paperDigest(t, c.k, map[string]any{"m": c.m, "tv_tol": 0.5}); got != c.want {
-			t.Errorf("K=%d M=%d tv_tol 0.5: digest %s, want %s", c.k, c.m, got, c.want)
+		// The robust variant's parameters do not touch the paper variant.
+		if got := paperDigest(t, c.k, map[string]any{"m": c.m, "tv_tol": 0.5, "logit_floor": 3.0}); got != c.want {
+			t.Errorf("K=%d M=%d robust-only params: digest %s, want %s", c.k, c.m, got, c.want)
 		}
 	}
 }

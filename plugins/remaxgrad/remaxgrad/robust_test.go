@@ -11,18 +11,28 @@ import (
 
 func robustConfig(m, samples, steps int, tvTol float64) Config {
 	return Config{M: m, Samples: samples, Steps: steps, LR: 0.05, Tol: 1e-6, VarianceInflation: 1,
-		Variant: VariantRobust, TVTol: tvTol}
+		Variant: VariantRobust, TVTol: tvTol, LogitFloor: DefaultLogitFloor}
 }
 
 // TestGuardLogits: the robust warm start shifts the top logit to 0, which
-// leaves pi unchanged, and raises the logits below -LogitFloor to it.
+// leaves pi unchanged, and raises the logits below -logit_floor to it.
 func TestGuardLogits(t *testing.T) {
-	o := NewOptimizer(4, robustConfig(2, 1, 1, 0))
-	copy(o.Logits(), []float64{3, 2.5, -20, -9.5})
-	o.guardLogits()
-	// -20 - 3 and -9.5 - 3 are both below the floor.
-	if want := []float64{0, -0.5, -LogitFloor, -LogitFloor}; !slices.Equal(o.Logits(), want) {
-		t.Errorf("guarded logits %v, want %v", o.Logits(), want)
+	for _, c := range []struct {
+		floor float64
+		want  []float64
+	}{
+		{12, []float64{0, -0.5, -12, -12}}, // -20 - 3 and -9.5 - 3 are below -12
+		{13, []float64{0, -0.5, -13, -12.5}},
+		{0, []float64{0, 0, 0, 0}}, // a cold start
+	} {
+		cfg := robustConfig(2, 1, 1, 0)
+		cfg.LogitFloor = c.floor
+		o := NewOptimizer(4, cfg)
+		copy(o.Logits(), []float64{3, 2.5, -20, -9.5})
+		o.guardLogits()
+		if !slices.Equal(o.Logits(), c.want) {
+			t.Errorf("floor %v: guarded logits %v, want %v", c.floor, o.Logits(), c.want)
+		}
 	}
 }
 
@@ -30,7 +40,7 @@ func TestGuardLogits(t *testing.T) {
 // logit lies 40 below the others, so its logit gradient pi_0 (g_0 - <g,pi>)
 // (about 1e-18) is far below Adam's epsilon. The paper variant then never
 // moves it, round after round on samples that all favour arm 0; the robust
-// variant floors it at -LogitFloor and climbs back to the top.
+// variant floors it at -logit_floor and climbs back to the top.
 func TestRobustRecoversFrozenLogit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 1))
 	samples := make([][]float64, 50)
