@@ -28,9 +28,13 @@
 //     logit gradient pi_i (g_i - <g,pi>) is far below Adam's epsilon: the
 //     arm is then never pulled again, whatever its posterior. The robust
 //     variant re-centres the logits at the start of every round (top logit
-//     0) and floors them at -logit_floor (12 by default: e^-12 is about
-//     6e-6, and a floored arm's logit gradient is then still far above the
-//     relative epsilon, so Adam moves it as fast as any other).
+//     0) and floors them at -logit_floor. With the relative epsilon, any
+//     floor up to about 15 keeps a floored arm's logit gradient far enough
+//     above epsilon for Adam to move it as fast as any other; the default,
+//     8, also explores a floored arm at a rate of about e^-8 (3e-4) per
+//     round, which the README's measurements chose: a floor of 12 left 10
+//     of 1,000 failure_mode replications stuck and one two_arm replication
+//     on the worse arm for the whole horizon, 8 left 1 and none.
 //
 // # Posterior
 //

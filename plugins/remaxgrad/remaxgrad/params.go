@@ -34,7 +34,7 @@ const (
 // Defaults of the robust variant's parameters.
 const (
 	DefaultTVTol      = 1e-5
-	DefaultLogitFloor = 12.0
+	DefaultLogitFloor = 8.0
 )
 
 // Diagnostics names the per-round diagnostics a policy reports through
