@@ -33,7 +33,7 @@ const (
 
 // Defaults of the robust variant's parameters.
 const (
-	DefaultTVTol      = 1e-5
+	DefaultTVTol      = 1e-4
 	DefaultLogitFloor = 8.0
 )
 
