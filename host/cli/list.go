@@ -101,6 +101,10 @@ func newScenariosCmd(ro *runOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := ro.stdout
+			width := 20 // names line up in a column as wide as the longest
+			for _, name := range scenario.Shipped() {
+				width = max(width, len(name))
+			}
 			for _, name := range scenario.Shipped() {
 				sc, err := scenario.Named(name)
 				if err != nil {
@@ -110,7 +114,7 @@ func newScenariosCmd(ro *runOptions) *cobra.Command {
 				for _, p := range sc.Policies {
 					labels = append(labels, p.Label)
 				}
-				fmt.Fprintf(w, "%-20s K=%-3d T=%-6d runs=%-5d %s\n%20s policies: %s\n", name, sc.K(), sc.Horizon, sc.Runs, sc.Description, "", strings.Join(labels, ", "))
+				fmt.Fprintf(w, "%-*s K=%-3d T=%-6d runs=%-5d %s\n%*s policies: %s\n", width, name, sc.K(), sc.Horizon, sc.Runs, sc.Description, width, "", strings.Join(labels, ", "))
 			}
 			return nil
 		},

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
 		"failure_mode", "movielens", "obd", "quick",
+		"remaxgrad_robust_failure_mode", "remaxgrad_robust_two_arm",
 		"remaxgrad_ten_arm", "remaxgrad_three_arm", "remaxgrad_two_arm",
 		"ten_arm", "three_arm", "two_arm",
 	}
@@ -44,9 +46,10 @@ func TestShippedScenariosParse(t *testing.T) {
 		// The remaxgrad_* sweeps share the seed of their base instance on
 		// purpose: with common random numbers their ReMax, TS and KL-UCB
 		// rows are then bit-identical to the base scenario's, so `bench
-		// paper` runs each of those policies once. Other scenarios have
-		// seeds of their own.
-		key := strings.TrimPrefix(name, "remaxgrad_")
+		// paper` runs each of those policies once; remaxgrad_robust_* run
+		// the first replications of theirs. Other scenarios have seeds of
+		// their own.
+		key := strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "robust_")
 		if other, dup := seeds[s.Seed]; dup && other != key {
 			t.Errorf("%s and %s share seed %d", name, other, s.Seed)
 		}
@@ -84,6 +87,11 @@ func TestShippedSettings(t *testing.T) {
 		"remaxgrad_ten_arm":   {ten, 0.05, 20000, 1000, grad},
 		"failure_mode": {[]float64{1.5, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1, 20000, 1000,
 			[]string{"ReMax", "ReMax c2=2", "ReMax c2=3", "ReMax c2=4", "TS", "KL-UCB"}},
+		"remaxgrad_robust_two_arm": {two, 0.15, 20000, 200, []string{"ReMax",
+			"ReMaxGrad M=2", "ReMaxGrad M=3", "ReMaxGrad M=4",
+			"ReMaxGrad M=2 robust", "ReMaxGrad M=3 robust", "ReMaxGrad M=4 robust"}},
+		"remaxgrad_robust_failure_mode": {[]float64{1.5, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1, 20000, 100,
+			[]string{"ReMax", "ReMaxGrad M=2", "ReMaxGrad M=2 robust"}},
 		"quick":     {[]float64{0.5, 0.4}, 0.2, 2000, 100, []string{"TS", "KL-UCB"}},
 		"obd":       {nil, 1, 3000, 100, base},
 		"movielens": {nil, 1, 10000, 100, base},
@@ -138,6 +146,37 @@ func TestShippedParams(t *testing.T) {
 			got, err := sdk.Int.Coerce(p.Params["m"])
 			if p.Plugin != "remaxgrad" || err != nil || got != m {
 				t.Errorf("%s policy %d: plugin %q m = %#v, want remaxgrad m=%d", name, i+1, p.Plugin, p.Params["m"], m)
+			}
+		}
+	}
+	// remaxgrad_robust_*: the first replications of their base scenario
+	// (same seed and instance), exact ReMax first, then each ReMaxGrad
+	// policy with the m and variant its label names.
+	for name, base := range map[string]string{"remaxgrad_robust_two_arm": "two_arm", "remaxgrad_robust_failure_mode": "failure_mode"} {
+		s, err := Named(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Named(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Seed != b.Seed || !slices.Equal(s.Environment.Means, b.Environment.Means) || s.Runs > b.Runs {
+			t.Errorf("%s: seed %d, means %v, %d runs; want the first runs of %s (seed %d, means %v)",
+				name, s.Seed, s.Environment.Means, s.Runs, base, b.Seed, b.Environment.Means)
+		}
+		if p := s.Policies[0]; p.Plugin != "remax" || len(p.Params) != 0 {
+			t.Errorf("%s policy 1: %+v, want exact ReMax with its defaults", name, p)
+		}
+		for i, p := range s.Policies[1:] {
+			m, err := sdk.Int.Coerce(p.Params["m"])
+			variant, _ := p.Params["variant"].(string)
+			want := fmt.Sprintf("ReMaxGrad M=%d", m)
+			if variant == "robust" {
+				want += " robust"
+			}
+			if p.Plugin != "remaxgrad" || err != nil || (variant != "paper" && variant != "robust") || p.Label != want {
+				t.Errorf("%s policy %d: %+v; want remaxgrad, label %q matching its m and variant", name, i+2, p, want)
 			}
 		}
 	}

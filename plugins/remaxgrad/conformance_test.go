@@ -14,6 +14,9 @@ func TestConformance(t *testing.T) {
 		sdktest.Run(t, plugin, sdktest.WithFamily(sdk.Bernoulli),
 			sdktest.WithParams(map[string]any{"m": 3, "samples": 20}), sdktest.WithSize(3, 60, 4))
 	})
+	t.Run("robust", func(t *testing.T) {
+		sdktest.Run(t, plugin, sdktest.WithParams(map[string]any{"variant": "robust"}))
+	})
 }
 
 // TestParamRanges: the ranges Describe declares are exactly what New

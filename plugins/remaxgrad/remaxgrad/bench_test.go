@@ -42,13 +42,14 @@ type bandit struct {
 	t    int
 }
 
-func newBandit(tb testing.TB, inst instance, m int, seed uint64) *bandit {
+func newBandit(tb testing.TB, inst instance, m int, seed uint64, variant string) *bandit {
 	tb.Helper()
 	s := sdk.Session{
 		Arms: len(inst.means), Horizon: 20000, Family: sdk.Gaussian,
 		NoiseSD: inst.sd, NoiseKnown: true, InitPulls: 1, Seed: seed,
 		Params: sdk.Params{"m": int64(m), "samples": int64(50), "steps": int64(20),
-			"lr": 0.05, "tol": 1e-6, "variance_inflation": 1.0},
+			"lr": 0.05, "tol": 1e-6, "variance_inflation": 1.0, "variant": variant, "tv_tol": DefaultTVTol,
+			"logit_floor": DefaultLogitFloor},
 	}
 	p, err := NewPolicy(s, sdk.Replica{Index: 0, Rand: rand.New(rand.NewPCG(seed, 1))})
 	if err != nil {
@@ -76,24 +77,31 @@ func (b *bandit) round() int {
 
 // BenchmarkRound measures one Select + Observe in a warmed-up state: the
 // paper's two-arm, ten-arm and OBD (K=80) instances after about a quarter of
-// their horizons. steps/op is the mean number of Adam steps per round.
+// their horizons, for the paper variant and (",robust") the robust one.
+// steps/op is the mean number of Adam steps per round.
 func BenchmarkRound(b *testing.B) {
 	type cfg struct {
-		inst instance
-		m    int
+		inst    instance
+		m       int
+		variant string
 	}
 	var cases []cfg
-	for _, in := range paperInstances(b) {
-		cases = append(cases, cfg{in, 2})
+	for _, v := range []string{VariantPaper, VariantRobust} {
+		for _, in := range paperInstances(b) {
+			cases = append(cases, cfg{in, 2, v})
+		}
+		cases = append(cases, cfg{paperInstances(b)[1], 4, v})
 	}
-	cases = append(cases, cfg{paperInstances(b)[1], 4})
 	for _, c := range cases {
 		name := c.inst.name
 		if c.m != 2 {
 			name += fmt.Sprintf(",M=%d", c.m)
 		}
+		if c.variant != VariantPaper {
+			name += "," + c.variant
+		}
 		b.Run(name, func(b *testing.B) {
-			bd := newBandit(b, c.inst, c.m, 7)
+			bd := newBandit(b, c.inst, c.m, 7, c.variant)
 			for range c.inst.warm {
 				bd.round()
 			}
@@ -112,26 +120,42 @@ func BenchmarkRound(b *testing.B) {
 // BenchmarkHorizon plays whole replications of the paper's ReMaxGrad
 // sweeps (two_arm, three_arm, ten_arm; T = 20000) for M = 2, 3, 4, so that
 // rounds are weighted as in a full run: ns/round times 2e7 is the CPU time
-// of one policy of `bench paper`.
+// of one policy of `bench paper`. The ",robust" cases, and failure_mode
+// with M = 2, are those of the remaxgrad_robust_* scenarios.
 func BenchmarkHorizon(b *testing.B) {
-	for _, sc := range []string{"two_arm", "three_arm", "ten_arm"} {
-		means, sd := simtest.Shipped(b, sc)
-		in := instance{sc, means, sd, 0}
-		for _, m := range []int{2, 3, 4} {
-			b.Run(fmt.Sprintf("%s,M=%d", sc, m), func(b *testing.B) {
-				const horizon = 20000
-				steps := 0
-				for i := range b.N {
-					bd := newBandit(b, in, m, uint64(i))
-					for range horizon {
-						bd.round()
-						steps += bd.pol.steps
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*horizon), "ns/round")
-				b.ReportMetric(float64(steps)/float64(b.N*horizon), "steps/round")
-			})
+	for _, v := range []string{VariantPaper, VariantRobust} {
+		for _, sc := range []string{"two_arm", "three_arm", "ten_arm", "failure_mode"} {
+			horizonCases(b, sc, v)
 		}
+	}
+}
+
+// horizonCases runs BenchmarkHorizon's cases of one scenario and variant.
+func horizonCases(b *testing.B, sc, variant string) {
+	means, sd := simtest.Shipped(b, sc)
+	in := instance{sc, means, sd, 0}
+	ms := []int{2, 3, 4}
+	if sc == "failure_mode" {
+		ms = ms[:1]
+	}
+	suffix := ""
+	if variant != VariantPaper {
+		suffix = "," + variant
+	}
+	for _, m := range ms {
+		b.Run(fmt.Sprintf("%s,M=%d%s", sc, m, suffix), func(b *testing.B) {
+			const horizon = 20000
+			steps := 0
+			for i := range b.N {
+				bd := newBandit(b, in, m, uint64(i), variant)
+				for range horizon {
+					bd.round()
+					steps += bd.pol.steps
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*horizon), "ns/round")
+			b.ReportMetric(float64(steps)/float64(b.N*horizon), "steps/round")
+		})
 	}
 }
 

@@ -52,6 +52,11 @@ type Optimizer struct {
 	steps     int
 	lr, tol   float64
 
+	robust bool      // the robust variant: Run is runRobust
+	tvTol  float64   // its stop rule's total-variation tolerance
+	floor  float64   // its logit floor F: logits start a round >= -F
+	prev   []float64 // its pi before the last step (robust only)
+
 	z, pi, g []float64 // logits, softmax(z), gradient buffer
 	mom, vel []float64 // Adam's first and second moments
 
@@ -105,6 +110,7 @@ func NewOptimizer(k int, c Config) *Optimizer {
 	}
 	o := &Optimizer{
 		k: k, m: c.M, cap: c.Samples, steps: c.Steps, lr: c.LR, tol: c.Tol,
+		robust: c.Variant == VariantRobust, tvTol: c.TVTol, floor: c.LogitFloor,
 		z: make([]float64, k), g: make([]float64, k),
 		mom: make([]float64, k), vel: make([]float64, k),
 		diff: make([]float64, k*c.Samples),
@@ -133,6 +139,9 @@ func NewOptimizer(k int, c Config) *Optimizer {
 	}
 	for i := range o.rank {
 		o.rank[i] = int32(i)
+	}
+	if o.robust {
+		o.prev = make([]float64, k)
 	}
 	if c.M == 2 && k <= maxPairK {
 		o.pair, o.cols, o.dist = make([]float64, k*k), make([]float64, k*c.Samples), make([]float64, k)
@@ -650,6 +659,9 @@ func powInt(x float64, n int) float64 {
 // of Adam steps taken and whether the gap test stopped the loop, and leaves
 // pi = softmax(z) in CurrentPolicy.
 func (o *Optimizer) Run() (steps int, stopped bool) {
+	if o.robust {
+		return o.runRobust()
+	}
 	z, pi, g, mom, vel := o.z, o.pi, o.g, o.mom, o.vel
 	pi, g, mom, vel = pi[:len(z)], g[:len(z)], mom[:len(z)], vel[:len(z)]
 	clear(mom)
@@ -690,4 +702,82 @@ func (o *Optimizer) ExitGap() float64 {
 		o.gap, o.gapKnown = KKTGap(o.g, o.pi), true
 	}
 	return o.gap
+}
+
+// guardLogits shifts the logits so that the largest is 0, which leaves pi
+// unchanged, and raises every logit below -F to -F, F the logit_floor
+// parameter: the robust variant's warm start. Without it a logit can drift so far below
+// the top one that its Adam steps vanish (see runRobust) and its arm is
+// never pulled again, whatever the posterior says.
+func (o *Optimizer) guardLogits() {
+	z := o.z
+	mx := math.Inf(-1)
+	for _, x := range z {
+		mx = max(mx, x)
+	}
+	for i, x := range z {
+		z[i] = max(x-mx, -o.floor)
+	}
+}
+
+// runRobust is Run for the robust variant. It differs from Algorithm 2 in
+// three ways, none of which depends on the scale of the rewards:
+//
+//   - it warm-starts from guarded logits (guardLogits);
+//   - Adam's epsilon is relative: 1e-8 times the range max_i g_i - min_i g_i
+//     of the round's first gradient. An absolute 1e-8 dwarfs the logit
+//     gradient pi_i (g_i - <g,pi>) once pi_i or the gradient's differences
+//     are small, and Adam's steps then shrink to nothing;
+//   - it stops after the first step that moves pi by at most TVTol in
+//     total variation, 1/2 sum_i |pi_i - pi'_i|, instead of on an absolute
+//     KKT gap. It always takes one step (when Steps > 0), and stops at once
+//     when all gradients are equal (a stationary point).
+//
+// Multiplying every reward by a power of two therefore leaves the steps and
+// the arms drawn unchanged, bit for bit.
+func (o *Optimizer) runRobust() (steps int, stopped bool) {
+	z, pi, g, mom, vel, prev := o.z, o.pi, o.g, o.mom, o.vel, o.prev
+	pi, g, mom, vel, prev = pi[:len(z)], g[:len(z)], mom[:len(z)], vel[:len(z)], prev[:len(z)]
+	clear(mom)
+	clear(vel)
+	o.guardLogits()
+	Softmax(pi, z)
+	o.gapKnown = false
+	b1t, b2t := 1.0, 1.0
+	var eps float64
+	for l := 0; l < o.steps; l++ {
+		o.Gradient(g, pi)
+		mx, mn, gp := g[0], g[0], 0.0
+		for i, x := range g {
+			mx = max(mx, x)
+			mn = min(mn, x)
+			gp += x * pi[i]
+		}
+		if l == 0 {
+			if !(mx > mn) { // every arm's gradient is equal: stationary
+				o.gap, o.gapKnown = mx-gp, true
+				return 0, true
+			}
+			eps = adamEps * (mx - mn)
+		}
+		b1t *= adamBeta1
+		b2t *= adamBeta2
+		a, c2 := o.lr/(1-b1t), 1/(1-b2t)
+		for i := range z {
+			gz := pi[i] * (g[i] - gp)
+			mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*gz
+			vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*gz*gz
+			z[i] += a * mom[i] / (math.Sqrt(vel[i]*c2) + eps)
+		}
+		copy(prev, pi)
+		Softmax(pi, z)
+		var tv float64
+		for i, x := range pi {
+			tv += math.Abs(x - prev[i])
+		}
+		if tv/2 <= o.tvTol {
+			return l + 1, true
+		}
+	}
+	return o.steps, false
 }

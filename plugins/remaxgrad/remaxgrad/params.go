@@ -17,7 +17,25 @@ var Params = []sdk.Param{
 	{Name: "lr", Type: sdk.Float, Default: 0.05, Min: sdk.Exclusive(0), Doc: "Adam learning rate eta on the softmax logits"},
 	{Name: "tol", Type: sdk.Float, Default: 1e-6, Min: sdk.Inclusive(0), Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
 	{Name: "variance_inflation", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0), Max: sdk.Inclusive(1e300), Doc: "posterior variance factor c2: theta_i ~ N(muhat_i, c2 sd^2/N_i)"},
+	{Name: "variant", Type: sdk.String, Default: VariantPaper, Allowed: []any{VariantPaper, VariantRobust},
+		Doc: "paper: Algorithm 2 as written; robust: a scale-free stop rule (tv_tol) and logits that cannot drift out of reach (see the package doc)"},
+	{Name: "tv_tol", Type: sdk.Float, Default: DefaultTVTol, Min: sdk.Inclusive(0), Max: sdk.Exclusive(1),
+		Doc: "robust variant only: stop a round's steps after one that moves pi by at most tv_tol in total variation (tol is then unused)"},
+	{Name: "logit_floor", Type: sdk.Float, Default: DefaultLogitFloor, Min: sdk.Inclusive(0), Max: sdk.Inclusive(700),
+		Doc: "robust variant only: each round starts from logits re-centred to max 0 and raised to at least -logit_floor (lower explores more; 0 starts every round from uniform)"},
 }
+
+// The values of the variant parameter.
+const (
+	VariantPaper  = "paper"  // Algorithm 2 as written
+	VariantRobust = "robust" // scale-free stop rule and logit floor
+)
+
+// Defaults of the robust variant's parameters.
+const (
+	DefaultTVTol      = 1e-4
+	DefaultLogitFloor = 8.0
+)
 
 // Diagnostics names the per-round diagnostics a policy reports through
 // sdk.Diagnoser, in this order (see the package doc).
@@ -35,11 +53,15 @@ type Config struct {
 	LR                float64 // Adam learning rate eta
 	Tol               float64 // KKT-gap tolerance tau
 	VarianceInflation float64 // posterior variance factor c2
+	Variant           string  // VariantPaper (or "", the same) or VariantRobust
+	TVTol             float64 // the robust variant's total-variation tolerance
+	LogitFloor        float64 // the robust variant's logit floor F
 }
 
 // DefaultConfig returns the paper's settings with M = 2.
 func DefaultConfig() Config {
-	return Config{M: 2, Samples: 50, Steps: 20, LR: 0.05, Tol: 1e-6, VarianceInflation: 1}
+	return Config{M: 2, Samples: 50, Steps: 20, LR: 0.05, Tol: 1e-6, VarianceInflation: 1,
+		Variant: VariantPaper, TVTol: DefaultTVTol, LogitFloor: DefaultLogitFloor}
 }
 
 // ConfigFromParams reads and validates a Config from resolved parameters.
@@ -51,6 +73,9 @@ func ConfigFromParams(p sdk.Params) (Config, error) {
 		LR:                p.Float("lr"),
 		Tol:               p.Float("tol"),
 		VarianceInflation: p.Float("variance_inflation"),
+		Variant:           p.String("variant"),
+		TVTol:             p.Float("tv_tol"),
+		LogitFloor:        p.Float("logit_floor"),
 	}
 	return c, c.Validate()
 }
@@ -70,6 +95,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("parameter %q: want >= 0, got %v", "tol", c.Tol)
 	case !(c.VarianceInflation > 0) || c.VarianceInflation > 1e300:
 		return fmt.Errorf("parameter %q: want a finite value > 0, got %v", "variance_inflation", c.VarianceInflation)
+	case c.Variant != "" && c.Variant != VariantPaper && c.Variant != VariantRobust:
+		return fmt.Errorf("parameter %q: want %q or %q, got %q", "variant", VariantPaper, VariantRobust, c.Variant)
+	case !(c.TVTol >= 0 && c.TVTol < 1):
+		return fmt.Errorf("parameter %q: want a value in [0, 1), got %v", "tv_tol", c.TVTol)
+	case !(c.LogitFloor >= 0 && c.LogitFloor <= 700): // e^-700 is near the smallest normal float64
+		return fmt.Errorf("parameter %q: want a value in [0, 700], got %v", "logit_floor", c.LogitFloor)
 	}
 	return nil
 }

@@ -17,6 +17,23 @@ func session(t *testing.T, k int, values map[string]any) sdk.Session {
 	return sdk.Session{Arms: k, Horizon: 1000, Family: sdk.Gaussian, NoiseSD: 0.1, NoiseKnown: true, InitPulls: 1, Params: p}
 }
 
+// TestParamsVariant: variant accepts exactly paper and robust, and bench
+// can refuse anything else before a run (Allowed).
+func TestParamsVariant(t *testing.T) {
+	for v, ok := range map[string]bool{"paper": true, "robust": true, "Robust": false, "": false} {
+		p, err := sdk.Resolve(Params, map[string]any{"variant": v})
+		if (err == nil) != ok {
+			t.Errorf("variant %q: Resolve error %v, want accepted %v", v, err, ok)
+			continue
+		}
+		if ok {
+			if c, err := ConfigFromParams(p); err != nil || c.Variant != v {
+				t.Errorf("variant %q: config %+v, %v", v, c, err)
+			}
+		}
+	}
+}
+
 func TestParamsDefaults(t *testing.T) {
 	p, err := sdk.Resolve(Params, nil)
 	if err != nil {
@@ -42,6 +59,8 @@ func TestNewErrors(t *testing.T) {
 		{"non-positive learning rate", func(s *sdk.Session) { s.Params["lr"] = 0.0 }, `"lr"`},
 		{"negative tolerance", func(s *sdk.Session) { s.Params["tol"] = -1.0 }, `"tol"`},
 		{"non-positive variance inflation", func(s *sdk.Session) { s.Params["variance_inflation"] = 0.0 }, `"variance_inflation"`},
+		{"unknown variant", func(s *sdk.Session) { s.Params["variant"] = "fast" }, `"variant"`},
+		{"total-variation tolerance of 1 never lets a step count", func(s *sdk.Session) { s.Params["tv_tol"] = 1.0 }, `"tv_tol"`},
 		{"unknown family", func(s *sdk.Session) { s.Family = "poisson" }, "poisson"},
 	}
 	for _, c := range cases {
@@ -134,7 +153,7 @@ func TestSelectAllocs(t *testing.T) {
 		for i := range inst.means {
 			inst.means[i] = 0.01 * float64(i)
 		}
-		bd := newBandit(t, inst, c.m, 3)
+		bd := newBandit(t, inst, c.m, 3, VariantPaper)
 		for range 50 {
 			bd.round()
 		}
