@@ -73,3 +73,65 @@ func TestPaperWith(t *testing.T) {
 		t.Errorf("paper --with a taken label: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestPaperWithExternalPlugin is issue 17's acceptance: a Go plugin built
+// outside this module (examples/ucb1, its own module) appears in every
+// paper experiment with `bench paper --with NAME`, next to unchanged
+// shipped rows, with the comparison printed and written into index.html.
+func TestPaperWithExternalPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds examples/ucb1 and runs the paper at small scale")
+	}
+	dir := t.TempDir()
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range shipped {
+		if err := os.Symlink(filepath.Join(binDir, "plugins", "bench-plugin-"+p), filepath.Join(plugins, "bench-plugin-"+p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(ucb1Plugin(t), filepath.Join(plugins, "bench-plugin-ucb1")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := bench(t, "--plugin-dir", plugins, "paper", "--runs", "4", "--horizon", "120", "--out", out,
+		"--plot-format", "svg", "-q", "--with", "ucb1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "Comparison across 6 scenarios") {
+		t.Errorf("no comparison across the experiments on stdout:\n%s", stdout)
+	}
+	plain := filepath.Join(dir, "plain")
+	if _, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", plain, "--plot-format", "svg", "-q"); code != 0 {
+		t.Fatalf("plain paper: exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"two_arm", "three_arm", "ten_arm", "obd", "movielens", "failure_mode",
+		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
+		with, base := readResults(t, filepath.Join(out, name+".json")), readResults(t, filepath.Join(plain, name+".json"))
+		last := with.Policies[len(with.Policies)-1]
+		if last.Label != "ucb1" || last.Status != "ok" {
+			t.Errorf("%s: last policy %q (%s), want ucb1, ok", name, last.Label, last.Status)
+		}
+		if len(with.Policies) != len(base.Policies)+1 {
+			t.Errorf("%s: %d policies with --with, %d without", name, len(with.Policies), len(base.Policies))
+		}
+		for _, p := range base.Policies {
+			q := with.Policy(p.Label)
+			if q == nil || !reflect.DeepEqual(p.Final, q.Final) || !reflect.DeepEqual(p.Regret, q.Regret) {
+				t.Errorf("%s: shipped policy %q changed when ucb1 was added", name, p.Label)
+			}
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-failure_mode-comparison-table"`, `>ucb1</th>`} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+}
