@@ -59,7 +59,7 @@ func FuzzDecodeStepRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, p []byte, n16 uint16) {
 		n := int(n16)
 		var fr stepFrame
-		if err := decodeStepRequest(p, &fr, n); err != nil {
+		if err := decodeStepRequest(p, &fr, n, 0); err != nil {
 			if cap(fr.arms) > 0 || cap(fr.rewards) > 0 {
 				t.Fatalf("refused request allocated %d arms", cap(fr.arms))
 			}

@@ -196,9 +196,9 @@ func (ro *runOptions) launcher() engine.Launcher {
 			c.Close()
 			return nil, err
 		}
-		if d.ProtocolVersion != sdk.ProtocolVersion {
+		if v := c.Protocol(); d.ProtocolVersion != v {
 			c.Close()
-			return nil, fmt.Errorf("plugin %s: speaks protocol version %d, bench speaks %d", path, d.ProtocolVersion, sdk.ProtocolVersion)
+			return nil, fmt.Errorf("plugin %s: its Describe reports protocol version %d, but it negotiated version %d at the handshake", path, d.ProtocolVersion, v)
 		}
 		if err := describeErr(path, d); err != nil {
 			// The plugin's fault, not the scenario's: only its policies fail.

@@ -36,6 +36,9 @@ func Differences(base, cur results.Scenario) []string {
 	if base.InitPulls != cur.InitPulls {
 		add("init_pulls", base.InitPulls, cur.InitPulls)
 	}
+	if base.Feedback != cur.Feedback {
+		add("feedback", quoteOrImmediate(base.Feedback), quoteOrImmediate(cur.Feedback))
+	}
 	return d
 }
 
@@ -95,4 +98,12 @@ func streams(v string) string {
 		return "v1 (unrecorded)"
 	}
 	return v
+}
+
+// quoteOrImmediate names a recorded feedback mode, "immediate" when empty.
+func quoteOrImmediate(f string) string {
+	if f == "" {
+		return "immediate"
+	}
+	return f
 }

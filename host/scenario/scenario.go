@@ -59,6 +59,9 @@ type Scenario struct {
 	// increasing and ending at Horizon; DefaultCheckpoints(Horizon) when
 	// absent from the file.
 	Checkpoints []int `mapstructure:"checkpoints" yaml:"checkpoints,flow"`
+	// Feedback, when set, delays or batches the rewards (Feedback); absent,
+	// feedback is immediate.
+	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
 	// Policies are the policies to run, in report order.
 	Policies []Policy `mapstructure:"policies" yaml:"policies"`
 	// Source is where the scenario came from (a file path or
@@ -104,6 +107,9 @@ type Policy struct {
 	// SHA256, when set, pins the plugin binary: 64 hex digits, lower-cased
 	// by Parse.
 	SHA256 string `mapstructure:"sha256" yaml:"sha256,omitempty"`
+	// Feedback, when set, replaces the scenario's `feedback:` for this
+	// policy (Scenario.FeedbackOf).
+	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
 }
 
 // Error is one problem with a scenario. Parse and Validate return several
