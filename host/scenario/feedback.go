@@ -3,6 +3,9 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -132,4 +135,25 @@ func (s *Scenario) checkFeedback(bad func(field, format string, args ...any)) {
 			bad(fmt.Sprintf("policies[%d].feedback%s", i, fe.field), "%s", fe.msg)
 		}
 	}
+}
+
+// mapKey returns the value of key (case-insensitive, as viper reads keys)
+// in the mapping n, following aliases; nil when absent.
+func mapKey(n *yaml.Node, key string) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 8; depth++ {
+		n = n.Alias
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if strings.EqualFold(n.Content[i].Value, key) {
+			v := n.Content[i+1]
+			for depth := 0; v.Kind == yaml.AliasNode && depth < 8; depth++ {
+				v = v.Alias
+			}
+			return v
+		}
+	}
+	return nil
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/scenarios"
@@ -180,6 +181,18 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		return nil, errors.Join(missing...)
 	}
 
+	// viper drops an empty mapping: `feedback: {}` must not pass for
+	// immediate feedback.
+	if s.Feedback == nil && mapKey(root, "feedback") != nil {
+		s.Feedback = &Feedback{}
+	}
+	if pols := mapKey(root, "policies"); pols != nil && pols.Kind == yaml.SequenceNode {
+		for i := range s.Policies {
+			if i < len(pols.Content) && s.Policies[i].Feedback == nil && mapKey(pols.Content[i], "feedback") != nil {
+				s.Policies[i].Feedback = &Feedback{}
+			}
+		}
+	}
 	s.applyDefaults(v.IsSet("init_pulls"), v.IsSet("checkpoints"))
 	if err := s.Validate(); err != nil {
 		return nil, addLines(root, err)

@@ -15,6 +15,7 @@ import (
 
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
+		"delayed_ten_arm", "delayed_two_arm",
 		"failure_mode", "movielens", "obd", "quick",
 		"remaxgrad_ten_arm", "remaxgrad_three_arm", "remaxgrad_two_arm",
 		"ten_arm", "three_arm", "two_arm",
@@ -46,7 +47,7 @@ func TestShippedScenariosParse(t *testing.T) {
 		// rows are then bit-identical to the base scenario's, so `bench
 		// paper` runs each of those policies once. Other scenarios have
 		// seeds of their own.
-		key := strings.TrimPrefix(name, "remaxgrad_")
+		key := strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "delayed_")
 		if other, dup := seeds[s.Seed]; dup && other != key {
 			t.Errorf("%s and %s share seed %d", name, other, s.Seed)
 		}
@@ -386,7 +387,7 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve("nope.yml"); err == nil || !strings.Contains(err.Error(), "scenario nope.yml:") {
 		t.Errorf(".yml is a path: %v", err)
 	}
-	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "shipped scenarios: failure_mode") {
+	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "shipped scenarios: delayed_ten_arm") {
 		t.Errorf("unknown name: %v", err)
 	}
 	// A file in the working directory wins over a shipped name.
