@@ -223,26 +223,26 @@ func decodeArrivals(p []byte, f *stepFrame, n, maxArrivals int) error {
 	if len(p) < 4*n+4 {
 		return errShortFrame
 	}
+	m := le.Uint32(p[4*n:])
+	if int64(m) > int64(maxArrivals) {
+		return fmt.Errorf("request frame with %d arrivals, but only %d rewards are pending", m, maxArrivals)
+	}
+	if rest := len(p) - 4*n - 4; int64(rest) != int64(arrivalBytes)*int64(m) {
+		return fmt.Errorf("request frame with %d bytes of arrivals for %d arrivals", rest, m)
+	}
 	f.arms = grow(f.arms, n)
 	for i := range f.arms {
 		f.arms[i] = int32(le.Uint32(p[4*i:]))
 	}
 	f.rewards = f.rewards[:0]
-	p = p[4*n:]
-	m := le.Uint32(p)
-	if int64(m) > int64(maxArrivals) {
-		return fmt.Errorf("request frame with %d arrivals, but only %d rewards are pending", m, maxArrivals)
-	}
-	p = p[4:]
-	if int64(len(p)) != int64(arrivalBytes)*int64(m) {
-		return fmt.Errorf("request frame with %d bytes of arrivals for %d arrivals", len(p), m)
-	}
+	p = p[4*n+4:]
 	f.arrivals = grow(f.arrivals, int(m))
 	for j := range f.arrivals {
 		q := p[arrivalBytes*j:]
+		// A round beyond the int range wraps negative: core.step refuses it.
 		f.arrivals[j] = Arrival{
 			Index:  int(le.Uint32(q)),
-			Round:  int(min(le.Uint64(q[4:]), 1<<62)),
+			Round:  int(le.Uint64(q[4:])),
 			Arm:    int32(le.Uint32(q[12:])),
 			Reward: math.Float64frombits(le.Uint64(q[16:])),
 		}

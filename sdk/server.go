@@ -73,7 +73,7 @@ func (s *grpcServer) step(req *pb.StepRequest, resp *pb.StepResponse) error {
 	if arr := req.GetArrivals(); len(arr) > 0 {
 		arrivals = make([]Arrival, len(arr))
 		for i, a := range arr {
-			arrivals[i] = Arrival{Index: int(a.GetIndex()), Round: int(min(a.GetRound(), 1<<62)), Arm: a.GetArm(), Reward: a.GetReward()}
+			arrivals[i] = Arrival{Index: int(a.GetIndex()), Round: int(a.GetRound()), Arm: a.GetArm(), Reward: a.GetReward()}
 		}
 	}
 	res, err := s.c.step(req.GetSessionId(), int(req.GetRound()), req.GetPrevArms(), req.GetPrevRewards(), arrivals, req.GetWantDiagnostics())
