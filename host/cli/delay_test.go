@@ -364,3 +364,35 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 		t.Errorf("bench plugins does not show protocol 1:\n%s", stdout)
 	}
 }
+
+// TestResumeDelayed: --resume keeps a policy whose feedback is unchanged
+// and reruns one whose feedback changed.
+func TestResumeDelayed(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	sc := func(d string) string {
+		return writeFile(t, "resume.yaml", `
+name: resume
+environment: {means: [0.6, 0.4], noise_sd: 0.5}
+horizon: 50
+runs: 3
+policies:
+  - {plugin: ts, label: TS, feedback: {delay: `+d+`}}
+  - {plugin: klucb, label: KL-UCB}
+`)
+	}
+	if _, stderr, code := bench(t, "--scenario", sc("5"), "-q", "--out", out); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	_, stderr, code := bench(t, "--scenario", sc("5"), "-q", "--out", out, "--resume")
+	if code != 0 || !strings.Contains(stderr, "already holds every policy") {
+		t.Fatalf("unchanged feedback: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = bench(t, "--scenario", sc("6"), "-q", "--out", out, "--resume")
+	if code != 0 || !strings.Contains(stderr, `rerunning "TS": feedback was delay 5, now delay 6`) || strings.Contains(stderr, `rerunning "KL-UCB"`) {
+		t.Fatalf("changed feedback: exit %d\n%s", code, stderr)
+	}
+	if p := policyByLabel(readResults(t, out), "TS"); p.Feedback != "delay 6" {
+		t.Errorf("TS feedback %q after resume, want delay 6", p.Feedback)
+	}
+}
