@@ -18,10 +18,12 @@
 //	seed: 1                       # fixes every reward stream (default 0)
 //	init_pulls: 1                 # host-forced pulls per arm, in order (default 1)
 //	checkpoints: [100, 1000]      # optional; T is appended; default ~30 log-spaced rounds
+//	feedback: {delay: 10}         # optional: {delay: D}, {delay: {geometric: MEAN}} or {batch: B}; default immediate
 //	policies:
 //	  - {plugin: remax, label: ReMax}
 //	  - {plugin: remax, label: "ReMax c2=2", params: {variance_inflation: 2}}
 //	  - {plugin: ts, label: TS, sha256: <64 hex digits of bench-plugin-ts>}
+//	  - {plugin: ts, label: "TS batch=100", feedback: {batch: 100}}   # a policy's own feedback
 //
 // Keys are case-insensitive because viper lower-cases them, including the
 // keys of params: parameter names are therefore lower_snake_case (m,

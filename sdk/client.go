@@ -38,6 +38,11 @@ type SessionConn interface {
 	// Step plays round (1-based) given the previous round's arms and rewards
 	// (nil for round 1). The result is valid until the next Step.
 	Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error)
+	// StepArrivals plays round under delayed feedback (a session opened
+	// with OpenRequest.Feedback.Delayed(), protocol 2): the previous
+	// round's arms (nil for round 1) and the rewards arriving now, ordered
+	// by index, then round.
+	StepArrivals(ctx context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error)
 	// Close ends the session.
 	Close(ctx context.Context) error
 }
@@ -104,7 +109,7 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: pluginSets(nil),
+		VersionedPlugins: pluginSets(nil, hostVersions),
 		// The process runs in its own process group, with pipes bench
 		// owns and closes (proc.go); the runner checks the pinned
 		// checksum, as SecureConfig would.
@@ -137,7 +142,7 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 // Attach connects to a plugin served by ServeInProcess (or a debug-mode
 // plugin) instead of launching a process. Of opts only NoStream applies.
 func Attach(rc *plugin.ReattachConfig, opts LaunchOptions) (*Client, error) {
-	sets := pluginSets(nil)
+	sets := pluginSets(nil, hostVersions)
 	tail := newRingBuffer(64 << 10)
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: Handshake,
@@ -183,7 +188,7 @@ func (c *Client) fail(op string, err error) error {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
 		err = fmt.Errorf("%w (its SHA-256 does not match the pinned sha256)", err)
 	case strings.Contains(strings.ToLower(msg), "incompatible api version"):
-		err = fmt.Errorf("%s (bench speaks protocol version %d)", firstLine(msg), ProtocolVersion)
+		err = fmt.Errorf("%s (bench speaks protocol versions %d to %d)", firstLine(msg), MinProtocolVersion, ProtocolVersion)
 	case strings.HasPrefix(msg, "Unrecognized remote plugin message: "):
 		line := firstLine(strings.TrimPrefix(msg, "Unrecognized remote plugin message: "))
 		if line == "" && strings.Contains(msg, "Failed to read any lines") {
@@ -258,6 +263,10 @@ func (e *PluginError) Unwrap() error { return e.Err }
 
 // Path returns the executable this client launched.
 func (c *Client) Path() string { return c.path }
+
+// Protocol returns the protocol version negotiated with the plugin at the
+// handshake.
+func (c *Client) Protocol() int { return c.pc.NegotiatedVersion() }
 
 // Exited reports whether the plugin process has exited.
 func (c *Client) Exited() bool { return c.pc.Exited() }
@@ -420,6 +429,8 @@ type clientSession struct {
 	cancel context.CancelFunc
 	diag   [][]float64
 	sock   *sockSession // nil: rounds go over gRPC
+	// arrivals are the messages of delayed rewards, reused across rounds.
+	arrivals []*pb.Arrival
 
 	// What the session expects of the plugin's answers: the diagnostics
 	// it declared, and a bound on the size of gRPC answers.
@@ -428,8 +439,17 @@ type clientSession struct {
 }
 
 func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
+	return s.step(ctx, round, prevArms, prevRewards, nil, false, wantDiag)
+}
+
+// StepArrivals implements SessionConn.
+func (s *clientSession) StepArrivals(ctx context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error) {
+	return s.step(ctx, round, prevArms, nil, arrivals, true, wantDiag)
+}
+
+func (s *clientSession) step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, arrivals []Arrival, delayed, wantDiag bool) (StepResult, error) {
 	if s.sock != nil {
-		r, err := s.stepSocket(ctx, round, prevArms, prevRewards, wantDiag)
+		r, err := s.stepSocket(ctx, round, prevArms, prevRewards, arrivals, delayed, wantDiag)
 		if err != nil {
 			return StepResult{}, err
 		}
@@ -439,6 +459,15 @@ func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, p
 	s.req.PrevArms = prevArms
 	s.req.PrevRewards = prevRewards
 	s.req.WantDiagnostics = wantDiag
+	s.req.Arrivals = s.req.Arrivals[:0]
+	for j, a := range arrivals {
+		if j < len(s.arrivals) {
+			*s.arrivals[j] = pb.Arrival{Index: uint32(a.Index), Round: uint64(a.Round), Arm: a.Arm, Reward: a.Reward}
+		} else {
+			s.arrivals = append(s.arrivals, &pb.Arrival{Index: uint32(a.Index), Round: uint64(a.Round), Arm: a.Arm, Reward: a.Reward})
+		}
+		s.req.Arrivals = append(s.req.Arrivals, s.arrivals[j])
+	}
 	var resp *pb.StepResponse
 	if s.c.stream {
 		if s.stream == nil {
@@ -673,7 +702,11 @@ type localSession struct {
 }
 
 func (s *localSession) Step(_ context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
-	return s.c.step(s.id, round, prevArms, prevRewards, wantDiag)
+	return s.c.step(s.id, round, prevArms, prevRewards, nil, wantDiag)
+}
+
+func (s *localSession) StepArrivals(_ context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error) {
+	return s.c.step(s.id, round, prevArms, nil, arrivals, wantDiag)
 }
 
 func (s *localSession) Close(context.Context) error { return s.c.close(s.id) }

@@ -116,6 +116,10 @@ func toPBOpen(r *OpenRequest) (*pb.OpenRequest, error) {
 		Seed: r.Seed, Family: string(r.Family), NoiseSd: r.NoiseSD, NoiseKnown: r.NoiseKnown,
 		InitPulls: uint32(r.InitPulls), Params: map[string]*pb.Value{},
 	}
+	if r.Feedback.Delayed() {
+		out.Feedback = &pb.Feedback{Kind: string(r.Feedback.Kind), Delay: uint64(max(r.Feedback.Delay, 0)),
+			Mean: r.Feedback.Mean, Batch: uint64(max(r.Feedback.Batch, 0))}
+	}
 	for k, v := range r.Params {
 		pv, err := toValue(v)
 		if err != nil {
@@ -131,6 +135,13 @@ func fromPBOpen(r *pb.OpenRequest) *OpenRequest {
 		Arms: int(r.GetArms()), Horizon: int(r.GetHorizon()), Replications: r.GetReplications(),
 		Seed: r.GetSeed(), Family: Family(r.GetFamily()), NoiseSD: r.GetNoiseSd(),
 		NoiseKnown: r.GetNoiseKnown(), InitPulls: int(r.GetInitPulls()), Params: map[string]any{},
+	}
+	if f := r.GetFeedback(); f != nil {
+		out.Feedback = Feedback{Kind: FeedbackKind(f.GetKind()), Delay: int(min(f.GetDelay(), 1<<62)),
+			Mean: f.GetMean(), Batch: int(min(f.GetBatch(), 1<<62))}
+		if out.Feedback.Kind == Immediate {
+			out.Feedback.Kind = "(empty)" // a message without a kind: refused by open
+		}
 	}
 	for k, v := range r.GetParams() {
 		out.Params[k] = fromValue(v)

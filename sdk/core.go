@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +32,7 @@ func (c *core) describe() *Description {
 	return &Description{
 		Name:            c.p.Name,
 		Version:         c.p.Version,
-		ProtocolVersion: ProtocolVersion,
+		ProtocolVersion: servedVersions[len(servedVersions)-1],
 		Params:          c.p.Params,
 		Diagnostics:     c.p.Diagnostics,
 		StepStream:      true,
@@ -46,9 +47,12 @@ type coreSession struct {
 	n     int
 	reps  []uint64 // global replication indices, for error messages
 	round int      // last round answered
-	pol   BatchPolicy
-	step  BatchStep
-	diag  [][]float64
+	// delivered counts the rewards that have arrived (delayed feedback):
+	// n x round - delivered rewards are pending, which bounds arrivals.
+	delivered int
+	pol       BatchPolicy
+	step      BatchStep
+	diag      [][]float64
 }
 
 // errInvalid marks errors caused by a bad request rather than the policy.
@@ -59,6 +63,9 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		return 0, fmt.Errorf("%w: arms=%d horizon=%d replications=%d init_pulls=%d",
 			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
 	}
+	if err := req.Feedback.check(); err != nil {
+		return 0, fmt.Errorf("%w: %v", errInvalid, err)
+	}
 	params, err := Resolve(c.p.Params, req.Params)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
@@ -67,6 +74,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
 		NoiseSD: req.NoiseSD, NoiseKnown: req.NoiseKnown,
 		InitPulls: req.InitPulls, Seed: req.Seed, Params: params,
+		Feedback: req.Feedback,
 	}
 	reps := make([]Replica, len(req.Replications))
 	for i, idx := range req.Replications {
@@ -113,7 +121,7 @@ func (c *core) session(id uint64) (*coreSession, error) {
 
 // step plays round t of session id. The returned result aliases session
 // buffers and is valid until the next step of that session.
-func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
+func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float64, arrivals []Arrival, wantDiag bool) (StepResult, error) {
 	s, err := c.session(id)
 	if err != nil {
 		return StepResult{}, err
@@ -128,9 +136,23 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	if round == 1 {
 		want = 0
 	}
-	if len(prevArms) != want || len(prevRewards) != want {
-		return StepResult{}, fmt.Errorf("%w: session %d round %d: got %d arms and %d rewards, want %d each",
-			errInvalid, id, round, len(prevArms), len(prevRewards), want)
+	if s.spec.Feedback.Delayed() {
+		if len(prevArms) != want || len(prevRewards) != 0 {
+			return StepResult{}, fmt.Errorf("%w: session %d round %d (feedback %s): got %d arms and %d rewards, want %d arms and no rewards",
+				errInvalid, id, round, s.spec.Feedback, len(prevArms), len(prevRewards), want)
+		}
+		if err := s.checkArrivals(round, arrivals); err != nil {
+			return StepResult{}, fmt.Errorf("%w: session %d round %d: %v", errInvalid, id, round, err)
+		}
+	} else {
+		if len(prevArms) != want || len(prevRewards) != want {
+			return StepResult{}, fmt.Errorf("%w: session %d round %d: got %d arms and %d rewards, want %d each",
+				errInvalid, id, round, len(prevArms), len(prevRewards), want)
+		}
+		if len(arrivals) > 0 {
+			return StepResult{}, fmt.Errorf("%w: session %d round %d: %d arrivals under immediate feedback",
+				errInvalid, id, round, len(arrivals))
+		}
 	}
 	for i, a := range prevArms {
 		if a < 0 || int(a) >= s.spec.Arms {
@@ -142,6 +164,7 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	st.Round = round
 	st.PrevArms = prevArms
 	st.PrevRewards = prevRewards
+	st.Arrivals = arrivals
 	st.Diagnostics = nil
 	if wantDiag && len(s.diag) > 0 {
 		st.Diagnostics = s.diag
@@ -181,7 +204,36 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 		}
 	}
 	s.round = round
+	s.delivered += len(arrivals)
 	return StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}, nil
+}
+
+// pending is how many rewards of the session have not arrived before the
+// next round: every pull of the rounds answered, less those delivered. It
+// bounds the arrivals of the next round.
+func (s *coreSession) pending() int { return s.n*s.round - s.delivered }
+
+// checkArrivals checks the arrivals of round t: no more than are pending,
+// each of a replication of the batch and of an earlier round, an arm in
+// range, ordered by index then round, none twice.
+func (s *coreSession) checkArrivals(t int, arr []Arrival) error {
+	if len(arr) > s.pending() {
+		return fmt.Errorf("%d arrivals, but only %d rewards are pending", len(arr), s.pending())
+	}
+	for j, a := range arr {
+		switch {
+		case a.Index < 0 || a.Index >= s.n:
+			return fmt.Errorf("arrival %d: index %d, want 0..%d", j, a.Index, s.n-1)
+		case a.Round < 1 || a.Round >= t:
+			return fmt.Errorf("arrival %d: replication %d: pulled in round %d, want 1..%d", j, s.reps[a.Index], a.Round, t-1)
+		case a.Arm < 0 || int(a.Arm) >= s.spec.Arms:
+			return fmt.Errorf("arrival %d: replication %d: arm %d out of range", j, s.reps[a.Index], a.Arm)
+		case j > 0 && (a.Index < arr[j-1].Index || a.Index == arr[j-1].Index && a.Round <= arr[j-1].Round):
+			return fmt.Errorf("arrival %d: (index %d, round %d) after (index %d, round %d): arrivals must be ordered by index, then round, without repeats",
+				j, a.Index, a.Round, arr[j-1].Index, arr[j-1].Round)
+		}
+	}
+	return nil
 }
 
 func (c *core) close(id uint64) error {
@@ -307,9 +359,20 @@ func (b *replicaBatch) run(st *BatchStep, j, lo, hi int) error {
 	t := st.Round
 	k := b.spec.Arms
 	forced := t <= b.spec.InitRounds()
+	delayed := b.spec.Feedback.Delayed()
+	arr := st.Arrivals
+	if delayed {
+		// The arrivals are ordered by index: this chunk's start here.
+		arr = arr[sort.Search(len(arr), func(j int) bool { return arr[j].Index >= lo }):]
+	}
 	for i := lo; i < hi; i++ {
 		p := b.pols[i]
-		if len(st.PrevArms) > 0 {
+		if delayed {
+			for len(arr) > 0 && arr[0].Index == i {
+				p.Observe(arr[0].Round, int(arr[0].Arm), arr[0].Reward)
+				arr = arr[1:]
+			}
+		} else if len(st.PrevArms) > 0 {
 			p.Observe(t-1, int(st.PrevArms[i]), st.PrevRewards[i])
 		}
 		if forced {

@@ -56,7 +56,7 @@ func TestRoundSplit(t *testing.T) {
 			if force {
 				b.work = fanOutWork
 			}
-			res, err := c.step(id, round, prev, rewards, false)
+			res, err := c.step(id, round, prev, rewards, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,6 +40,17 @@
 // did not pull. Rounds 1..K*InitPulls pull arms 0..K-1 in order; the SDK
 // calls Observe for them but not Select.
 //
+// # Delayed and batched feedback
+//
+// A scenario may declare that rewards arrive late (`feedback:`, protocol
+// version 2; Session.Feedback says how). A reward of round t with delay d
+// arrives at the start of round t+d+1; the SDK then calls Observe(t, arm,
+// reward) before Select of that round, in the order of the pulled rounds,
+// and never for rewards due after the horizon. A BatchPolicy gets them in
+// BatchStep.Arrivals (PrevRewards is then empty; PrevArms still carries the
+// arms pulled in round t-1). A plugin built on this SDK serves protocols 1
+// and 2; the host picks 2.
+//
 // Each replication gets its own *rand.Rand (math/rand/v2) seeded from
 // (policy seed, global replication index) only, so results do not depend on how
 // the host batches or shards replications, nor on the number of cores.

@@ -105,12 +105,32 @@ func endFrame(buf []byte) []byte {
 	return buf
 }
 
+// Request flags.
+const (
+	flagWantDiag = 1 << 0
+	flagArrivals = 1 << 1 // protocol 2, delayed feedback: no rewards, arrivals follow
+)
+
+// arrivalBytes is the size of one arrival in a request frame: uint32
+// index, uint64 round, int32 arm, float64 reward.
+const arrivalBytes = 4 + 8 + 4 + 8
+
+// reqFrameLimitDelayed is the longest request frame under delayed feedback
+// of a session of n replications with pending rewards not yet arrived:
+// round, flags, count, an arm per replication, the arrival count and at
+// most every pending reward.
+func reqFrameLimitDelayed(n, pending int) int {
+	return int(min(int64(4+13+4*n+4)+int64(arrivalBytes)*int64(pending), 4+maxFrame))
+}
+
 // stepFrame is a decoded request frame. Its slices alias reused buffers.
 type stepFrame struct {
 	round    int
 	wantDiag bool
+	delayed  bool // flag bit 1: arrivals, no rewards
 	arms     []int32
 	rewards  []float64
+	arrivals []Arrival
 }
 
 // appendStepRequest appends a request frame for round t to buf[:0].
@@ -132,23 +152,56 @@ func appendStepRequest(buf []byte, round int, arms []int32, rewards []float64, w
 	return endFrame(buf)
 }
 
+// appendStepRequestArrivals appends a request frame for round t under
+// delayed feedback to buf[:0]: flag bit 1, the previous round's arms, no
+// rewards, then the arrivals.
+func appendStepRequestArrivals(buf []byte, round int, arms []int32, arrivals []Arrival, wantDiag bool) []byte {
+	buf = beginFrame(buf)
+	buf = le.AppendUint64(buf, uint64(round))
+	flags := byte(flagArrivals)
+	if wantDiag {
+		flags |= flagWantDiag
+	}
+	buf = append(buf, flags)
+	buf = le.AppendUint32(buf, uint32(len(arms)))
+	for _, a := range arms {
+		buf = le.AppendUint32(buf, uint32(a))
+	}
+	buf = le.AppendUint32(buf, uint32(len(arrivals)))
+	for _, a := range arrivals {
+		buf = le.AppendUint32(buf, uint32(a.Index))
+		buf = le.AppendUint64(buf, uint64(a.Round))
+		buf = le.AppendUint32(buf, uint32(a.Arm))
+		buf = le.AppendUint64(buf, math.Float64bits(a.Reward))
+	}
+	return endFrame(buf)
+}
+
 var errShortFrame = errors.New("truncated frame")
 
 // decodeStepRequest decodes a request payload into f, reusing its slices,
 // for a session of n replications: a request carries the previous round
 // of every replication, or none (round 1).
-func decodeStepRequest(p []byte, f *stepFrame, n int) error {
+//
+// Under delayed feedback (flag bit 1) it carries no rewards but up to
+// maxArrivals arrivals (the rewards pending in the session): the count is
+// checked before anything is allocated by it.
+func decodeStepRequest(p []byte, f *stepFrame, n, maxArrivals int) error {
 	if len(p) < 13 {
 		return errShortFrame
 	}
 	f.round = int(le.Uint64(p))
-	f.wantDiag = p[8]&1 != 0
+	f.wantDiag = p[8]&flagWantDiag != 0
+	f.delayed = p[8]&flagArrivals != 0
 	got := int(le.Uint32(p[9:]))
 	if got != n && got != 0 {
 		return fmt.Errorf("request frame for %d replications in a session of %d", got, n)
 	}
 	n = got
 	p = p[13:]
+	if f.delayed {
+		return decodeArrivals(p, f, n, maxArrivals)
+	}
 	if len(p) != 12*n {
 		return fmt.Errorf("request frame of %d bytes for %d replications", len(p)+13, n)
 	}
@@ -160,6 +213,39 @@ func decodeStepRequest(p []byte, f *stepFrame, n int) error {
 	p = p[4*n:]
 	for i := range f.rewards {
 		f.rewards[i] = math.Float64frombits(le.Uint64(p[8*i:]))
+	}
+	return nil
+}
+
+// decodeArrivals decodes the rest of a request frame with flag bit 1: n
+// arms, then uint32 m and m arrivals, m <= maxArrivals.
+func decodeArrivals(p []byte, f *stepFrame, n, maxArrivals int) error {
+	if len(p) < 4*n+4 {
+		return errShortFrame
+	}
+	m := le.Uint32(p[4*n:])
+	if int64(m) > int64(maxArrivals) {
+		return fmt.Errorf("request frame with %d arrivals, but only %d rewards are pending", m, maxArrivals)
+	}
+	if rest := len(p) - 4*n - 4; int64(rest) != int64(arrivalBytes)*int64(m) {
+		return fmt.Errorf("request frame with %d bytes of arrivals for %d arrivals", rest, m)
+	}
+	f.arms = grow(f.arms, n)
+	for i := range f.arms {
+		f.arms[i] = int32(le.Uint32(p[4*i:]))
+	}
+	f.rewards = f.rewards[:0]
+	p = p[4*n+4:]
+	f.arrivals = grow(f.arrivals, int(m))
+	for j := range f.arrivals {
+		q := p[arrivalBytes*j:]
+		// A round beyond the int range wraps negative: core.step refuses it.
+		f.arrivals[j] = Arrival{
+			Index:  int(le.Uint32(q)),
+			Round:  int(le.Uint64(q[4:])),
+			Arm:    int32(le.Uint32(q[12:])),
+			Reward: math.Float64frombits(le.Uint64(q[16:])),
+		}
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestStepFrameRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var f stepFrame
-			if err := decodeStepRequest(p[4:], &f, len(c.arms)); err != nil {
+			if err := decodeStepRequest(p[4:], &f, len(c.arms), 0); err != nil {
 				t.Fatal(err)
 			}
 			if f.round != c.round || f.wantDiag != c.wantDiag || len(f.arms) != len(c.arms) || len(f.rewards) != len(c.rewards) {
@@ -113,7 +113,7 @@ func TestBadFrames(t *testing.T) {
 					t.Fatalf("readFrame: %v", err)
 				}
 				if c.isReq {
-					err = decodeStepRequest(p[4:], &stepFrame{}, 2)
+					err = decodeStepRequest(p[4:], &stepFrame{}, 2, 0)
 				} else {
 					err = decodeStepResponse(p[4:], &stepReply{}, 2, 1)
 				}

@@ -53,7 +53,7 @@ func decodeVectorRequest(p []byte, f *stepFrame) error {
 	if len(p) >= 13 {
 		n = int(le.Uint32(p[9:]))
 	}
-	return decodeStepRequest(p, f, n)
+	return decodeStepRequest(p, f, n, 1024) // the vectors hold no more arrivals
 }
 
 func decodeVectorResponse(p []byte, r *stepReply) error {

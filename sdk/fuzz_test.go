@@ -51,17 +51,31 @@ func FuzzReadFrame(f *testing.F) {
 }
 
 // FuzzDecodeStepRequest (plugin side): a request is accepted only with
-// every replication of the session or none, and then re-encodes to the
-// same bytes.
+// every replication of the session or none, under delayed feedback with
+// no rewards and at most the pending arrivals (3n here), and then
+// re-encodes to the same bytes.
 func FuzzDecodeStepRequest(f *testing.F) {
 	f.Add(appendStepRequest(nil, 1, nil, nil, false)[4:], uint16(2))
 	f.Add(appendStepRequest(nil, 7, []int32{1, 0}, []float64{0.25, math.Inf(1)}, true)[4:], uint16(2))
+	f.Add(appendStepRequestArrivals(nil, 7, []int32{1, 0}, []Arrival{{1, 3, 0, 0.5}}, true)[4:], uint16(2))
 	f.Fuzz(func(t *testing.T, p []byte, n16 uint16) {
 		n := int(n16)
+		maxArr := 3 * n
 		var fr stepFrame
-		if err := decodeStepRequest(p, &fr, n); err != nil {
-			if cap(fr.arms) > 0 || cap(fr.rewards) > 0 {
+		if err := decodeStepRequest(p, &fr, n, maxArr); err != nil {
+			if cap(fr.arms) > 0 || cap(fr.rewards) > 0 || cap(fr.arrivals) > 0 {
 				t.Fatalf("refused request allocated %d arms", cap(fr.arms))
+			}
+			return
+		}
+		want := slices.Clone(p)
+		if fr.delayed {
+			if len(fr.rewards) != 0 || (len(fr.arms) != n && len(fr.arms) != 0) || len(fr.arrivals) > maxArr {
+				t.Fatalf("decoded %d arms, %d rewards and %d arrivals for a session of %d", len(fr.arms), len(fr.rewards), len(fr.arrivals), n)
+			}
+			want[8] &= 3
+			if again := appendStepRequestArrivals(nil, fr.round, fr.arms, fr.arrivals, fr.wantDiag)[4:]; !bytes.Equal(again, want) {
+				t.Fatalf("re-encoded %x, want %x", again, want)
 			}
 			return
 		}
@@ -69,8 +83,7 @@ func FuzzDecodeStepRequest(f *testing.F) {
 			t.Fatalf("decoded %d arms and %d rewards (capacity %d) for a session of %d", len(fr.arms), len(fr.rewards), cap(fr.arms), n)
 		}
 		again := appendStepRequest(nil, fr.round, fr.arms, fr.rewards, fr.wantDiag)[4:]
-		want := slices.Clone(p)
-		want[8] &= 1 // only the flag bit is meaningful
+		want[8] &= 1 // only the flag bits are meaningful
 		if !bytes.Equal(again, want) {
 			t.Fatalf("re-encoded %x, want %x", again, want)
 		}

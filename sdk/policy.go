@@ -29,6 +29,9 @@ type Session struct {
 	InitPulls  int     // rounds 1..K*InitPulls are forced by the host: arm (t-1) mod K
 	Seed       uint64  // the policy seed: a one-way function of the scenario seed, never the seed itself
 	Params     Params  // the policy's parameters, defaults filled in
+	// Feedback is how rewards arrive, as the scenario declares it (the zero
+	// value, immediate, unless it declares `feedback:`).
+	Feedback Feedback
 }
 
 // InitRounds is the number of host-forced rounds at the start of a run.
@@ -49,6 +52,12 @@ type Replica struct {
 // next round, Observe with the arm actually pulled in round t and its
 // reward. The reward of the last round T is never sent: no decision depends
 // on it, so Observe(T, ...) is not called.
+//
+// Under delayed or batched feedback (Session.Feedback.Delayed()) Observe(t,
+// arm, reward) is called when the reward of round t arrives, before Select
+// of the current round, in the order of the pulled rounds; rewards due
+// after the horizon never arrive. Forced rounds' rewards arrive the same
+// way. With {delay: 0} the calls are exactly those of immediate feedback.
 type Policy interface {
 	// Select returns the arm (0..K-1) to pull in round t (1-based).
 	Select(t int) int
@@ -72,8 +81,13 @@ type BatchStep struct {
 	Round int
 	// PrevArms and PrevRewards are the arm pulled and reward observed in round
 	// t-1 for every replication of the batch; both are empty when t == 1.
+	// Under delayed feedback PrevArms is still the arm pulled in round t-1
+	// (forced or not) but PrevRewards is empty: rewards come in Arrivals.
 	PrevArms    []int32
 	PrevRewards []float64
+	// Arrivals, under delayed feedback only, are the rewards arriving at the
+	// start of round t, ordered by Index, then Round (both ascending).
+	Arrivals []Arrival
 	// Arms receives the arm for round t of every replication. During the
 	// host-forced initial rounds the SDK fills it itself and ignores changes.
 	Arms []int32

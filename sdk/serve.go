@@ -46,7 +46,7 @@ func Serve(p Plugin) {
 	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: pluginSets(c),
+		VersionedPlugins: pluginSets(c, servedVersions),
 		GRPCServer:       newGRPCServer,
 		// The host reads our raw stderr into a ring buffer for its error
 		// messages: keep it to warnings and errors, as JSON hclog parses.
@@ -80,8 +80,10 @@ func ServeInProcess(ctx context.Context, p Plugin) (*plugin.ReattachConfig, erro
 	ch := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	go plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: pluginSets(c),
+		HandshakeConfig: Handshake,
+		// Test mode sends no version list: serve the newest version only
+		// (go-plugin would fall back to the oldest).
+		VersionedPlugins: pluginSets(c, servedVersions[len(servedVersions)-1:]),
 		GRPCServer:       newGRPCServer,
 		Logger:           hclog.NewNullLogger(),
 		Test:             &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed},

@@ -18,7 +18,8 @@ import (
 // grpcServer serves a core over the generated gRPC service.
 type grpcServer struct {
 	pb.UnimplementedPolicyServer
-	c *core
+	c       *core
+	version int // the protocol version negotiated with the host
 }
 
 func rpcErr(err error) error {
@@ -29,7 +30,9 @@ func rpcErr(err error) error {
 }
 
 func (s *grpcServer) Describe(context.Context, *pb.DescribeRequest) (*pb.DescribeResponse, error) {
-	r, err := toPBDescribe(s.c.describe())
+	d := s.c.describe()
+	d.ProtocolVersion = s.version
+	r, err := toPBDescribe(d)
 	if err != nil {
 		return nil, rpcErr(err)
 	}
@@ -37,7 +40,12 @@ func (s *grpcServer) Describe(context.Context, *pb.DescribeRequest) (*pb.Describ
 }
 
 func (s *grpcServer) Open(_ context.Context, req *pb.OpenRequest) (*pb.OpenResponse, error) {
-	id, err := s.c.open(fromPBOpen(req))
+	oreq := fromPBOpen(req)
+	if oreq.Feedback.Delayed() && s.version < DelayedFeedbackVersion {
+		return nil, rpcErr(fmt.Errorf("%w: delayed feedback (%s) needs protocol version %d, this connection speaks %d",
+			errInvalid, oreq.Feedback, DelayedFeedbackVersion, s.version))
+	}
+	id, err := s.c.open(oreq)
 	if err != nil {
 		return nil, rpcErr(err)
 	}
@@ -59,7 +67,16 @@ func (s *grpcServer) Step(_ context.Context, req *pb.StepRequest) (*pb.StepRespo
 }
 
 func (s *grpcServer) step(req *pb.StepRequest, resp *pb.StepResponse) error {
-	res, err := s.c.step(req.GetSessionId(), int(req.GetRound()), req.GetPrevArms(), req.GetPrevRewards(), req.GetWantDiagnostics())
+	// Sessions step concurrently on one server: the arrivals are the
+	// call's own. Their count is checked against the session in core.step.
+	var arrivals []Arrival
+	if arr := req.GetArrivals(); len(arr) > 0 {
+		arrivals = make([]Arrival, len(arr))
+		for i, a := range arr {
+			arrivals[i] = Arrival{Index: int(a.GetIndex()), Round: int(a.GetRound()), Arm: a.GetArm(), Reward: a.GetReward()}
+		}
+	}
+	res, err := s.c.step(req.GetSessionId(), int(req.GetRound()), req.GetPrevArms(), req.GetPrevRewards(), arrivals, req.GetWantDiagnostics())
 	if err != nil {
 		return rpcErr(err)
 	}
@@ -134,14 +151,15 @@ func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 // side and builds the client on the host side.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl *core // nil on the host side
+	impl    *core // nil on the host side
+	version int   // the protocol version of this plugin set
 }
 
 func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.impl == nil {
 		return fmt.Errorf("sdk: no policy to serve")
 	}
-	pb.RegisterPolicyServer(s, &grpcServer{c: p.impl})
+	pb.RegisterPolicyServer(s, &grpcServer{c: p.impl, version: p.version})
 	return nil
 }
 
@@ -149,6 +167,16 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grp
 	return pb.NewPolicyClient(cc), nil
 }
 
-func pluginSets(impl *core) map[int]plugin.PluginSet {
-	return map[int]plugin.PluginSet{ProtocolVersion: {pluginName: &grpcPlugin{impl: impl}}}
+// pluginSets returns one plugin set per protocol version: on the host side
+// (impl nil) every version bench speaks, on the plugin side the versions
+// served.
+func pluginSets(impl *core, versions []int) map[int]plugin.PluginSet {
+	sets := map[int]plugin.PluginSet{}
+	for _, v := range versions {
+		sets[v] = plugin.PluginSet{pluginName: &grpcPlugin{impl: impl, version: v}}
+	}
+	return sets
 }
+
+// hostVersions are the protocol versions the host offers.
+var hostVersions = []int{1, 2}

@@ -81,19 +81,33 @@ func (c *core) serveStep(id uint64, conn io.ReadWriter) {
 		f       stepFrame
 		in, out []byte
 		limit   = reqFrameLimit(s.n)
+		delayed = s.spec.Feedback.Delayed()
+		pending int
 	)
 	for {
+		if delayed {
+			// Rounds of a session are sequential: nothing else moves
+			// its count of pending rewards while this one waits.
+			s.mu.Lock()
+			pending = s.pending()
+			s.mu.Unlock()
+			limit = reqFrameLimitDelayed(s.n, pending)
+		}
 		if in, err = readFrame(conn, in, limit); err != nil {
 			if _, ok := err.(*frameSizeError); ok {
 				conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
 			}
 			return
 		}
-		if err := decodeStepRequest(in[4:], &f, s.n); err != nil {
+		if err := decodeStepRequest(in[4:], &f, s.n, pending); err != nil {
 			conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
 			return
 		}
-		res, err := c.step(id, f.round, f.arms, f.rewards, f.wantDiag)
+		var arrivals []Arrival
+		if f.delayed {
+			arrivals = f.arrivals
+		}
+		res, err := c.step(id, f.round, f.arms, f.rewards, arrivals, f.wantDiag)
 		switch {
 		case errors.Is(err, errInvalid):
 			out = appendErrorResponse(out, frameInvalid, err.Error())
@@ -158,14 +172,18 @@ func dialStep(path string) (*sockSession, error) {
 // stepSocket plays one round on the session's step socket. A cancelled ctx
 // interrupts it, and ends the socket: a session is not resumed after a
 // cancelled round.
-func (s *clientSession) stepSocket(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (*stepReply, error) {
+func (s *clientSession) stepSocket(ctx context.Context, round int, prevArms []int32, prevRewards []float64, arrivals []Arrival, delayed, wantDiag bool) (*stepReply, error) {
 	ss := s.sock
 	ss.watch(ctx)
 	ndiag := 0
 	if wantDiag {
 		ndiag = s.ndiag
 	}
-	ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
+	if delayed {
+		ss.out = appendStepRequestArrivals(ss.out, round, prevArms, arrivals, wantDiag)
+	} else {
+		ss.out = appendStepRequest(ss.out, round, prevArms, prevRewards, wantDiag)
+	}
 	_, err := ss.conn.Write(ss.out)
 	if err == nil {
 		ss.in, err = readFrame(ss.conn, ss.in, respFrameLimit(s.n, ndiag))

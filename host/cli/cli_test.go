@@ -161,7 +161,7 @@ policies: [{plugin: ts, label: TS}]
 			if err != nil {
 				return nil, err
 			}
-			if d.Name != "ts" || d.ProtocolVersion != 1 {
+			if d.Name != "ts" || d.ProtocolVersion != sdk.ProtocolVersion || c.Protocol() != sdk.ProtocolVersion {
 				t.Errorf("describe: %+v", d)
 			}
 			return &engine.Plugin{Conn: c, Desc: d}, nil

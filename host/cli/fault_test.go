@@ -165,9 +165,9 @@ func TestPluginFaults(t *testing.T) {
 		{"not executable", "noexec",
 			"a plugin file without an exec bit is named as such",
 			nil, []string{"not an executable file"}, false},
-		{"protocol version 2", "faulty-bad-version",
+		{"protocol version 3", "faulty-bad-version",
 			"a plugin speaking another protocol version is rejected with both versions",
-			nil, []string{"Plugin version: 2", "bench speaks protocol version 1"}, false},
+			nil, []string{"Plugin version: 3", "bench speaks protocol versions 1 to 2"}, false},
 		{"wrong magic cookie", "faulty-bad-cookie",
 			"a go-plugin plugin of another application refuses to start; its message is quoted",
 			nil, []string{"This binary is a plugin", "is it a regretbench plugin"}, false},
@@ -406,9 +406,11 @@ policies: [{plugin: faulty-spy, label: Spy}]
 // decision about what plugins may know, to be made here on purpose.
 // step_socket asks for a transport and tells nothing about the arms.
 var (
-	sessionFields = []string{"Arms", "Horizon", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Seed", "Params"}
-	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls", "step_socket"}
-	stepFields    = []string{"session_id", "round", "prev_arms", "prev_rewards", "want_diagnostics"}
+	// feedback is what the scenario declares about delays (known to the
+	// learner); arrivals are rewards of arms the plugin pulled, late.
+	sessionFields = []string{"Arms", "Horizon", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Seed", "Params", "Feedback"}
+	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls", "step_socket", "feedback"}
+	stepFields    = []string{"session_id", "round", "prev_arms", "prev_rewards", "want_diagnostics", "arrivals"}
 )
 
 func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, known bool) {
@@ -532,7 +534,8 @@ func TestProtocolCarriesNoMeans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for msg, want := range map[string][]string{"OpenRequest": openFields, "StepRequest": stepFields} {
+	for msg, want := range map[string][]string{"OpenRequest": openFields, "StepRequest": stepFields,
+		"Arrival": {"index", "round", "arm", "reward"}, "Feedback": {"kind", "delay", "mean", "batch"}} {
 		if got := protoFields(string(data), msg); !sameSet(got, want) {
 			t.Errorf("message %s has fields %v, want exactly %v", msg, got, want)
 		}
@@ -541,7 +544,7 @@ func TestProtocolCarriesNoMeans(t *testing.T) {
 	for f := range reflect.TypeFor[sdk.OpenRequest]().Fields() {
 		fields = append(fields, f.Name)
 	}
-	if want := []string{"Arms", "Horizon", "Replications", "Seed", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Params"}; !sameSet(fields, want) {
+	if want := []string{"Arms", "Horizon", "Replications", "Seed", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Params", "Feedback"}; !sameSet(fields, want) {
 		t.Errorf("sdk.OpenRequest has fields %v, want exactly %v", fields, want)
 	}
 }

@@ -202,9 +202,9 @@ func (ro *runOptions) launcher() engine.Launcher {
 			c.Close()
 			return nil, err
 		}
-		if d.ProtocolVersion != sdk.ProtocolVersion {
+		if v := c.Protocol(); d.ProtocolVersion != v {
 			c.Close()
-			return nil, fmt.Errorf("plugin %s: speaks protocol version %d, bench speaks %d", path, d.ProtocolVersion, sdk.ProtocolVersion)
+			return nil, fmt.Errorf("plugin %s: its Describe reports protocol version %d, but it negotiated version %d at the handshake", path, d.ProtocolVersion, v)
 		}
 		if err := describeErr(path, d); err != nil {
 			// The plugin's fault, not the scenario's: only its policies fail.
@@ -475,6 +475,9 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 		case p.PluginVersion != pl.Desc.Version:
 			return fmt.Sprintf("plugin %s version was %q, now %q", pol.Plugin, p.PluginVersion, pl.Desc.Version)
 		}
+		if now := feedbackOf(sc, pol); p.Feedback != now {
+			return fmt.Sprintf("feedback was %s, now %s", orImmediate(p.Feedback), orImmediate(now))
+		}
 		params, err := sdk.Resolve(pl.Desc.Params, pol.Params)
 		if err != nil {
 			return fmt.Sprintf("params: %v", err)
@@ -543,4 +546,21 @@ func nameMismatch(name string, d *sdk.Description) string {
 		return ""
 	}
 	return fmt.Sprintf("it describes itself as %q, not %q as its file name says (a renamed copy? results record it as %q)", d.Name, name, name)
+}
+
+// feedbackOf is a policy's feedback as results files record it: empty for
+// immediate feedback.
+func feedbackOf(sc *scenario.Scenario, pol scenario.Policy) string {
+	if fb := sc.FeedbackOf(pol); fb.Delayed() {
+		return fb.String()
+	}
+	return ""
+}
+
+// orImmediate names a recorded feedback mode, "immediate" when empty.
+func orImmediate(f string) string {
+	if f == "" {
+		return "immediate"
+	}
+	return f
 }

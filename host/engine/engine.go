@@ -116,6 +116,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		Complete: true,
 		Bench:    &results.BenchInfo{Version: results.HostVersion()},
 	}
+	if fb, err := sc.Feedback.Mode(); err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
+	} else if fb.Delayed() {
+		file.Scenario.Feedback = fb.String()
+	}
 
 	// Connect every plugin and check every policy's parameters before any
 	// round is played: bad input must not cost a half-finished run.
@@ -158,6 +163,16 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 			continue
 		}
 		j.plugin = plugins[key]
+		j.feedback = sc.FeedbackOf(pol)
+		if j.feedback.Delayed() {
+			j.res.Feedback = j.feedback.String()
+			if v := j.plugin.Desc.ProtocolVersion; v < sdk.DelayedFeedbackVersion {
+				// Refused before any round: the plugin could not be told
+				// that rewards arrive late.
+				return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q: plugin %s speaks protocol version %d, but feedback %s needs protocol version %d (rebuild the plugin with a newer SDK, or run it without feedback:)",
+					ErrInput, sc.Source, i, pol.Label, pol.Plugin, v, j.feedback, sdk.DelayedFeedbackVersion)
+			}
+		}
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
 		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
@@ -226,9 +241,11 @@ type job struct {
 	pol    scenario.Policy
 	plugin *Plugin
 	params sdk.Params
-	res    *results.Policy
-	msg    string // the error of a failed policy, without a stack
-	stack  string // the Go stack in its error, if any
+	// feedback is the policy's feedback mode (scenario.FeedbackOf).
+	feedback sdk.Feedback
+	res      *results.Policy
+	msg      string // the error of a failed policy, without a stack
+	stack    string // the Go stack in its error, if any
 }
 
 // fail marks the policy failed. A Go stack in the error (a panic) is
@@ -420,7 +437,7 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	sess, err := j.plugin.Conn.Open(ctx, &sdk.OpenRequest{
 		Arms: K, Horizon: T, Replications: reps, Seed: env.PolicySeed(sc.Seed), Family: sc.Family(),
 		NoiseSD: noiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
-		InitPulls: sc.InitPulls, Params: j.params,
+		InitPulls: sc.InitPulls, Params: j.params, Feedback: j.feedback,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening a session: %w", stepErr(err, timedOut.Load(), opts.StepTimeout))
@@ -449,12 +466,31 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	rewards := make([]float64, n)
 	var prevA []int32
 	var prevR []float64
+	// Under delayed feedback rewards wait in the mailbox until they are
+	// due; the tracker observes them when they arrive (design §5).
+	delayed := j.feedback.Delayed()
+	var sched *schedule
+	var mail *mailbox
+	if delayed {
+		sched = newSchedule(j.feedback, e, reps)
+		mail = newMailbox(n, T)
+	}
 	dc := 0
 	every := max(T/100, 1)
 	for t := 1; t <= T; t++ {
 		round.Store(int64(t))
 		wantDiag := len(diag) > 0 && dc < len(diagCP) && diagCP[dc] == t
-		res, err := sess.Step(ctx, t, prevA, prevR, wantDiag)
+		var res sdk.StepResult
+		var err error
+		if delayed {
+			arrivals := mail.take(t)
+			for _, a := range arrivals {
+				tr.Observe(a.Index, a.Arm, a.Reward)
+			}
+			res, err = sess.StepArrivals(ctx, t, prevA, arrivals, wantDiag)
+		} else {
+			res, err = sess.Step(ctx, t, prevA, prevR, wantDiag)
+		}
 		if err != nil {
 			err = stepErr(err, timedOut.Load(), opts.StepTimeout)
 			if _, ok := errors.AsType[*sdk.PluginError](err); ok {
@@ -497,8 +533,16 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 		for i, a := range arms {
 			rewards[i] = streams[i].Pull(int(a))
 		}
-		tr.Round(t, arms, rewards)
-		prevA, prevR = arms, rewards
+		if delayed {
+			tr.Pull(t, arms)
+			for i, a := range arms {
+				mail.post(sched.due(t, i), i, t, a, rewards[i])
+			}
+			prevA = arms
+		} else {
+			tr.Round(t, arms, rewards)
+			prevA, prevR = arms, rewards
+		}
 		if opts.Progress != nil && (t%every == 0 || t == T) {
 			opts.Progress(j.pol.Label, t, T)
 		}

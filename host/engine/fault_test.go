@@ -48,6 +48,10 @@ type rogueSession struct {
 	arms []int32
 }
 
+func (s *rogueSession) StepArrivals(ctx context.Context, round int, prev []int32, _ []sdk.Arrival, wantDiag bool) (sdk.StepResult, error) {
+	return s.Step(ctx, round, prev, nil, wantDiag)
+}
+
 func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, wantDiag bool) (sdk.StepResult, error) {
 	if round == 5 {
 		return s.r.answer(s.n)

@@ -136,3 +136,33 @@ func (s *Stream) Pull(i int) float64 {
 	}
 	return s.e.Means[i] + s.e.NoiseSD*r.NormFloat64()
 }
+
+// delayTag separates a replication's delay stream from its reward streams.
+const delayTag = 0x64656c6179732d31 // "delays-1"
+
+// Delays returns the delay stream of replication rep (delayed feedback,
+// design §4): keyed by the environment key and rep only, so every policy
+// of a scenario, every batch and every shard draws the same delays. The
+// engine draws from it once per round, in round order.
+func (e *Env) Delays(rep uint64) *rand.Rand {
+	k := sdk.Mix(e.key[0] ^ sdk.Mix(rep))
+	return rand.New(rand.NewPCG(k^delayTag, sdk.Mix(e.key[1]^delayTag)))
+}
+
+// maxGeometricDelay caps a drawn delay far beyond any horizon.
+const maxGeometricDelay = 1 << 40
+
+// GeometricDelay draws a delay, geometric on {0, 1, 2, ...} with the given
+// mean, from r: one uniform draw, inverted.
+func GeometricDelay(r *rand.Rand, mean float64) int {
+	u := 1 - r.Float64() // in (0, 1]
+	if mean <= 0 {
+		return 0
+	}
+	p := 1 / (1 + mean)
+	d := math.Floor(math.Log(u) / math.Log1p(-p))
+	if !(d < maxGeometricDelay) {
+		return maxGeometricDelay
+	}
+	return int(d)
+}

@@ -3,6 +3,7 @@ package env
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -141,5 +142,66 @@ func TestPolicySeed(t *testing.T) {
 	// needs a new StreamsVersion.
 	if got, want := PolicySeed(1), uint64(0xa41827810ebb99ce); got != want {
 		t.Fatalf("PolicySeed(1) = %#x, want %#x: a changed derivation needs a new StreamsVersion", got, want)
+	}
+}
+
+// TestDelayStreams: a replication's delays depend on the environment and
+// the replication only: the same for every draw of the same stream, not
+// moved by reward pulls, different across replications and environments,
+// and geometric with the declared mean.
+func TestDelayStreams(t *testing.T) {
+	means := []float64{0.9, 0.8}
+	e, _ := New(sdk.Gaussian, means, 0.15, 1)
+	e2, _ := New(sdk.Gaussian, means, 0.15, 1)
+	other, _ := New(sdk.Gaussian, means, 0.15, 2)
+	draw := func(e *Env, rep uint64, pulls bool) []int {
+		d := e.Delays(rep)
+		s := e.Stream(rep)
+		out := make([]int, 200)
+		for i := range out {
+			if pulls {
+				s.Pull(i % 2) // a policy's pulls do not move the delays
+			}
+			out[i] = GeometricDelay(d, 10)
+		}
+		return out
+	}
+	a := draw(e, 3, false)
+	if b := draw(e2, 3, true); !slices.Equal(a, b) {
+		t.Error("the same replication draws different delays")
+	}
+	if slices.Equal(a, draw(e, 4, false)) {
+		t.Error("replications 3 and 4 draw the same delays")
+	}
+	if slices.Equal(a, draw(other, 3, false)) {
+		t.Error("seeds 1 and 2 draw the same delays")
+	}
+	// The delay stream is not the reward stream of any arm.
+	d, s := e.Delays(0), e.Stream(0)
+	if d.Float64() == s.arms[0].Float64() {
+		t.Error("the delay stream repeats arm 0's reward stream")
+	}
+	for _, mean := range []float64{0, 0.5, 3, 100} {
+		r := e.Delays(9)
+		const n = 200_000
+		sum, zeros := 0.0, 0
+		for range n {
+			v := GeometricDelay(r, mean)
+			if v < 0 {
+				t.Fatalf("mean %v: negative delay %d", mean, v)
+			}
+			sum += float64(v)
+			if v == 0 {
+				zeros++
+			}
+		}
+		got := sum / n
+		// sd of a geometric with mean m is sqrt(m(m+1)): 5 standard errors.
+		if tol := 5*math.Sqrt(mean*(mean+1)/n) + 1e-12; math.Abs(got-mean) > tol {
+			t.Errorf("mean %v: sample mean %v (tolerance %v)", mean, got, tol)
+		}
+		if p, f := 1/(1+mean), float64(zeros)/n; math.Abs(f-p) > 5*math.Sqrt(p*(1-p)/n)+1e-12 {
+			t.Errorf("mean %v: P(delay 0) = %v, want %v", mean, f, p)
+		}
 	}
 }

@@ -2,7 +2,9 @@
 // their across-replication summaries.
 //
 // With best arm b, mu2 the largest mean strictly below mu_b and muhat_b(t)
-// the empirical mean of b over rounds 1..t-1 (rounds before b's first pull
+// the empirical mean of b over the rewards observed before round t: those
+// of rounds 1..t-1 under immediate feedback, those arrived by the start of
+// round t under delayed feedback (rounds before b's first observed reward
 // are not underestimated):
 //
 //	regret           = sum_t (mu_b - mu_I(t))
@@ -67,6 +69,37 @@ func (t *Tracker) Round(round int, arms []int32, rewards []float64) {
 			t.sumBest[i] += rewards[i]
 		}
 	}
+	t.record(round)
+}
+
+// Pull accounts for round t under delayed feedback: arms[i] was pulled in
+// replication i. Regret counts at pull time; whether b is underestimated
+// is judged on the rewards observed so far (Observe), so the arrivals of
+// round t are observed before Pull(t). With every reward of round t-1
+// observed before Pull(t), Pull and Observe give exactly what Round gives.
+func (t *Tracker) Pull(round int, arms []int32) {
+	for i, a := range arms {
+		g := t.gaps[a]
+		t.regret[i] += g
+		if nb := t.nBest[i]; nb > 0 && t.sumBest[i]/nb < t.mu2 {
+			t.under[i]++
+			t.regretUnder[i] += g
+		}
+	}
+	t.record(round)
+}
+
+// Observe accounts for the arrival of a reward of arm in replication i:
+// only observed rewards enter the empirical mean of the best arm.
+func (t *Tracker) Observe(i int, arm int32, reward float64) {
+	if arm == t.best {
+		t.nBest[i]++
+		t.sumBest[i] += reward
+	}
+}
+
+// record records the metrics when round is the next checkpoint.
+func (t *Tracker) record(round int) {
 	if t.next < len(t.checkpoints) && t.checkpoints[t.next] == round {
 		c := t.next
 		copy(t.Recorded[0][c], t.regret)

@@ -81,3 +81,59 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackerDelayed: under delayed feedback regret counts at pull time,
+// but the best arm's empirical mean moves only when a reward is observed;
+// observing each reward before the next pull gives exactly Round's values.
+func TestTrackerDelayed(t *testing.T) {
+	gaps := []float64{0, 0.5, 1}
+	// Means (1, 0.5, 0): mu2 = 0.5. Arm 0 pulled in round 1 with reward
+	// 0.2, which arrives only at round 4; arm 0 again at round 2 (reward
+	// 1.8, arrives at round 3).
+	tr := NewTracker(1, gaps, 0, 0.5, []int{5})
+	tr.Pull(1, []int32{0})
+	tr.Pull(2, []int32{0})
+	tr.Observe(0, 0, 1.8) // round 2's reward, at the start of round 3
+	tr.Pull(3, []int32{1})
+	tr.Observe(0, 0, 0.2) // round 1's reward, at the start of round 4
+	tr.Observe(0, 1, 9)   // another arm's reward does not count
+	tr.Pull(4, []int32{2})
+	tr.Pull(5, []int32{2})
+	// Rounds 1-2: nothing observed, not under. Round 3: muhat 1.8, not
+	// under. Rounds 4-5: muhat (1.8+0.2)/2 = 1.0, not under.
+	if tr.regret[0] != 2.5 || tr.under[0] != 0 {
+		t.Fatalf("regret %v under %v, want 2.5 0", tr.regret[0], tr.under[0])
+	}
+	// Now an underestimating first observation: round 1's 0.2 arrives
+	// first; round 3's pull of arm 1 counts as underestimated.
+	tr = NewTracker(1, gaps, 0, 0.5, []int{3})
+	tr.Pull(1, []int32{0})
+	tr.Observe(0, 0, 0.2)
+	tr.Pull(2, []int32{1})
+	tr.Pull(3, []int32{2})
+	if tr.regret[0] != 1.5 || tr.under[0] != 2 || tr.regretUnder[0] != 1.5 {
+		t.Fatalf("regret %v under %v regret_under %v, want 1.5 2 1.5", tr.regret[0], tr.under[0], tr.regretUnder[0])
+	}
+	if got := tr.Recorded[3][0][0]; got != 0 {
+		t.Errorf("regret_not_under at round 3: %v, want 0", got)
+	}
+
+	// Pull then Observe of the same round equals Round, bit for bit.
+	arms := []int32{0, 1, 0, 2, 0, 0, 1}
+	rewards := []float64{0.1, 0.7, 0.45, 0.3, 0.9, 0.2, 0.5}
+	cps := []int{2, 5, 7}
+	a := NewTracker(1, gaps, 0, 0.5, cps)
+	b := NewTracker(1, gaps, 0, 0.5, cps)
+	for i := range arms {
+		a.Round(i+1, arms[i:i+1], rewards[i:i+1])
+		b.Pull(i+1, arms[i:i+1])
+		b.Observe(0, arms[i], rewards[i])
+	}
+	for m := range a.Recorded {
+		for c := range cps {
+			if a.Recorded[m][c][0] != b.Recorded[m][c][0] {
+				t.Errorf("metric %d at checkpoint %d: Pull+Observe %v, Round %v", m, cps[c], b.Recorded[m][c][0], a.Recorded[m][c][0])
+			}
+		}
+	}
+}

@@ -13,9 +13,9 @@ type FieldDiff struct {
 }
 
 // ExperimentFields are the scenario fields that make two runs different
-// experiments: the environment and the protocol. Runs, seed, replications
+// experiments: the environment, the protocol and the feedback. Runs, seed, replications
 // and checkpoints only decide how the runs can be compared or combined.
-var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls"}
+var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls", "feedback"}
 
 // Diff lists every field of the scenario in which a and b differ, in
 // schema order; the free-text description is not compared. It is the one
@@ -61,6 +61,9 @@ func (a Scenario) Diff(b Scenario) []FieldDiff {
 	if !slices.Equal(a.Checkpoints, b.Checkpoints) {
 		add("checkpoints", a.Checkpoints, b.Checkpoints)
 	}
+	if a.Feedback != b.Feedback {
+		add("feedback", feedback(a.Feedback), feedback(b.Feedback))
+	}
 	return d
 }
 
@@ -80,4 +83,12 @@ func known(k *bool) string {
 		return "unrecorded"
 	}
 	return fmt.Sprint(*k)
+}
+
+// feedback names a recorded feedback mode, "immediate" when empty.
+func feedback(f string) string {
+	if f == "" {
+		return "immediate"
+	}
+	return fmt.Sprintf("%q", f)
 }

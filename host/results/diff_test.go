@@ -12,7 +12,7 @@ import (
 func TestDiffCoversEveryField(t *testing.T) {
 	yes := true
 	base := Scenario{Name: "s", Description: "d", Family: "gaussian", Arms: 2, Horizon: 100, Runs: 10, Seed: 1,
-		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}}
+		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}, Feedback: "delay 10"}
 	if d := base.Diff(base); len(d) != 0 {
 		t.Fatalf("a scenario differs from itself: %v", d)
 	}

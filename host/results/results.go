@@ -54,6 +54,9 @@ type Scenario struct {
 	// files written before it was recorded.
 	NoiseKnown  *bool `json:"noise_known,omitempty"`
 	Checkpoints []int `json:"checkpoints"`
+	// Feedback is the scenario's `feedback:` ("delay 10", "geometric mean
+	// 10", "batch 100"); empty for immediate feedback.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Shard says which slice of the replications a file holds.
@@ -130,21 +133,24 @@ const (
 
 // Policy is one policy's results.
 type Policy struct {
-	Label         string                `json:"label"`
-	Plugin        string                `json:"plugin"`
-	PluginVersion string                `json:"plugin_version"`
-	PluginSHA256  string                `json:"plugin_sha256,omitempty"`
-	Params        map[string]any        `json:"params"`
-	Status        string                `json:"status"`
-	Error         string                `json:"error,omitempty"`
-	Checkpoints   []int                 `json:"checkpoints"`
-	Regret        Series                `json:"regret"`
-	Under         Series                `json:"underestimation"`
-	RegretUnder   Series                `json:"regret_under"`
-	RegretNot     Series                `json:"regret_not_under"`
-	Final         map[string][]float64  `json:"final"`
-	Diagnostics   map[string]DiagSeries `json:"diagnostics,omitempty"`
-	Seconds       float64               `json:"seconds"`
+	Label         string         `json:"label"`
+	Plugin        string         `json:"plugin"`
+	PluginVersion string         `json:"plugin_version"`
+	PluginSHA256  string         `json:"plugin_sha256,omitempty"`
+	Params        map[string]any `json:"params"`
+	// Feedback is the policy's feedback mode when not immediate (its own
+	// `feedback:` or the scenario's), as Scenario.Feedback.
+	Feedback    string                `json:"feedback,omitempty"`
+	Status      string                `json:"status"`
+	Error       string                `json:"error,omitempty"`
+	Checkpoints []int                 `json:"checkpoints"`
+	Regret      Series                `json:"regret"`
+	Under       Series                `json:"underestimation"`
+	RegretUnder Series                `json:"regret_under"`
+	RegretNot   Series                `json:"regret_not_under"`
+	Final       map[string][]float64  `json:"final"`
+	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
+	Seconds     float64               `json:"seconds"`
 	// Traces holds every replication's values at every checkpoint. Shard
 	// files carry it so that `bench merge` can rebuild the exact means and
 	// standard errors of the unsharded run; other files omit it.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/scenarios"
@@ -59,6 +60,9 @@ type Scenario struct {
 	// increasing and ending at Horizon; DefaultCheckpoints(Horizon) when
 	// absent from the file.
 	Checkpoints []int `mapstructure:"checkpoints" yaml:"checkpoints,flow"`
+	// Feedback, when set, delays or batches the rewards (Feedback); absent,
+	// feedback is immediate.
+	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
 	// Policies are the policies to run, in report order.
 	Policies []Policy `mapstructure:"policies" yaml:"policies"`
 	// Source is where the scenario came from (a file path or
@@ -104,6 +108,9 @@ type Policy struct {
 	// SHA256, when set, pins the plugin binary: 64 hex digits, lower-cased
 	// by Parse.
 	SHA256 string `mapstructure:"sha256" yaml:"sha256,omitempty"`
+	// Feedback, when set, replaces the scenario's `feedback:` for this
+	// policy (Scenario.FeedbackOf).
+	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
 }
 
 // Error is one problem with a scenario. Parse and Validate return several
@@ -174,6 +181,18 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		return nil, errors.Join(missing...)
 	}
 
+	// viper drops an empty mapping: `feedback: {}` must not pass for
+	// immediate feedback.
+	if s.Feedback == nil && mapKey(root, "feedback") != nil {
+		s.Feedback = &Feedback{}
+	}
+	if pols := mapKey(root, "policies"); pols != nil && pols.Kind == yaml.SequenceNode {
+		for i := range s.Policies {
+			if i < len(pols.Content) && s.Policies[i].Feedback == nil && mapKey(pols.Content[i], "feedback") != nil {
+				s.Policies[i].Feedback = &Feedback{}
+			}
+		}
+	}
 	s.applyDefaults(v.IsSet("init_pulls"), v.IsSet("checkpoints"))
 	if err := s.Validate(); err != nil {
 		return nil, addLines(root, err)

@@ -16,6 +16,7 @@ import (
 
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
+		"delayed_ten_arm", "delayed_two_arm",
 		"failure_mode", "movielens", "obd", "quick",
 		"remaxgrad_robust_failure_mode", "remaxgrad_robust_two_arm",
 		"remaxgrad_ten_arm", "remaxgrad_three_arm", "remaxgrad_two_arm",
@@ -46,10 +47,10 @@ func TestShippedScenariosParse(t *testing.T) {
 		// The remaxgrad_* sweeps share the seed of their base instance on
 		// purpose: with common random numbers their ReMax, TS and KL-UCB
 		// rows are then bit-identical to the base scenario's, so `bench
-		// paper` runs each of those policies once; remaxgrad_robust_* run
-		// the first replications of theirs. Other scenarios have seeds of
-		// their own.
-		key := strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "robust_")
+		// paper` runs each of those policies once; remaxgrad_robust_* and
+		// delayed_* run the first replications of theirs. Other scenarios
+		// have seeds of their own.
+		key := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "robust_"), "delayed_")
 		if other, dup := seeds[s.Seed]; dup && other != key {
 			t.Errorf("%s and %s share seed %d", name, other, s.Seed)
 		}
@@ -425,7 +426,7 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve("nope.yml"); err == nil || !strings.Contains(err.Error(), "scenario nope.yml:") {
 		t.Errorf(".yml is a path: %v", err)
 	}
-	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "shipped scenarios: failure_mode") {
+	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "shipped scenarios: delayed_ten_arm") {
 		t.Errorf("unknown name: %v", err)
 	}
 	// A file in the working directory wins over a shipped name.

@@ -209,6 +209,7 @@ func (s *Scenario) Validate() error {
 			}
 		}
 	}
+	s.checkFeedback(bad)
 	return errors.Join(errs...)
 }
 

@@ -125,7 +125,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 
 	out := &results.File{Schema: results.Schema, Scenario: first.Scenario, Shard: results.Shard{Index: 0, Count: 1}, Complete: true, Bench: first.Bench}
 	for i, q := range first.Policies {
-		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Status: results.StatusOK}
+		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Feedback: q.Feedback, Status: results.StatusOK}
 		var failed []string
 		for _, k := range order {
 			f := files[k]
@@ -216,6 +216,8 @@ func samePolicy(q, p *results.Policy) error {
 		return fmt.Errorf("plugin_sha256 %q differs from %q: the shards ran different plugin executables", p.PluginSHA256, q.PluginSHA256)
 	case !reflect.DeepEqual(p.Params, q.Params):
 		return fmt.Errorf("params %v differ from %v", p.Params, q.Params)
+	case p.Feedback != q.Feedback:
+		return fmt.Errorf("feedback %q differs from %q", p.Feedback, q.Feedback)
 	}
 	if p.Status == results.StatusOK && p.Traces == nil {
 		return fmt.Errorf("no per-replication traces (write shards with --shard)")

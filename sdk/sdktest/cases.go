@@ -45,7 +45,7 @@ var catalogue = []Rule{
 	},
 	{
 		Name: "describe",
-		Doc: "Describe reports a non-empty name and version and protocol version 1; a valid parameter " +
+		Doc: "Describe reports a non-empty name and version and the protocol version negotiated (1 or 2); a valid parameter " +
 			"schema (known types, unique names, bounds and allowed values that fit the " +
 			"type and admit the default); each default in its declared type on the wire (an int default " +
 			"sent as a float is refused); diagnostics named and unique; and an executable is named " +
@@ -64,6 +64,48 @@ var catalogue = []Rule{
 			}
 			_, err = h.playAll(c, h.spec(indices(0, h.cfg.reps)...))
 			return err
+		},
+	},
+	{
+		Name: "delayed-feedback",
+		Doc: "protocol 2 (skipped for a protocol 1 plugin): under delayed and batched feedback ({delay: 0}, " +
+			"{delay: 3}, {delay: {geometric: 2}}, {batch: 4}) the plugin takes each round's arrivals (and no " +
+			"previous rewards) and returns one arm per replication in 0..K-1; with {delay: 0} it returns " +
+			"exactly the arms of immediate feedback, since it learns the same rewards in the same order " +
+			"(a BatchPolicy must read BatchStep.Arrivals when Session.Feedback.Delayed())",
+		check: func(h *Target) error {
+			c, err := h.conn()
+			if err != nil {
+				return err
+			}
+			d, err := c.Describe(h.ctx)
+			if err != nil {
+				return fmt.Errorf("describe: %w", err)
+			}
+			if d.ProtocolVersion < sdk.DelayedFeedbackVersion {
+				return skipError(fmt.Sprintf("the plugin speaks protocol version %d; delayed feedback needs version %d", d.ProtocolVersion, sdk.DelayedFeedbackVersion))
+			}
+			base := h.spec(indices(0, h.cfg.reps)...)
+			base.initPulls = 2
+			base.horizon = max(base.horizon, base.arms*base.initPulls+12)
+			immediate, err := h.playAll(c, base)
+			if err != nil {
+				return fmt.Errorf("immediate feedback: %w", err)
+			}
+			var errs []error
+			for _, fb := range []sdk.Feedback{{Kind: sdk.Delay}, {Kind: sdk.Delay, Delay: 3}, {Kind: sdk.Geometric, Mean: 2}, {Kind: sdk.Batch, Batch: 4}} {
+				s := base
+				s.feedback = fb
+				p, err := h.playAll(c, s)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("feedback %s: %w", fb, err))
+					continue
+				}
+				if fb == (sdk.Feedback{Kind: sdk.Delay}) {
+					errs = append(errs, sameArms("feedback {delay: 0} against immediate feedback", p, immediate))
+				}
+			}
+			return errors.Join(errs...)
 		},
 	},
 	{
@@ -488,8 +530,8 @@ func checkDescribe(h *Target) error {
 	if d.Version == "" {
 		bad("empty version (results record it as plugin_version)")
 	}
-	if d.ProtocolVersion != sdk.ProtocolVersion {
-		bad("protocol version %d, want %d", d.ProtocolVersion, sdk.ProtocolVersion)
+	if d.ProtocolVersion < sdk.MinProtocolVersion || d.ProtocolVersion > sdk.ProtocolVersion {
+		bad("protocol version %d, want %d..%d", d.ProtocolVersion, sdk.MinProtocolVersion, sdk.ProtocolVersion)
 	}
 	if err := d.Validate(); err != nil {
 		bad("parameter schema: %w", err)

@@ -167,6 +167,7 @@ type spec struct {
 	params                   map[string]any
 	diagEvery                int  // ask for diagnostics every diagEvery rounds; 0: never
 	sameRewards              bool // every replication sees replication 0's rewards
+	feedback                 sdk.Feedback
 }
 
 // spec returns the target's default session over replications reps.
@@ -196,13 +197,57 @@ type player struct {
 	pulls [][]int     // pulls[i][arm] so far, replication position i
 	arms  [][]int32   // arms[i][t-1]
 	diags [][]float64 // diagnostics of the last round asked for, as returned
+	// Under delayed feedback: the rewards not yet arrived, in pull order.
+	pending []pendingReward
+	arr     []sdk.Arrival
+}
+
+// pendingReward is a reward of the kit's session waiting for its round.
+type pendingReward struct {
+	due int
+	a   sdk.Arrival
+}
+
+// due is the round at whose start the kit delivers the reward of round t
+// of replication r (design §3): t+d+1 for a delay d, the next multiple of
+// the batch plus one. The kit's geometric delays are a function of (r, t).
+func due(fb sdk.Feedback, r uint64, t int) int {
+	switch fb.Kind {
+	case sdk.Delay:
+		return t + fb.Delay + 1
+	case sdk.Batch:
+		return (t+fb.Batch-1)/fb.Batch*fb.Batch + 1
+	case sdk.Geometric:
+		u := float64(sdk.Mix(sdk.Mix(r^0x64656c6179)^uint64(t))>>11+1) / (1 << 53) // (0, 1]
+		if fb.Mean <= 0 {
+			return t + 1
+		}
+		return t + int(math.Floor(math.Log(u)/math.Log1p(-1/(1+fb.Mean)))) + 1
+	}
+	return t + 1
+}
+
+// arrivals takes the rewards due at round t, ordered by index then round.
+func (p *player) arrivals(t int) []sdk.Arrival {
+	p.arr = p.arr[:0]
+	keep := p.pending[:0]
+	for _, q := range p.pending {
+		if q.due == t {
+			p.arr = append(p.arr, q.a)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	p.pending = keep
+	slices.SortStableFunc(p.arr, func(a, b sdk.Arrival) int { return a.Index - b.Index })
+	return p.arr
 }
 
 func (h *Target) open(c sdk.Conn, s spec) (*player, error) {
 	sess, err := c.Open(h.ctx, &sdk.OpenRequest{
 		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
 		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
-		InitPulls: s.initPulls, Params: s.params,
+		InitPulls: s.initPulls, Params: s.params, Feedback: s.feedback,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open (arms %d, horizon %d, init_pulls %d, replications %v): %w",
@@ -223,7 +268,14 @@ func (p *player) done() bool { return p.round >= p.s.horizon }
 func (p *player) step(ctx context.Context) error {
 	t := p.round + 1
 	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
-	res, err := p.sess.Step(ctx, t, p.prevA, p.prevR, want)
+	delayed := p.s.feedback.Delayed()
+	var res sdk.StepResult
+	var err error
+	if delayed {
+		res, err = p.sess.StepArrivals(ctx, t, p.prevA, p.arrivals(t), want)
+	} else {
+		res, err = p.sess.Step(ctx, t, p.prevA, p.prevR, want)
+	}
 	if err != nil {
 		if pe := (*sdk.PluginError)(nil); errors.As(err, &pe) {
 			return err // it names the round already
@@ -259,6 +311,11 @@ func (p *player) step(ctx context.Context) error {
 		}
 		p.prevR[i] = p.cfg.reward(key, int(a), p.pulls[i][a], p.s.arms)
 		p.pulls[i][a]++
+		if delayed {
+			if d := due(p.s.feedback, p.s.reps[i], t); d <= p.s.horizon {
+				p.pending = append(p.pending, pendingReward{due: d, a: sdk.Arrival{Index: i, Round: t, Arm: a, Reward: p.prevR[i]}})
+			}
+		}
 	}
 	p.round = t
 	return nil

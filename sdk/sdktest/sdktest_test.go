@@ -64,8 +64,13 @@ func good() sdk.Plugin {
 type batchEps struct{ pols []*epsGreedy }
 
 func (b *batchEps) Step(st *sdk.BatchStep) error {
+	// Under delayed feedback the rewards come as arrivals, ordered by
+	// replication.
+	for _, a := range st.Arrivals {
+		b.pols[a.Index].Observe(a.Round, int(a.Arm), a.Reward)
+	}
 	for i, p := range b.pols {
-		if len(st.PrevArms) > 0 {
+		if len(st.PrevRewards) > 0 {
 			p.Observe(st.Round-1, int(st.PrevArms[i]), st.PrevRewards[i])
 		}
 		if st.Round > p.s.InitRounds() {
@@ -173,6 +178,21 @@ func TestViolations(t *testing.T) {
 				return b, nil
 			}
 		}},
+		{"batch policy that ignores arrivals", "delayed-feedback", func(p *sdk.Plugin) {
+			// Written for protocol 1: it learns only from PrevRewards,
+			// so under delayed feedback it never learns anything.
+			p.New = nil
+			p.NewBatch = func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+				b := &batchEps{}
+				for _, r := range reps {
+					b.pols = append(b.pols, newEps(s, r))
+				}
+				return stepFunc(func(st *sdk.BatchStep) {
+					st.Arrivals = nil
+					b.Step(st)
+				}), nil
+			}
+		}},
 		{"diagnostics consume randomness", "diagnostics-passive", func(p *sdk.Plugin) {
 			p.New = func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 				return &noisyDiag{newEps(s, r)}, nil
@@ -208,7 +228,7 @@ func TestViolations(t *testing.T) {
 				t.Errorf("violation report does not name rule %s with its explanation:\n%s", tc.rule, msg)
 			}
 			// These break one rule only: no other may fail.
-			if only := map[string]bool{"seed-used": true, "batch-split": tc.name != "randomness from the batch position"}; only[tc.rule] {
+			if only := map[string]bool{"seed-used": true, "batch-split": tc.name != "randomness from the batch position", "delayed-feedback": true}; only[tc.rule] {
 				for _, r := range sdktest.Rules() {
 					if r.Name != tc.rule && strings.Contains(msg, "\n"+r.Name+"/") || strings.Contains(msg, "\n"+r.Name+": ") && r.Name != tc.rule {
 						t.Errorf("rule %s fails too, want only %s:\n%s", r.Name, tc.rule, msg)

@@ -1,10 +1,19 @@
-// The regretbench policy protocol, version 1.
+// The regretbench policy protocol, versions 1 and 2.
 //
 // A plugin is a go-plugin gRPC server (see README "Writing a plugin"): it
-// checks the magic cookie REGRETBENCH_PLUGIN, prints the handshake line
-// "1|1|unix|PATH|grpc" on stdout, and serves this service plus go-plugin's
-// health ("plugin" = SERVING), controller and stdio services (copies of their
-// protos are in this directory).
+// checks the magic cookie REGRETBENCH_PLUGIN, picks the highest version it
+// speaks among those the host lists in PLUGIN_PROTOCOL_VERSIONS (bench
+// offers "1,2"), prints the handshake line "1|V|unix|PATH|grpc" on stdout,
+// and serves this service plus go-plugin's health ("plugin" = SERVING),
+// controller and stdio services (copies of their protos are in this
+// directory).
+//
+// Version 2 adds delayed and batched feedback (design §3): OpenRequest.feedback
+// and StepRequest.arrivals, and the step socket's flag bit 1. A version 1
+// plugin runs every scenario without `feedback:`; bench refuses it, before
+// any round, on a scenario that declares one. Under version 2 with immediate
+// feedback (no `feedback:`, OpenRequest.feedback absent) the wire carries
+// exactly what version 1 carries.
 //
 // The host drives sessions in batched lockstep: one Step carries one round of
 // every replication of a session. Fields are only ever added, never
@@ -440,7 +449,11 @@ type OpenRequest struct {
 	InitPulls    uint32            `protobuf:"varint,9,opt,name=init_pulls,json=initPulls,proto3" json:"init_pulls,omitempty"`
 	// Ask for a step socket (see OpenResponse.step_socket). A plugin may
 	// ignore it.
-	StepSocket    bool `protobuf:"varint,10,opt,name=step_socket,json=stepSocket,proto3" json:"step_socket,omitempty"`
+	StepSocket bool `protobuf:"varint,10,opt,name=step_socket,json=stepSocket,proto3" json:"step_socket,omitempty"`
+	// Protocol 2: how rewards reach the plugin, as the scenario declares it
+	// (known to the learner). Absent: immediate feedback, the reward of round
+	// t-1 arrives with round t in StepRequest.prev_rewards, as in protocol 1.
+	Feedback      *Feedback `protobuf:"bytes,11,opt,name=feedback,proto3" json:"feedback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -545,6 +558,92 @@ func (x *OpenRequest) GetStepSocket() bool {
 	return false
 }
 
+func (x *OpenRequest) GetFeedback() *Feedback {
+	if x != nil {
+		return x.Feedback
+	}
+	return nil
+}
+
+// Delayed or batched feedback (protocol 2). A reward of round t with delay d
+// arrives at the start of round t+d+1 (d = 0: the next round); rewards due
+// after the horizon never arrive.
+type Feedback struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "delay": every delay is `delay` rounds;
+	// "geometric": delays are random, geometric on 0, 1, 2, ... with mean
+	//
+	//	`mean`, one draw per replication and round, the same for every policy;
+	//
+	// "batch": the rewards of rounds ((k-1)B, kB] arrive at the start of round
+	//
+	//	kB+1, B = `batch`.
+	Kind          string  `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Delay         uint64  `protobuf:"varint,2,opt,name=delay,proto3" json:"delay,omitempty"`
+	Mean          float64 `protobuf:"fixed64,3,opt,name=mean,proto3" json:"mean,omitempty"`
+	Batch         uint64  `protobuf:"varint,4,opt,name=batch,proto3" json:"batch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Feedback) Reset() {
+	*x = Feedback{}
+	mi := &file_policy_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Feedback) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Feedback) ProtoMessage() {}
+
+func (x *Feedback) ProtoReflect() protoreflect.Message {
+	mi := &file_policy_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Feedback.ProtoReflect.Descriptor instead.
+func (*Feedback) Descriptor() ([]byte, []int) {
+	return file_policy_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Feedback) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Feedback) GetDelay() uint64 {
+	if x != nil {
+		return x.Delay
+	}
+	return 0
+}
+
+func (x *Feedback) GetMean() float64 {
+	if x != nil {
+		return x.Mean
+	}
+	return 0
+}
+
+func (x *Feedback) GetBatch() uint64 {
+	if x != nil {
+		return x.Batch
+	}
+	return 0
+}
+
 type OpenResponse struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId uint64                 `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -553,8 +652,14 @@ type OpenResponse struct {
 	// are played in place of Steps, as binary frames (all integers and floats
 	// little-endian; every frame starts with the uint32 length of the rest):
 	//
-	//	request:  uint64 round | uint8 flags (bit 0: want diagnostics) |
+	//	request:  uint64 round | uint8 flags (bit 0: want diagnostics;
+	//	          bit 1, protocol 2 under delayed feedback: arrivals follow) |
 	//	          uint32 n | n x int32 prev arms | n x float64 prev rewards
+	//	          (none when bit 1 is set: rewards are withheld) |
+	//	          when bit 1 is set: uint32 m | m x (uint32 index |
+	//	          uint64 round | int32 arm | float64 reward), the arrivals
+	//	          of StepRequest.arrivals in their order. With bit 1 clear
+	//	          the frame is byte for byte protocol 1's.
 	//	response: uint8 status, then
 	//	          status 0: uint32 n | n x int32 arms | uint32 d |
 	//	                    d x n x float64 diagnostics, in Describe's order;
@@ -571,7 +676,7 @@ type OpenResponse struct {
 
 func (x *OpenResponse) Reset() {
 	*x = OpenResponse{}
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -583,7 +688,7 @@ func (x *OpenResponse) String() string {
 func (*OpenResponse) ProtoMessage() {}
 
 func (x *OpenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -596,7 +701,7 @@ func (x *OpenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenResponse.ProtoReflect.Descriptor instead.
 func (*OpenResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{6}
+	return file_policy_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *OpenResponse) GetSessionId() uint64 {
@@ -619,17 +724,25 @@ type StepRequest struct {
 	// The round t (1-based) whose arms are requested.
 	Round uint64 `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
 	// Arm (0-based) and reward of round t-1 per replication; empty when t = 1.
+	// Under delayed feedback (protocol 2, OpenRequest.feedback set) prev_arms
+	// still carries the arm pulled in round t-1 (forced or not) and
+	// prev_rewards is empty: rewards come in arrivals.
 	PrevArms    []int32   `protobuf:"varint,3,rep,packed,name=prev_arms,json=prevArms,proto3" json:"prev_arms,omitempty"`
 	PrevRewards []float64 `protobuf:"fixed64,4,rep,packed,name=prev_rewards,json=prevRewards,proto3" json:"prev_rewards,omitempty"`
 	// Ask for the diagnostics of this round's decision.
 	WantDiagnostics bool `protobuf:"varint,5,opt,name=want_diagnostics,json=wantDiagnostics,proto3" json:"want_diagnostics,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Protocol 2, delayed feedback only: the rewards that arrive at the start
+	// of round t, ordered by index, then by round (both ascending, no pair
+	// twice). Every reward of a round before T - delay arrives exactly once,
+	// never before the round its delay allows.
+	Arrivals      []*Arrival `protobuf:"bytes,6,rep,name=arrivals,proto3" json:"arrivals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepRequest) Reset() {
 	*x = StepRequest{}
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +754,7 @@ func (x *StepRequest) String() string {
 func (*StepRequest) ProtoMessage() {}
 
 func (x *StepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +767,7 @@ func (x *StepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepRequest.ProtoReflect.Descriptor instead.
 func (*StepRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{7}
+	return file_policy_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StepRequest) GetSessionId() uint64 {
@@ -692,6 +805,82 @@ func (x *StepRequest) GetWantDiagnostics() bool {
 	return false
 }
 
+func (x *StepRequest) GetArrivals() []*Arrival {
+	if x != nil {
+		return x.Arrivals
+	}
+	return nil
+}
+
+// One reward arriving late (protocol 2).
+type Arrival struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         uint32                 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`    // the replication's position in the session's batch
+	Round         uint64                 `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`    // the round the arm was pulled in (< the current round)
+	Arm           int32                  `protobuf:"varint,3,opt,name=arm,proto3" json:"arm,omitempty"`        // the arm pulled in that round
+	Reward        float64                `protobuf:"fixed64,4,opt,name=reward,proto3" json:"reward,omitempty"` // its reward
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Arrival) Reset() {
+	*x = Arrival{}
+	mi := &file_policy_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Arrival) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Arrival) ProtoMessage() {}
+
+func (x *Arrival) ProtoReflect() protoreflect.Message {
+	mi := &file_policy_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Arrival.ProtoReflect.Descriptor instead.
+func (*Arrival) Descriptor() ([]byte, []int) {
+	return file_policy_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Arrival) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *Arrival) GetRound() uint64 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
+}
+
+func (x *Arrival) GetArm() int32 {
+	if x != nil {
+		return x.Arm
+	}
+	return 0
+}
+
+func (x *Arrival) GetReward() float64 {
+	if x != nil {
+		return x.Reward
+	}
+	return 0
+}
+
 type Diagnostic struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -702,7 +891,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +903,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +916,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{8}
+	return file_policy_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Diagnostic) GetName() string {
@@ -754,7 +943,7 @@ type StepResponse struct {
 
 func (x *StepResponse) Reset() {
 	*x = StepResponse{}
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +955,7 @@ func (x *StepResponse) String() string {
 func (*StepResponse) ProtoMessage() {}
 
 func (x *StepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +968,7 @@ func (x *StepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepResponse.ProtoReflect.Descriptor instead.
 func (*StepResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{9}
+	return file_policy_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StepResponse) GetArms() []int32 {
@@ -805,7 +994,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -817,7 +1006,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -830,7 +1019,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{10}
+	return file_policy_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CloseRequest) GetSessionId() uint64 {
@@ -848,7 +1037,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_policy_proto_msgTypes[11]
+	mi := &file_policy_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -860,7 +1049,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[11]
+	mi := &file_policy_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -873,7 +1062,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{11}
+	return file_policy_proto_rawDescGZIP(), []int{13}
 }
 
 var File_policy_proto protoreflect.FileDescriptor
@@ -907,7 +1096,7 @@ const file_policy_proto_rawDesc = "" +
 	"\vdiagnostics\x18\x05 \x03(\tR\vdiagnostics\x12\x1f\n" +
 	"\vstep_stream\x18\x06 \x01(\bR\n" +
 	"stepStream\x12\x10\n" +
-	"\x03sdk\x18\a \x01(\tR\x03sdk\"\x9a\x03\n" +
+	"\x03sdk\x18\a \x01(\tR\x03sdk\"\xd0\x03\n" +
 	"\vOpenRequest\x12\x12\n" +
 	"\x04arms\x18\x01 \x01(\rR\x04arms\x12\x18\n" +
 	"\ahorizon\x18\x02 \x01(\x04R\ahorizon\x12\"\n" +
@@ -922,22 +1111,34 @@ const file_policy_proto_rawDesc = "" +
 	"init_pulls\x18\t \x01(\rR\tinitPulls\x12\x1f\n" +
 	"\vstep_socket\x18\n" +
 	" \x01(\bR\n" +
-	"stepSocket\x1aP\n" +
+	"stepSocket\x124\n" +
+	"\bfeedback\x18\v \x01(\v2\x18.regretbench.v1.FeedbackR\bfeedback\x1aP\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
-	"\x05value\x18\x02 \x01(\v2\x15.regretbench.v1.ValueR\x05value:\x028\x01\"N\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.regretbench.v1.ValueR\x05value:\x028\x01\"^\n" +
+	"\bFeedback\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05delay\x18\x02 \x01(\x04R\x05delay\x12\x12\n" +
+	"\x04mean\x18\x03 \x01(\x01R\x04mean\x12\x14\n" +
+	"\x05batch\x18\x04 \x01(\x04R\x05batch\"N\n" +
 	"\fOpenResponse\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x1f\n" +
 	"\vstep_socket\x18\x02 \x01(\tR\n" +
-	"stepSocket\"\xad\x01\n" +
+	"stepSocket\"\xe2\x01\n" +
 	"\vStepRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x04R\x05round\x12\x1b\n" +
 	"\tprev_arms\x18\x03 \x03(\x05R\bprevArms\x12!\n" +
 	"\fprev_rewards\x18\x04 \x03(\x01R\vprevRewards\x12)\n" +
-	"\x10want_diagnostics\x18\x05 \x01(\bR\x0fwantDiagnostics\"8\n" +
+	"\x10want_diagnostics\x18\x05 \x01(\bR\x0fwantDiagnostics\x123\n" +
+	"\barrivals\x18\x06 \x03(\v2\x17.regretbench.v1.ArrivalR\barrivals\"_\n" +
+	"\aArrival\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x14\n" +
+	"\x05round\x18\x02 \x01(\x04R\x05round\x12\x10\n" +
+	"\x03arm\x18\x03 \x01(\x05R\x03arm\x12\x16\n" +
+	"\x06reward\x18\x04 \x01(\x01R\x06reward\"8\n" +
 	"\n" +
 	"Diagnostic\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
@@ -968,7 +1169,7 @@ func file_policy_proto_rawDescGZIP() []byte {
 	return file_policy_proto_rawDescData
 }
 
-var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_policy_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: regretbench.v1.DescribeRequest
 	(*Param)(nil),            // 1: regretbench.v1.Param
@@ -976,13 +1177,15 @@ var file_policy_proto_goTypes = []any{
 	(*Value)(nil),            // 3: regretbench.v1.Value
 	(*DescribeResponse)(nil), // 4: regretbench.v1.DescribeResponse
 	(*OpenRequest)(nil),      // 5: regretbench.v1.OpenRequest
-	(*OpenResponse)(nil),     // 6: regretbench.v1.OpenResponse
-	(*StepRequest)(nil),      // 7: regretbench.v1.StepRequest
-	(*Diagnostic)(nil),       // 8: regretbench.v1.Diagnostic
-	(*StepResponse)(nil),     // 9: regretbench.v1.StepResponse
-	(*CloseRequest)(nil),     // 10: regretbench.v1.CloseRequest
-	(*CloseResponse)(nil),    // 11: regretbench.v1.CloseResponse
-	nil,                      // 12: regretbench.v1.OpenRequest.ParamsEntry
+	(*Feedback)(nil),         // 6: regretbench.v1.Feedback
+	(*OpenResponse)(nil),     // 7: regretbench.v1.OpenResponse
+	(*StepRequest)(nil),      // 8: regretbench.v1.StepRequest
+	(*Arrival)(nil),          // 9: regretbench.v1.Arrival
+	(*Diagnostic)(nil),       // 10: regretbench.v1.Diagnostic
+	(*StepResponse)(nil),     // 11: regretbench.v1.StepResponse
+	(*CloseRequest)(nil),     // 12: regretbench.v1.CloseRequest
+	(*CloseResponse)(nil),    // 13: regretbench.v1.CloseResponse
+	nil,                      // 14: regretbench.v1.OpenRequest.ParamsEntry
 }
 var file_policy_proto_depIdxs = []int32{
 	3,  // 0: regretbench.v1.Param.default:type_name -> regretbench.v1.Value
@@ -990,24 +1193,26 @@ var file_policy_proto_depIdxs = []int32{
 	2,  // 2: regretbench.v1.Param.max:type_name -> regretbench.v1.Bound
 	3,  // 3: regretbench.v1.Param.allowed:type_name -> regretbench.v1.Value
 	1,  // 4: regretbench.v1.DescribeResponse.params:type_name -> regretbench.v1.Param
-	12, // 5: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
-	8,  // 6: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
-	3,  // 7: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
-	0,  // 8: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
-	5,  // 9: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
-	7,  // 10: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
-	7,  // 11: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
-	10, // 12: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
-	4,  // 13: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
-	6,  // 14: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
-	9,  // 15: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
-	9,  // 16: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
-	11, // 17: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	14, // 5: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
+	6,  // 6: regretbench.v1.OpenRequest.feedback:type_name -> regretbench.v1.Feedback
+	9,  // 7: regretbench.v1.StepRequest.arrivals:type_name -> regretbench.v1.Arrival
+	10, // 8: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
+	3,  // 9: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
+	0,  // 10: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
+	5,  // 11: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
+	8,  // 12: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
+	8,  // 13: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
+	12, // 14: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
+	4,  // 15: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
+	7,  // 16: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
+	11, // 17: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
+	11, // 18: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
+	13, // 19: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
+	15, // [15:20] is the sub-list for method output_type
+	10, // [10:15] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_policy_proto_init() }
@@ -1027,7 +1232,7 @@ func file_policy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_policy_proto_rawDesc), len(file_policy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,10 +1,19 @@
-// The regretbench policy protocol, version 1.
+// The regretbench policy protocol, versions 1 and 2.
 //
 // A plugin is a go-plugin gRPC server (see README "Writing a plugin"): it
-// checks the magic cookie REGRETBENCH_PLUGIN, prints the handshake line
-// "1|1|unix|PATH|grpc" on stdout, and serves this service plus go-plugin's
-// health ("plugin" = SERVING), controller and stdio services (copies of their
-// protos are in this directory).
+// checks the magic cookie REGRETBENCH_PLUGIN, picks the highest version it
+// speaks among those the host lists in PLUGIN_PROTOCOL_VERSIONS (bench
+// offers "1,2"), prints the handshake line "1|V|unix|PATH|grpc" on stdout,
+// and serves this service plus go-plugin's health ("plugin" = SERVING),
+// controller and stdio services (copies of their protos are in this
+// directory).
+//
+// Version 2 adds delayed and batched feedback (design §3): OpenRequest.feedback
+// and StepRequest.arrivals, and the step socket's flag bit 1. A version 1
+// plugin runs every scenario without `feedback:`; bench refuses it, before
+// any round, on a scenario that declares one. Under version 2 with immediate
+// feedback (no `feedback:`, OpenRequest.feedback absent) the wire carries
+// exactly what version 1 carries.
 //
 // The host drives sessions in batched lockstep: one Step carries one round of
 // every replication of a session. Fields are only ever added, never

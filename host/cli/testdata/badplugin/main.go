@@ -80,8 +80,11 @@ func newShared(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
 }
 
 func (b *shared) Step(st *sdk.BatchStep) error {
+	for _, a := range st.Arrivals { // delayed feedback
+		b.pols[a.Index].Observe(a.Round, int(a.Arm), a.Reward)
+	}
 	for i, p := range b.pols {
-		if len(st.PrevArms) > 0 {
+		if len(st.PrevRewards) > 0 {
 			p.Observe(st.Round-1, int(st.PrevArms[i]), st.PrevRewards[i])
 		}
 		if st.Round > p.s.InitRounds() {

@@ -67,8 +67,8 @@ func main() {
 	case "slow-ok":
 		time.Sleep(300 * time.Millisecond)
 	case "bad-version":
-		say("speaking protocol version 2")
-		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 2,
+		say("speaking protocol version 3")
+		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 3,
 			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: sdk.Handshake.MagicCookieValue})
 		return
 	case "bad-cookie":
@@ -151,7 +151,7 @@ func serveDescribe(answer string) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: sdk.Handshake,
 		VersionedPlugins: map[int]plugin.PluginSet{
-			sdk.ProtocolVersion: {"policy": rawPlugin{desc: desc}},
+			sdk.MinProtocolVersion: {"policy": rawPlugin{desc: desc}}, // a protocol 1 plugin in another language
 		},
 		GRPCServer: plugin.DefaultGRPCServer,
 		Logger:     hclog.NewNullLogger(),
@@ -215,7 +215,11 @@ func newBatch(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
 func (b *batch) Step(st *sdk.BatchStep) error {
 	t := st.Round
 	if b.spy != nil {
-		b.spy.Encode(map[string]any{"round": t, "prev_arms": st.PrevArms, "prev_rewards": st.PrevRewards, "diag": st.Diagnostics != nil})
+		rec := map[string]any{"round": t, "prev_arms": st.PrevArms, "prev_rewards": st.PrevRewards, "diag": st.Diagnostics != nil}
+		if b.s.Feedback.Delayed() {
+			rec["arrivals"] = st.Arrivals
+		}
+		b.spy.Encode(rec)
 	}
 	for i := range st.Arms {
 		st.Arms[i] = int32((t + i) % b.s.Arms)
