@@ -296,7 +296,8 @@ for i in $(seq 0 $((shards - 1))); do
 done
 say "array and merge completed $((SECONDS - submitted)) s after submission"
 
-# 5. Compare: identical but for the policies' summed seconds.
+# 5. Compare: identical but for the policies' summed seconds and the
+# provenance (bench.command, host, date) of the command that wrote each file.
 python3 - results/check.json results/unsharded.json "$runs" "$horizon" <<'EOF' || fail "the merged results differ from the unsharded run (above)"
 import json, sys
 
@@ -306,6 +307,8 @@ merged, whole = (json.load(open(p)) for p in (merged_path, whole_path))
 def strip(f):
     for p in f["policies"]:
         p.pop("seconds")  # wall time: summed over the shards
+    for k in ("command", "host", "date"):  # provenance of the command that wrote the file
+        (f.get("bench") or {}).pop(k, None)
     return f
 
 def diff(a, b, at):
@@ -347,5 +350,5 @@ if errors:
     print("\n".join(errors), file=sys.stderr)
     sys.exit(1)
 pols = ", ".join(p["label"] for p in merged["policies"])
-print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, every field but the summed seconds identical, per-replication finals included")
+print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, every field but the summed seconds and the provenance identical, per-replication finals included")
 EOF
