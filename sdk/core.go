@@ -284,6 +284,7 @@ type replicaBatch struct {
 	maxW    int           // chunks of a split round
 	open    *atomic.Int64 // sessions open in the plugin
 	work    time.Duration // CPU time of the last round, estimated
+	now     func() time.Time // the clock rounds are timed by; tests set their own
 	errs    []error
 	scratch [][]float64 // per-chunk diagnostics row
 }
@@ -296,7 +297,7 @@ const fanOutWork = 100 * time.Microsecond
 const minChunk = 32
 
 func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
-	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: Cores(), open: open}
+	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: Cores(), open: open, now: time.Now}
 	if ndiag > 0 {
 		b.diags = make([]Diagnoser, len(reps))
 	}
@@ -328,8 +329,8 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *a
 
 func (b *replicaBatch) Step(st *BatchStep) error {
 	n, w := len(b.pols), b.ways()
-	start := time.Now()
-	defer func() { b.work = time.Since(start) * time.Duration(w) }()
+	start := b.now()
+	defer func() { b.work = b.now().Sub(start) * time.Duration(w) }()
 	if w == 1 {
 		return b.run(st, 0, 0, n)
 	}

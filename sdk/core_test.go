@@ -3,21 +3,27 @@ package sdk
 import (
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
+// fakeClock is a clock that moves only when a policy says it worked.
+type fakeClock struct{ ns atomic.Int64 }
+
+func (c *fakeClock) now() time.Time { return time.Unix(0, c.ns.Load()) }
+
 // randPolicy pulls a random arm with its replica's generator, after
-// spinning for spin.
+// working for spin on the fake clock.
 type randPolicy struct {
-	k    int
-	r    Replica
-	spin time.Duration
+	k     int
+	r     Replica
+	spin  time.Duration
+	clock *fakeClock
 }
 
 func (p *randPolicy) Select(int) int {
-	for start := time.Now(); time.Since(start) < p.spin; {
-	}
+	p.clock.ns.Add(int64(p.spin))
 	return p.r.Rand.IntN(p.k)
 }
 
@@ -29,8 +35,9 @@ func (p *randPolicy) Observe(int, int, float64) {}
 func TestRoundSplit(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	open := func(spin time.Duration) (*core, uint64) {
+		clock := new(fakeClock)
 		c, err := newCore(Plugin{Name: "rand", Version: "0", New: func(s Session, r Replica) (Policy, error) {
-			return &randPolicy{k: s.Arms, r: r, spin: spin}, nil
+			return &randPolicy{k: s.Arms, r: r, spin: spin, clock: clock}, nil
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -43,6 +50,9 @@ func TestRoundSplit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Rounds are timed by the policies' declared work, not the wall
+		// clock, so a loaded machine cannot make a cheap round look heavy.
+		c.sessions[id].pol.(*replicaBatch).now = clock.now
 		return c, id
 	}
 	// play returns every arm played and how many rounds were heavy enough
@@ -70,16 +80,15 @@ func TestRoundSplit(t *testing.T) {
 		return all, heavy
 	}
 	c, id := open(0)
-	// Rounds 1-5 are the forced initial pulls, cheap for any policy; a
-	// thread stalled by a loaded machine (or the race detector) may make
-	// any round look heavy now and then, so only most must stay whole.
 	cheap, heavy := play(c, id, false)
-	if heavy > 15 && !raceEnabled {
-		t.Errorf("%d of 30 rounds of 128 cheap replications split the next", heavy)
+	if heavy != 0 {
+		t.Errorf("%d of 30 rounds of 128 free replications split the next", heavy)
 	}
+	// Every round (the session forces none) costs 128 x 5 us, above
+	// fanOutWork.
 	c, id = open(5 * time.Microsecond)
-	if _, heavy := play(c, id, false); heavy < 20 {
-		t.Errorf("only %d of the 25 rounds of 128 replications of 5 us each split the next", heavy)
+	if _, heavy := play(c, id, false); heavy != 30 {
+		t.Errorf("%d of the 30 rounds of 128 replications of 5 us each split the next, want all", heavy)
 	}
 	b := c.sessions[id].pol.(*replicaBatch)
 	b.work = fanOutWork
