@@ -281,9 +281,9 @@ type replicaBatch struct {
 	pols    []Policy
 	diags   []Diagnoser
 	cores   int
-	maxW    int           // chunks of a split round
-	open    *atomic.Int64 // sessions open in the plugin
-	work    time.Duration // CPU time of the last round, estimated
+	maxW    int              // chunks of a split round
+	open    *atomic.Int64    // sessions open in the plugin
+	work    time.Duration    // CPU time of the last round, estimated
 	now     func() time.Time // the clock rounds are timed by; tests set their own
 	errs    []error
 	scratch [][]float64 // per-chunk diagnostics row
