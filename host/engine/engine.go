@@ -274,7 +274,7 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	batch = min(batch, len(reps))
 	cps := sc.Checkpoints
 	n := len(reps)
-	var recorded [4][][]float64
+	var recorded [metric.Count][][]float64
 	for m := range recorded {
 		recorded[m] = make([][]float64, len(cps))
 		for c := range cps {

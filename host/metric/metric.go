@@ -15,8 +15,12 @@ package metric
 
 import "math"
 
-// Names lists the metrics in report order.
-var Names = []string{"regret", "underestimation", "regret_under", "regret_not_under"}
+// Names lists the metrics of design §5 in report order: the one list every
+// package (results, report, engine, shard) uses.
+var Names = [Count]string{"regret", "underestimation", "regret_under", "regret_not_under"}
+
+// Count is the number of metrics.
+const Count = 4
 
 // Tracker accumulates the metrics of a batch of replications round by round
 // and records them at checkpoints.
@@ -33,7 +37,7 @@ type Tracker struct {
 	next        int // index of the next checkpoint
 	// Recorded[m][c][i]: metric m (order of Names) at checkpoint c for
 	// replication i.
-	Recorded [4][][]float64
+	Recorded [Count][][]float64
 }
 
 // NewTracker tracks n replications of an environment with the given gaps

@@ -7,15 +7,12 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
 // CSVHeader is the header row of the CSV format.
 var CSVHeader = []string{"scenario", "policy", "metric", "t", "mean", "se"}
-
-// metricNames are the metrics of design §5 in the order CSV rows and
-// figures list them.
-var metricNames = []string{"regret", "underestimation", "regret_under", "regret_not_under"}
 
 // DiagPrefix prefixes a plugin diagnostic's name in the metric column of
 // the CSV format ("diag:kkt_gap"), so a diagnostic can never be mistaken
@@ -44,7 +41,7 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 		return cw.Write([]string{f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), formatFloat(se)})
 	}
 	for _, p := range okPolicies(f) {
-		for _, name := range metricNames {
+		for _, name := range metric.Names {
 			s, err := p.Metric(name)
 			if err != nil {
 				return err

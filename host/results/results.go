@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/metric"
 )
 
 // Schema identifies version 1 of the results file.
@@ -383,7 +384,7 @@ func (f *File) Check() error {
 				}
 			}
 		}
-		for _, name := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+		for _, name := range metric.Names {
 			s, _ := p.Metric(name)
 			if len(s.Mean) != n || len(s.SE) != n {
 				return fmt.Errorf("policies[%d] %q: %s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(s.Mean), len(s.SE), n)
