@@ -358,33 +358,18 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 		}
 		return firstErr
 	}
-	r := j.res
-	r.Checkpoints = cps
-	r.Final = map[string][]float64{}
+	metrics := map[string][][]float64{}
 	for m, name := range metric.Names {
-		s, _ := r.Metric(name)
-		s.Mean, s.SE = metric.Series(recorded[m])
-		r.Final[name] = recorded[m][len(cps)-1]
+		metrics[name] = recorded[m]
 	}
+	var diags map[string]results.DiagTrace
 	if len(diagNames) > 0 && len(diagCP) > 0 {
-		r.Diagnostics = map[string]results.DiagSeries{}
+		diags = map[string]results.DiagTrace{}
 		for d, name := range diagNames {
-			mean, se := metric.Series(diag[d])
-			r.Diagnostics[name] = results.DiagSeries{Checkpoints: diagCP, Mean: mean, SE: se}
+			diags[name] = results.DiagTrace{Checkpoints: diagCP, Rows: diag[d]}
 		}
 	}
-	if opts.Traces {
-		r.Traces = &results.Traces{Metrics: map[string][][]float64{}}
-		for m, name := range metric.Names {
-			r.Traces.Metrics[name] = recorded[m]
-		}
-		if len(diagNames) > 0 && len(diagCP) > 0 {
-			r.Traces.Diagnostics = map[string][][]float64{}
-			for d, name := range diagNames {
-				r.Traces.Diagnostics[name] = diag[d]
-			}
-		}
-	}
+	j.res.Summarize(cps, metrics, diags, opts.Traces)
 	return nil
 }
 

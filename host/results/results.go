@@ -455,3 +455,43 @@ func (f *File) SortPolicies(labels []string) {
 	}
 	sort.SliceStable(f.Policies, func(i, j int) bool { return key(f.Policies[i]) < key(f.Policies[j]) })
 }
+
+// DiagTrace is one diagnostic's per-replication values: Rows[c][i] at
+// Checkpoints[c] for the i-th replication.
+type DiagTrace struct {
+	Checkpoints []int
+	Rows        [][]float64
+}
+
+// Summarize fills p's checkpoints, metric series, final values and
+// diagnostics from per-replication traces: metrics[name][c][i] at cps for
+// every name of metric.Names, and diags by name. With keep, p.Traces holds
+// the traces too (shard files need them for an exact merge). It is the one
+// place where traces become the numbers a results file reports, for a run
+// and for a merge alike.
+func (p *Policy) Summarize(cps []int, metrics map[string][][]float64, diags map[string]DiagTrace, keep bool) {
+	p.Checkpoints = cps
+	p.Final = map[string][]float64{}
+	for _, name := range metric.Names {
+		rows := metrics[name]
+		s, _ := p.Metric(name)
+		s.Mean, s.SE = metric.Series(rows)
+		p.Final[name] = rows[len(rows)-1]
+	}
+	if len(diags) > 0 {
+		p.Diagnostics = map[string]DiagSeries{}
+		for name, d := range diags {
+			mean, se := metric.Series(d.Rows)
+			p.Diagnostics[name] = DiagSeries{Checkpoints: d.Checkpoints, Mean: mean, SE: se}
+		}
+	}
+	if keep {
+		p.Traces = &Traces{Metrics: metrics}
+		if len(diags) > 0 {
+			p.Traces.Diagnostics = map[string][][]float64{}
+			for name, d := range diags {
+				p.Traces.Diagnostics[name] = d.Rows
+			}
+		}
+	}
+}

@@ -139,7 +139,6 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			out.Policies = append(out.Policies, p)
 			continue
 		}
-		p.Checkpoints = q.Checkpoints
 		// samePolicy and Check make every shard's rows as many as q's,
 		// each as long as the shard's replications.
 		gather := func(get func(*results.Policy) [][]float64) [][]float64 {
@@ -157,21 +156,19 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			}
 			return rows
 		}
-		p.Final = map[string][]float64{}
+		metrics := map[string][][]float64{}
 		for _, name := range metric.Names {
-			rows := gather(func(p *results.Policy) [][]float64 { return p.Traces.Metrics[name] })
-			s, _ := p.Metric(name)
-			s.Mean, s.SE = metric.Series(rows)
-			p.Final[name] = rows[len(rows)-1]
+			metrics[name] = gather(func(p *results.Policy) [][]float64 { return p.Traces.Metrics[name] })
 		}
+		var diags map[string]results.DiagTrace
 		for name, d := range q.Diagnostics {
-			if p.Diagnostics == nil {
-				p.Diagnostics = map[string]results.DiagSeries{}
+			if diags == nil {
+				diags = map[string]results.DiagTrace{}
 			}
-			rows := gather(func(p *results.Policy) [][]float64 { return p.Traces.Diagnostics[name] })
-			mean, se := metric.Series(rows)
-			p.Diagnostics[name] = results.DiagSeries{Checkpoints: d.Checkpoints, Mean: mean, SE: se}
+			diags[name] = results.DiagTrace{Checkpoints: d.Checkpoints,
+				Rows: gather(func(p *results.Policy) [][]float64 { return p.Traces.Diagnostics[name] })}
 		}
+		p.Summarize(q.Checkpoints, metrics, diags, false)
 		out.Policies = append(out.Policies, p)
 	}
 	if err := out.Check(); err != nil {
