@@ -11,13 +11,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
@@ -168,31 +168,26 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	start := time.Now()
 	parts := make([]*results.File, len(list))
 	errs := make([]error, len(list))
-	next := make(chan int, len(list))
+	// Go blocks while every slot is taken, so jobs start in list order:
+	// longest first. A job's error is kept in errs, not returned.
+	var pool errgroup.Group
+	pool.SetLimit(jobs)
 	for k := range list {
-		next <- k
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				if ctx.Err() != nil {
-					errs[k] = ctx.Err()
-					continue
-				}
-				o := engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout}
-				if f := pr.Func(); f != nil {
-					name := paperRuns[list[k].scen].scenario
-					o.Progress = func(label string, round, horizon int) { f(name+": "+label, round, horizon) }
-				}
-				parts[k], errs[k] = engine.Run(ctx, list[k].sc, o)
+		pool.Go(func() error {
+			if ctx.Err() != nil {
+				errs[k] = ctx.Err()
+				return nil
 			}
-		}()
+			o := engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout}
+			if f := pr.Func(); f != nil {
+				name := paperRuns[list[k].scen].scenario
+				o.Progress = func(label string, round, horizon int) { f(name+": "+label, round, horizon) }
+			}
+			parts[k], errs[k] = engine.Run(ctx, list[k].sc, o)
+			return nil
+		})
 	}
-	wg.Wait()
+	pool.Wait()
 	pr.Wait()
 	elapsed := time.Since(start)
 

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
@@ -183,22 +184,19 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.res.Params = params
 	}
 
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
+	// At most jobs policies at once. A policy's failure is its own (it is
+	// recorded in its results), so no job returns an error to the group.
+	var pool errgroup.Group
+	pool.SetLimit(jobs)
 	for _, j := range jobsList {
 		if j.res.Status == results.StatusFailed || j.res.Status == "skipped" {
 			continue
 		}
-		wg.Add(1)
-		go func(j *job) {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				j.res.Status = "skipped"
-				return
+		pool.Go(func() error {
+			if ctx.Err() != nil {
+				j.res.Status = "skipped" // interrupted before its turn
+				return nil
 			}
-			defer func() { <-sem }()
 			start := time.Now()
 			if err := j.run(ctx, sc, e, reps, opts); err != nil {
 				j.fail(err)
@@ -206,9 +204,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 				j.res.Status = results.StatusOK
 			}
 			j.res.Seconds = time.Since(start).Seconds()
-		}(j)
+			return nil
+		})
 	}
-	wg.Wait()
+	pool.Wait()
 
 	var failures []error
 	for _, j := range jobsList {
@@ -307,52 +306,38 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	if conc <= 0 {
 		conc = 2
 	}
-	// The first session to fail fails the policy and stops its siblings,
-	// whose own errors would only be the cancellation.
+	// The first session to fail fails the policy and stops its siblings
+	// (the group's context), whose own errors would only be the
+	// cancellation; the group keeps the first error.
 	pctx := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var firstErr error
-	var failOnce sync.Once
-	fail := func(err error) { failOnce.Do(func() { firstErr = err; cancel() }) }
-	var wg sync.WaitGroup
-	next := make(chan int, len(spans))
-	for k := range spans {
-		next <- k
-	}
-	close(next)
-	for w := 0; w < min(conc, len(spans)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				if ctx.Err() != nil {
-					fail(ctx.Err())
-					continue
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(conc)
+	for _, sp := range spans {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			lo, hi := sp.lo, sp.hi
+			tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
+			if err != nil {
+				return err
+			}
+			for m := range recorded {
+				for c := range cps {
+					copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
 				}
-				lo, hi := spans[k].lo, spans[k].hi
-				tr, dg, err := j.session(ctx, sc, e, reps[lo:hi], diagCP, opts)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				for m := range recorded {
-					for c := range cps {
-						copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
-					}
-				}
-				for d := range diag {
-					if d < len(dg) {
-						for c := range diagCP {
-							copy(diag[d][c][lo:hi], dg[d][c])
-						}
+			}
+			for d := range diag {
+				if d < len(dg) {
+					for c := range diagCP {
+						copy(diag[d][c][lo:hi], dg[d][c])
 					}
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if firstErr != nil {
+	if firstErr := g.Wait(); firstErr != nil {
 		if pctx.Err() != nil {
 			return pctx.Err()
 		}
