@@ -28,7 +28,7 @@ class FrameVectorsTest(unittest.TestCase):
                 elif v["direction"] == "request":
                     self.assertEqual(frames.encode_request(v["round"], v["arms"], v["rewards"],
                                                            v["want_diagnostics"]), frame)
-                    rnd, want, arms, rewards = frames.decode_request(payload)
+                    rnd, want, arms, rewards, _ = frames.decode_request(payload)
                     self.assertEqual((rnd, want, arms.tolist(), rewards.tolist()),
                                      (v["round"], v["want_diagnostics"], v["arms"], v["rewards"]))
                 elif v["status"] == frames.OK:
