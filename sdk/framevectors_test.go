@@ -21,6 +21,9 @@ type frameVector struct {
 	WantDiag    bool        `json:"want_diagnostics"`
 	Arms        []int32     `json:"arms"`
 	Rewards     []float64   `json:"rewards"`
+	Delayed     bool        `json:"delayed"`      // flag bit 1 (protocol 2): arrivals, no rewards
+	Arrivals    []Arrival   `json:"arrivals"`     // {"index", "round", "arm", "reward"}
+	MaxArrivals *int        `json:"max_arrivals"` // the decoder's bound on arrivals; 1024 when absent
 	Status      byte        `json:"status"`
 	Diagnostics [][]float64 `json:"diagnostics"`
 	Message     string      `json:"message"`
@@ -48,12 +51,16 @@ func loadFrameVectors(t *testing.T) []frameVector {
 // and diagnostics count are those the vector's frame announces.
 // decodeVectorRequest and decodeVectorResponse decode a vector as a
 // session of the size the frame itself announces would.
-func decodeVectorRequest(p []byte, f *stepFrame) error {
+func decodeVectorRequest(p []byte, f *stepFrame, v frameVector) error {
 	n := 0
 	if len(p) >= 13 {
 		n = int(le.Uint32(p[9:]))
 	}
-	return decodeStepRequest(p, f, n, 1024) // the vectors hold no more arrivals
+	maxArrivals := 1024 // the vectors hold no more arrivals
+	if v.MaxArrivals != nil {
+		maxArrivals = *v.MaxArrivals
+	}
+	return decodeStepRequest(p, f, n, maxArrivals)
 }
 
 func decodeVectorResponse(p []byte, r *stepReply) error {
@@ -87,20 +94,29 @@ func TestFrameVectors(t *testing.T) {
 			switch {
 			case v.Direction == "request" && v.Invalid:
 				var f stepFrame
-				if err := decodeVectorRequest(payload, &f); err == nil {
+				if err := decodeVectorRequest(payload, &f, v); err == nil {
 					t.Errorf("decodeStepRequest accepted an invalid frame: %+v", f)
 				}
 			case v.Direction == "request":
-				if enc := appendStepRequest(nil, v.Round, v.Arms, v.Rewards, v.WantDiag); !bytes.Equal(enc, frame) {
-					t.Errorf("appendStepRequest:\n got  %x\n want %x", enc, frame)
+				var enc []byte
+				if v.Delayed {
+					enc = appendStepRequestArrivals(nil, v.Round, v.Arms, v.Arrivals, v.WantDiag)
+				} else {
+					enc = appendStepRequest(nil, v.Round, v.Arms, v.Rewards, v.WantDiag)
+				}
+				if !bytes.Equal(enc, frame) {
+					t.Errorf("encoding:\n got  %x\n want %x", enc, frame)
 				}
 				var f stepFrame
-				if err := decodeVectorRequest(payload, &f); err != nil {
+				if err := decodeVectorRequest(payload, &f, v); err != nil {
 					t.Fatalf("decodeStepRequest: %v", err)
 				}
-				if f.round != v.Round || f.wantDiag != v.WantDiag || !equalOrEmpty(f.arms, v.Arms) || !equalOrEmpty(f.rewards, v.Rewards) {
-					t.Errorf("decodeStepRequest: round %d diag %v arms %v rewards %v; want %d %v %v %v",
-						f.round, f.wantDiag, f.arms, f.rewards, v.Round, v.WantDiag, v.Arms, v.Rewards)
+				if f.round != v.Round || f.wantDiag != v.WantDiag || f.delayed != v.Delayed || !equalOrEmpty(f.arms, v.Arms) || !equalOrEmpty(f.rewards, v.Rewards) {
+					t.Errorf("decodeStepRequest: round %d diag %v delayed %v arms %v rewards %v; want %d %v %v %v %v",
+						f.round, f.wantDiag, f.delayed, f.arms, f.rewards, v.Round, v.WantDiag, v.Delayed, v.Arms, v.Rewards)
+				}
+				if f.delayed && !equalOrEmpty(f.arrivals, v.Arrivals) {
+					t.Errorf("decodeStepRequest: arrivals %+v, want %+v", f.arrivals, v.Arrivals)
 				}
 			case v.Direction == "response" && v.Invalid:
 				var r stepReply

@@ -60,7 +60,9 @@ func installPython(t *testing.T, dir string, name ...string) string {
 }
 
 // TestPythonPlugin runs the Python KL-UCB next to its Go twin through the
-// CLI: every per-replication final value is bit-identical. The Python code
+// CLI: every per-replication final value is bit-identical, under immediate
+// feedback and under delayed and batched feedback (protocol 2: the batch
+// policy's arrivals against the Go SDK's Observe calls). The Python code
 // reproduces Go's operations and Go's math.Log; Go compiles x*y+z without
 // fusing on amd64, where this holds exactly (on arm64 Go fuses into FMA).
 func TestPythonPlugin(t *testing.T) {
@@ -78,6 +80,12 @@ policies:
   - {plugin: klucb, label: GO}
   - {plugin: klucbpy, label: PY c=1.5, params: {c: 1.5}}
   - {plugin: klucb, label: GO c=1.5, params: {c: 1.5}}
+  - {plugin: klucbpy, label: PY d=7, feedback: {delay: 7}}
+  - {plugin: klucb, label: GO d=7, feedback: {delay: 7}}
+  - {plugin: klucbpy, label: PY geo=5, feedback: {delay: {geometric: 5}}}
+  - {plugin: klucb, label: GO geo=5, feedback: {delay: {geometric: 5}}}
+  - {plugin: klucbpy, label: PY batch=20, feedback: {batch: 20}}
+  - {plugin: klucb, label: GO batch=20, feedback: {batch: 20}}
 `)
 	out := filepath.Join(t.TempDir(), "r.json")
 	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", scen, "--out", out, "--quiet")
@@ -88,10 +96,13 @@ policies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Policies) != 4 {
-		t.Fatalf("%d policies, want 4", len(f.Policies))
+	if len(f.Policies) != 10 {
+		t.Fatalf("%d policies, want 10", len(f.Policies))
 	}
-	for i := 0; i < 4; i += 2 {
+	if reflect.DeepEqual(f.Policies[0].Final, f.Policies[4].Final) {
+		t.Errorf("a delay of 7 rounds changes nothing: %v", f.Policies[4].Final["regret"])
+	}
+	for i := 0; i < len(f.Policies); i += 2 {
 		py, gop := f.Policies[i], f.Policies[i+1]
 		if len(py.Final["regret"]) != 12 {
 			t.Fatalf("%s: %d final regrets, want 12", py.Label, len(py.Final["regret"]))
@@ -158,7 +169,7 @@ policies: [{plugin: klucbpy, label: K}]
 			if err != nil {
 				return nil, err
 			}
-			if d.Name != "klucbpy" || d.ProtocolVersion != 1 || !d.StepStream ||
+			if d.Name != "klucbpy" || d.ProtocolVersion != sdk.ProtocolVersion || !d.StepStream ||
 				len(d.Params) != 1 || !reflect.DeepEqual(d.Params[0], klucb.Params[0]) {
 				t.Errorf("describe: %+v", d)
 			}
@@ -192,7 +203,7 @@ func TestPythonPluginRefusesToRunAlone(t *testing.T) {
 	}{
 		{"no cookie", nil, "REGRETBENCH_PLUGIN"},
 		{"other version", []string{sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
-			"PLUGIN_PROTOCOL_VERSIONS=2,3"}, "protocol versions 2,3"},
+			"PLUGIN_PROTOCOL_VERSIONS=3,4"}, "protocol versions 3,4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(path)

@@ -5,6 +5,7 @@ import traceback
 
 import numpy as np
 
+from .frames import NO_ARRIVALS
 from .params import ParamError, resolve
 from .policy import BatchStep, Replica, Session
 from .rand import replica_rng
@@ -48,7 +49,14 @@ class ReplicaBatch:
 
     def step(self, s):
         t = s.round
-        if len(s.prev_arms):
+        if self.spec.feedback is not None:
+            arr = s.arrivals
+            if len(arr):
+                obs = self.observe
+                for i, r, a, x in zip(arr.index.tolist(), arr.round.tolist(), arr.arm.tolist(),
+                                      arr.reward.tolist()):
+                    obs[i](r, a, x)
+        elif len(s.prev_arms):
             for obs, a, r in zip(self.observe, s.prev_arms.tolist(), s.prev_rewards.tolist()):
                 obs(t - 1, a, r)
         if t <= self.spec.init_rounds:
@@ -65,18 +73,55 @@ class ReplicaBatch:
 
 
 class CoreSession:
-    __slots__ = ("spec", "n", "reps", "round", "pol", "arms", "diag", "lock", "step")
+    __slots__ = ("spec", "n", "reps", "round", "delivered", "pol", "arms", "diag", "lock", "step")
 
     def __init__(self, spec, reps, pol, ndiag):
         self.spec = spec
         self.n = len(reps)
         self.reps = reps
         self.round = 0
+        # The rewards that have arrived (delayed feedback): n x round -
+        # delivered rewards are pending, which bounds the arrivals.
+        self.delivered = 0
         self.pol = pol
         self.arms = np.zeros(self.n, dtype=np.int32)
         self.diag = np.zeros((ndiag, self.n), dtype=np.float64)
         self.lock = threading.Lock()
-        self.step = BatchStep()
+        self.step = BatchStep(arrivals=NO_ARRIVALS)
+
+    def pending(self):
+        """How many rewards have not arrived before the next round: every
+        pull of the rounds answered, less those delivered."""
+        return self.n * self.round - self.delivered
+
+    def check_arrivals(self, t, arr):
+        """Why the arrivals of round t are wrong, or None: no more than
+        are pending, each of a replication of the batch and of an earlier
+        round, an arm in range, ordered by index then round, none twice."""
+        m = len(arr)
+        if m > self.pending():
+            return "%d arrivals, but only %d rewards are pending" % (m, self.pending())
+        if m == 0:
+            return None
+        idx = arr.index.astype(np.int64)
+        rnd = arr.round
+        bad = (idx >= self.n) | (rnd < 1) | (rnd >= t) | (arr.arm < 0) | (arr.arm >= self.spec.arms)
+        order = np.zeros(m, dtype=bool)
+        if m > 1:
+            order[1:] = (idx[1:] < idx[:-1]) | ((idx[1:] == idx[:-1]) & (rnd[1:] <= rnd[:-1]))
+        wrong = np.flatnonzero(bad | order)
+        if not len(wrong):
+            return None
+        j = int(wrong[0])
+        i, r, a = int(idx[j]), int(rnd[j]), int(arr.arm[j])
+        if i >= self.n:
+            return "arrival %d: index %d, want 0..%d" % (j, i, self.n - 1)
+        if r < 1 or r >= t:
+            return "arrival %d: replication %d: pulled in round %d, want 1..%d" % (j, self.reps[i], r, t - 1)
+        if a < 0 or a >= self.spec.arms:
+            return "arrival %d: replication %d: arm %d out of range" % (j, self.reps[i], a)
+        return ("arrival %d: (index %d, round %d) after (index %d, round %d): arrivals must be ordered by "
+                "index, then round, without repeats" % (j, i, r, int(idx[j - 1]), int(rnd[j - 1])))
 
 
 class Core:
@@ -89,17 +134,25 @@ class Core:
         self.next = 0
         self.sessions = {}
 
-    def open(self, arms, horizon, replications, seed, family, noise_sd, noise_known, params, init_pulls):
-        """Opens a session and returns its id."""
+    def open(self, arms, horizon, replications, seed, family, noise_sd, noise_known, params, init_pulls,
+             feedback=None):
+        """Opens a session and returns its id. feedback is a Feedback
+        (delayed or batched feedback) or None (immediate)."""
         if arms < 1 or horizon < 1 or not replications or init_pulls < 0:
             raise InvalidRequest("open: arms=%d horizon=%d replications=%d init_pulls=%d"
                                  % (arms, horizon, len(replications), init_pulls))
+        if feedback is not None:
+            try:
+                feedback.check()
+            except ValueError as e:
+                raise InvalidRequest("open: %s" % e) from None
         try:
             values = resolve(self.p.params, params)
         except ParamError as e:
             raise InvalidRequest("open: %s" % e) from None
         spec = Session(arms=arms, horizon=horizon, family=family, noise_sd=noise_sd,
-                       noise_known=noise_known, init_pulls=init_pulls, seed=seed, params=values)
+                       noise_known=noise_known, init_pulls=init_pulls, seed=seed, params=values,
+                       feedback=feedback)
         replicas = [Replica(int(i), replica_rng(seed, i)) for i in replications]
         ndiag = len(self.p.diagnostics)
         try:
@@ -126,9 +179,10 @@ class Core:
             raise InvalidRequest("unknown session %d" % sid)
         return s
 
-    def step(self, sid, round, prev_arms, prev_rewards, want_diag, arms=None, diag=None):
+    def step(self, sid, round, prev_arms, prev_rewards, want_diag, arms=None, diag=None, arrivals=None):
         """Plays round of session sid. prev_arms (int32) and prev_rewards
-        (float64) are numpy arrays; arms and diag, when given, are the
+        (float64) are numpy arrays; arrivals an Arrivals or None (none),
+        under delayed feedback only; arms and diag, when given, are the
         buffers to answer in (the step socket's output frame). Returns
         (arms, diagnostics or None), valid until the next step."""
         s = self.session(sid)
@@ -138,9 +192,23 @@ class Core:
                 raise InvalidRequest("session %d: round %d requested after round %d (horizon %d)"
                                      % (sid, round, s.round, spec.horizon))
             want = 0 if round == 1 else s.n
-            if len(prev_arms) != want or len(prev_rewards) != want:
-                raise InvalidRequest("session %d round %d: got %d arms and %d rewards, want %d each"
-                                     % (sid, round, len(prev_arms), len(prev_rewards), want))
+            if arrivals is None:
+                arrivals = NO_ARRIVALS
+            if spec.feedback is not None:
+                if len(prev_arms) != want or len(prev_rewards) != 0:
+                    raise InvalidRequest("session %d round %d (feedback %s): got %d arms and %d rewards, "
+                                         "want %d arms and no rewards"
+                                         % (sid, round, spec.feedback, len(prev_arms), len(prev_rewards), want))
+                why = s.check_arrivals(round, arrivals)
+                if why is not None:
+                    raise InvalidRequest("session %d round %d: %s" % (sid, round, why))
+            else:
+                if len(prev_arms) != want or len(prev_rewards) != want:
+                    raise InvalidRequest("session %d round %d: got %d arms and %d rewards, want %d each"
+                                         % (sid, round, len(prev_arms), len(prev_rewards), want))
+                if len(arrivals):
+                    raise InvalidRequest("session %d round %d: %d arrivals under immediate feedback"
+                                         % (sid, round, len(arrivals)))
             # Unsigned, a negative arm is huge: one reduction checks both ends.
             if want and _umax(prev_arms.view(np.uint32)) >= spec.arms:
                 i = int(np.flatnonzero((prev_arms < 0) | (prev_arms >= spec.arms))[0])
@@ -150,6 +218,7 @@ class Core:
             st.round = round
             st.prev_arms = prev_arms
             st.prev_rewards = prev_rewards
+            st.arrivals = arrivals
             buf = st.arms = s.arms if arms is None else arms
             st.diagnostics = None
             if want_diag and len(self.p.diagnostics):
@@ -180,6 +249,7 @@ class Core:
                 raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
                                    % (s.reps[i], out[i], spec.arms - 1))
             s.round = round
+            s.delivered += len(arrivals)
             return out, st.diagnostics
 
     def close(self, sid):

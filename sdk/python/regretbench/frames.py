@@ -3,8 +3,11 @@
 Every frame is a uint32 length followed by that many bytes; integers and
 floats are little-endian.
 
-  request:  uint64 round | uint8 flags (bit 0: want diagnostics) |
+  request:  uint64 round | uint8 flags (bit 0: want diagnostics; bit 1,
+            protocol 2 under delayed feedback: arrivals follow) |
             uint32 n | n x int32 prev arms | n x float64 prev rewards
+            (none when bit 1 is set) | when bit 1 is set: uint32 m |
+            m x (uint32 index | uint64 round | int32 arm | float64 reward)
   response: uint8 status, then
             status 0: uint32 n | n x int32 arms | uint32 d |
                       d x n x float64 diagnostics
@@ -23,6 +26,14 @@ OK, FAILED, INVALID = 0, 1, 2
 MAX_FRAME = 256 << 20  # as the Go SDK's maxFrame
 MAX_ERROR_MSG = 64 << 10  # error messages are truncated to this many bytes
 REQUEST_HEADER = 13    # round, flags, n
+FLAG_WANT_DIAG = 1
+FLAG_ARRIVALS = 2      # protocol 2, delayed feedback: no rewards, arrivals follow
+ARRIVAL_BYTES = 24     # uint32 index | uint64 round | int32 arm | float64 reward
+
+# One arrival of a request frame: a packed little-endian record, read
+# through numpy views without copying.
+ARRIVAL_DTYPE = np.dtype([("index", "<u4"), ("round", "<u8"), ("arm", "<i4"), ("reward", "<f8")], align=False)
+assert ARRIVAL_DTYPE.itemsize == ARRIVAL_BYTES
 
 _req_head = struct.Struct("<IQBI")
 _u32 = struct.Struct("<I")
@@ -32,9 +43,69 @@ class FrameError(ValueError):
     """A frame that does not follow the format."""
 
 
-def encode_request(round, arms, rewards, want_diag=False):
-    """A whole request frame, length prefix included."""
+class Arrivals:
+    """The rewards arriving at the start of a round (protocol 2, delayed
+    feedback), as four numpy arrays of equal length m, ordered by index,
+    then round: index (uint32, the replication's position in the batch),
+    round (uint64, the round the arm was pulled in), arm (int32) and
+    reward (float64). Decoded from a frame they are views of its buffer."""
+    __slots__ = ("index", "round", "arm", "reward")
+
+    def __init__(self, index=(), round=(), arm=(), reward=()):
+        self.index = np.asarray(index, dtype=np.uint32)
+        self.round = np.asarray(round, dtype=np.uint64)
+        self.arm = np.asarray(arm, dtype=np.int32)
+        self.reward = np.asarray(reward, dtype=np.float64)
+        if not (len(self.index) == len(self.round) == len(self.arm) == len(self.reward)):
+            raise ValueError("arrivals of %d indices, %d rounds, %d arms and %d rewards"
+                             % (len(self.index), len(self.round), len(self.arm), len(self.reward)))
+
+    @classmethod
+    def from_records(cls, rec):
+        """Arrivals viewing a structured array of ARRIVAL_DTYPE."""
+        a = cls.__new__(cls)
+        a.index, a.round, a.arm, a.reward = rec["index"], rec["round"], rec["arm"], rec["reward"]
+        return a
+
+    def __len__(self):
+        return len(self.index)
+
+    def tuples(self):
+        """The arrivals as a list of (index, round, arm, reward)."""
+        return list(zip(self.index.tolist(), self.round.tolist(), self.arm.tolist(), self.reward.tolist()))
+
+    def __repr__(self):
+        return "Arrivals(%r)" % self.tuples()
+
+
+NO_ARRIVALS = Arrivals()
+
+
+def encode_arrivals(arrivals):
+    """The bytes of m arrivals (without their count): arrivals is an
+    Arrivals or a sequence of (index, round, arm, reward)."""
+    if not isinstance(arrivals, Arrivals):
+        arrivals = Arrivals(*zip(*arrivals)) if len(arrivals) else NO_ARRIVALS
+    rec = np.empty(len(arrivals), dtype=ARRIVAL_DTYPE)
+    rec["index"], rec["round"], rec["arm"], rec["reward"] = (arrivals.index, arrivals.round,
+                                                             arrivals.arm, arrivals.reward)
+    return rec.tobytes()
+
+
+def encode_request(round, arms, rewards, want_diag=False, arrivals=None):
+    """A whole request frame, length prefix included. With arrivals (not
+    None: delayed feedback, flag bit 1) rewards must be empty."""
     arms = np.asarray(arms, dtype="<i4")
+    if arrivals is not None:
+        if len(rewards):
+            raise FrameError("%d rewards with arrivals: under delayed feedback rewards come as arrivals"
+                             % len(rewards))
+        body = encode_arrivals(arrivals)
+        m = len(body) // ARRIVAL_BYTES
+        n = len(arms)
+        flags = FLAG_ARRIVALS | (FLAG_WANT_DIAG if want_diag else 0)
+        return (_req_head.pack(REQUEST_HEADER + 4 * n + 4 + len(body), round, flags, n)
+                + arms.tobytes() + _u32.pack(m) + body)
     rewards = np.asarray(rewards, dtype="<f8")
     n = len(arms)
     if len(rewards) != n:
@@ -43,17 +114,40 @@ def encode_request(round, arms, rewards, want_diag=False):
             + arms.tobytes() + rewards.tobytes())
 
 
-def decode_request(payload):
-    """(round, want_diag, arms, rewards) of a request payload (the frame
-    without its length prefix); arms and rewards are numpy views."""
+def decode_request(payload, max_arrivals=None):
+    """(round, want_diag, arms, rewards, arrivals) of a request payload
+    (the frame without its length prefix); arms and rewards are numpy
+    views, arrivals None when flag bit 1 is clear, else an Arrivals of
+    views. max_arrivals (the rewards pending in the session; None: no
+    bound) bounds the arrival count before anything is allocated by it."""
     if len(payload) < REQUEST_HEADER:
         raise FrameError("truncated frame")
     round, flags, n = struct.unpack_from("<QBI", payload)
+    if flags & FLAG_ARRIVALS:
+        arms, arrivals = decode_arrivals(payload, n, max_arrivals)
+        return round, bool(flags & FLAG_WANT_DIAG), arms, np.empty(0, "<f8"), arrivals
     if len(payload) - REQUEST_HEADER != 12 * n:
         raise FrameError("request frame of %d bytes for %d replications" % (len(payload), n))
     arms = np.frombuffer(payload, dtype="<i4", count=n, offset=REQUEST_HEADER)
     rewards = np.frombuffer(payload, dtype="<f8", count=n, offset=REQUEST_HEADER + 4 * n)
-    return round, bool(flags & 1), arms, rewards
+    return round, bool(flags & FLAG_WANT_DIAG), arms, rewards, None
+
+
+def decode_arrivals(payload, n, max_arrivals=None):
+    """(arms, arrivals) of a request payload with flag bit 1 announcing n
+    replications: n arms, then uint32 m and m arrivals, m <= max_arrivals."""
+    off = REQUEST_HEADER + 4 * n
+    if len(payload) < off + 4:
+        raise FrameError("truncated frame")
+    (m,) = _u32.unpack_from(payload, off)
+    if max_arrivals is not None and m > max_arrivals:
+        raise FrameError("request frame with %d arrivals, but only %d rewards are pending" % (m, max_arrivals))
+    rest = len(payload) - off - 4
+    if rest != ARRIVAL_BYTES * m:
+        raise FrameError("request frame with %d bytes of arrivals for %d arrivals" % (rest, m))
+    arms = np.frombuffer(payload, dtype="<i4", count=n, offset=REQUEST_HEADER)
+    rec = np.frombuffer(payload, dtype=ARRIVAL_DTYPE, count=m, offset=off + 4)
+    return arms, Arrivals.from_records(rec)
 
 
 def encode_response(arms, diagnostics=()):

@@ -13,6 +13,50 @@ class PolicyError(Exception):
     """A policy refusing a session (raised from new / new_batch) or failing."""
 
 
+DELAY, GEOMETRIC, BATCH = "delay", "geometric", "batch"
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """How rewards arrive under delayed or batched feedback (protocol 2),
+    as the scenario declares it, as Go's sdk.Feedback. A reward of round t
+    with delay d arrives at the start of round t+d+1; rewards due after
+    the horizon never arrive.
+
+    kind "delay": every reward `delay` rounds late; "geometric": random
+    delays, geometric on 0, 1, 2, ... with mean `mean`; "batch": the
+    rewards of rounds ((k-1)B, kB] arrive at the start of round kB+1,
+    B = `batch`. Session.feedback is None under immediate feedback.
+    """
+    kind: str
+    delay: int = 0
+    mean: float = 0.0
+    batch: int = 0
+
+    def check(self):
+        """Raises ValueError for a mode the SDK cannot play."""
+        if self.kind == DELAY:
+            if self.delay < 0:
+                raise ValueError("feedback delay %d, want >= 0" % self.delay)
+        elif self.kind == GEOMETRIC:
+            if not (self.mean >= 0) or math.isinf(self.mean):
+                raise ValueError("feedback geometric mean %r, want a finite value >= 0" % self.mean)
+        elif self.kind == BATCH:
+            if self.batch < 1:
+                raise ValueError("feedback batch %d, want >= 1" % self.batch)
+        else:
+            raise ValueError("unknown feedback kind %r (want delay, geometric or batch)" % self.kind)
+
+    def __str__(self):
+        if self.kind == DELAY:
+            return "delay %d" % self.delay
+        if self.kind == GEOMETRIC:
+            return "geometric mean %r" % self.mean
+        if self.kind == BATCH:
+            return "batch %d" % self.batch
+        return "unknown feedback %r" % self.kind
+
+
 @dataclass
 class Session:
     """Everything a policy may know about the problem it faces.
@@ -20,8 +64,9 @@ class Session:
     arms K (arms are 0..K-1), horizon T, family ("gaussian" or
     "bernoulli"), noise_sd (meaningful when noise_known), init_pulls
     (rounds 1..K*init_pulls are forced by the host: arm (t-1) mod K),
-    seed (the policy seed, never the scenario's) and params (every
-    declared parameter, defaults filled in).
+    seed (the policy seed, never the scenario's), params (every
+    declared parameter, defaults filled in) and feedback (a Feedback under
+    delayed or batched feedback, protocol 2; None: immediate).
     """
     arms: int
     horizon: int
@@ -31,6 +76,13 @@ class Session:
     init_pulls: int = 0
     seed: int = 0
     params: Dict[str, Any] = field(default_factory=dict)
+    feedback: Optional[Feedback] = None
+
+    @property
+    def delayed(self):
+        """Whether rewards come as arrivals (any declared feedback mode,
+        {delay: 0} included) rather than immediately."""
+        return self.feedback is not None
 
     @property
     def init_rounds(self):
@@ -72,7 +124,16 @@ class Policy:
 
     For every round t = 1..T the SDK calls select(t), unless t is one of
     the host-forced initial rounds, and then observe(t, arm, reward) with
-    the arm actually pulled. A policy that declares diagnostics also
+    the arm actually pulled.
+
+    Under delayed or batched feedback (Session.feedback set) observe(t,
+    arm, reward) is called when the reward of round t arrives, before
+    select of the current round, in the order of the pulled rounds;
+    rewards due after the horizon never arrive. Forced rounds' rewards
+    arrive the same way. With {delay: 0} the calls are exactly those of
+    immediate feedback.
+
+    A policy that declares diagnostics also
     implements diagnose(), returning one float per declared diagnostic for
     the decision of the last select.
     """
@@ -90,16 +151,25 @@ class BatchStep:
     round: the round t (1-based) whose arms are wanted.
     prev_arms (int32) and prev_rewards (float64): numpy arrays of round
         t-1, one per replication; empty when t == 1. They are views of the
-        SDK's receive buffer: copy what you keep beyond this call.
+        SDK's receive buffer: copy what you keep beyond this call. Under
+        delayed feedback prev_arms is still the arm pulled in round t-1
+        (forced or not) but prev_rewards is empty: rewards come in
+        arrivals.
+    arrivals: under delayed feedback (Session.feedback set), the rewards
+        arriving at the start of round t: an object with numpy arrays
+        index (the replication's position in the batch), round (the round
+        pulled in), arm and reward, ordered by index, then round; len()
+        is their count. Empty under immediate feedback. Views too.
     arms: int32 array to fill with the arm of every replication. During
         the host-forced initial rounds the SDK overwrites it.
     diagnostics: None, or a float64 array [d, i] to fill: diagnostic d (in
         Plugin.diagnostics order) of replication i.
     """
-    __slots__ = ("round", "prev_arms", "prev_rewards", "arms", "diagnostics")
+    __slots__ = ("round", "prev_arms", "prev_rewards", "arrivals", "arms", "diagnostics")
 
-    def __init__(self, round=0, prev_arms=None, prev_rewards=None, arms=None, diagnostics=None):
+    def __init__(self, round=0, prev_arms=None, prev_rewards=None, arms=None, diagnostics=None, arrivals=None):
         self.round = round
+        self.arrivals = arrivals
         self.prev_arms = prev_arms
         self.prev_rewards = prev_rewards
         self.arms = arms

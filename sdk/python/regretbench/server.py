@@ -20,10 +20,13 @@ from . import _plugin_io, frames
 from ._plugin_io import protect_stdout, say as _say
 from .core import Core, InvalidRequest, PolicyFailed
 from .params import BOOL, FLOAT, INT
+from .policy import Feedback
 
 MAGIC_COOKIE_KEY = "REGRETBENCH_PLUGIN"
 MAGIC_COOKIE_VALUE = "7f3c1e9a-remax-bandit-policy"  # sdk/handshake.go
-PROTOCOL_VERSION = 1       # the regretbench policy protocol
+PROTOCOL_VERSION = 2       # the newest regretbench policy protocol spoken
+PROTOCOL_VERSIONS = (1, 2)  # every version served (2: delayed feedback)
+DELAYED_FEEDBACK_VERSION = 2
 CORE_PROTOCOL_VERSION = 1  # go-plugin's handshake version
 SDK_VERSION = "regretbench-python/0.1.0"
 STEP_ACCEPT_TIMEOUT = 60.0  # seconds an offered step socket waits for bench
@@ -63,12 +66,32 @@ def watch_parent(name, ppid, every=PARENT_POLL):
             _exit_now(3)
 
 
-def describe_dict(p):
+def negotiate(offered):
+    """The protocol version to speak: the highest of PROTOCOL_VERSIONS
+    in offered, the PLUGIN_PROTOCOL_VERSIONS list of the host ("1,2");
+    absent or empty (an old host), version 1. Raises ValueError, naming
+    both lists, when there is no common version."""
+    if offered is None or not offered.strip():
+        return 1
+    got = []
+    for v in offered.split(","):
+        try:
+            got.append(int(v.strip()))
+        except ValueError:
+            continue  # go-plugin skips what is not a number too
+    common = [v for v in PROTOCOL_VERSIONS if v in got]
+    if not common:
+        raise ValueError("the host speaks protocol versions %s; this plugin speaks %s"
+                         % (offered, ",".join(map(str, PROTOCOL_VERSIONS))))
+    return max(common)
+
+
+def describe_dict(p, version=PROTOCOL_VERSION):
     """Describe's answer as bench's `describe` JSON (sdk.Description)."""
     def bound(b):
         return None if b is None else {"Value": b.value, "Exclusive": b.exclusive}
     return {
-        "Name": p.name, "Version": p.version, "ProtocolVersion": PROTOCOL_VERSION,
+        "Name": p.name, "Version": p.version, "ProtocolVersion": version,
         "Params": [{"Name": d.name, "Type": d.typ, "Default": d.default, "Doc": d.doc,
                     "Min": bound(d.min), "Max": bound(d.max), "Allowed": list(d.allowed) or None}
                    for d in p.params] or None,
@@ -172,6 +195,7 @@ class _StepSocket:
         core, sid = self.core, self.sid
         s = core.session(sid)
         n, nd = s.n, len(core.p.diagnostics)
+        delayed = s.spec.feedback is not None
         head = 4 + frames.REQUEST_HEADER
         inbuf = bytearray(head + 12 * n)
         inview = memoryview(inbuf)
@@ -186,7 +210,6 @@ class _StepSocket:
         out_diag = np.frombuffer(outbuf, "<f8", nd * n, 4 + out_short).reshape(nd, n)
         unpack_len = struct.Struct("<I").unpack_from
         unpack_head = struct.Struct("<QBI").unpack_from
-        pack_u32 = struct.Struct("<I").pack_into
         recv_into = conn.recv_into
         full = head + 12 * n
         while True:
@@ -199,15 +222,31 @@ class _StepSocket:
                     return
                 got += m
             length = unpack_len(inbuf)[0]
-            if length > frames.MAX_FRAME:
+            limit = frames.MAX_FRAME
+            if delayed:
+                # Rounds of a session are sequential: nothing else moves
+                # its count of pending rewards while this one waits.
+                pending = s.pending()
+                limit = min(frames.REQUEST_HEADER + 4 * n + 4 + frames.ARRIVAL_BYTES * pending, frames.MAX_FRAME)
+            if length > limit:
                 conn.sendall(frames.encode_error(frames.INVALID, "step socket: frame of %d bytes exceeds the limit of %d"
-                                                 % (length, frames.MAX_FRAME)))
+                                                 % (length, limit)))
                 return
             end = 4 + length
             if got > end:
                 conn.sendall(frames.encode_error(frames.INVALID, "step socket: %d bytes follow a frame of %d: "
                                                  "the peer did not wait for the answer" % (got - end, length)))
                 return
+            if delayed and end > full:
+                # Arrivals make frames of varying size, bounded above by
+                # the pending rewards: grow the buffer (never shrink it),
+                # so that later rounds read in place again.
+                full = min(max(end, 2 * full), 4 + limit)
+                grown = bytearray(full)
+                grown[:got] = inview[:got]
+                inbuf, inview = grown, memoryview(grown)
+                in_arms = np.frombuffer(inbuf, "<i4", n, head)
+                in_rewards = np.frombuffer(inbuf, "<f8", n, head + 4 * n)
             if end <= full:
                 while got < end:
                     m = recv_into(inview[got:end])
@@ -229,6 +268,22 @@ class _StepSocket:
                 conn.sendall(frames.encode_error(frames.INVALID, "step socket: truncated frame"))
                 return
             rnd, flags, m = unpack_head(payload)
+            if flags & frames.FLAG_ARRIVALS:
+                if m != n and m != 0:
+                    conn.sendall(frames.encode_error(frames.INVALID, "step socket: request frame for %d replications "
+                                                     "in a session of %d" % (m, n)))
+                    return
+                try:
+                    # Views of this frame's bytes: the count is bounded by
+                    # the rewards pending before anything is allocated.
+                    pa, arrivals = frames.decode_arrivals(payload, m, s.pending() if delayed else 0)
+                except frames.FrameError as e:
+                    conn.sendall(frames.encode_error(frames.INVALID, "step socket: %s" % e))
+                    return
+                if not self._answer(conn, rnd, pa, no_rewards, flags, arrivals, out_arms, out_diag, outbuf,
+                                    outview, out_short, nd):
+                    return
+                continue
             if length != frames.REQUEST_HEADER + 12 * m:
                 conn.sendall(frames.encode_error(frames.INVALID, "step socket: request frame of %d bytes for %d replications"
                                                  % (length, m)))
@@ -238,26 +293,51 @@ class _StepSocket:
             elif m == 0:
                 pa, pr = no_arms, no_rewards
             else:
-                _, _, pa, pr = frames.decode_request(bytes(payload))
-            try:
-                _, diag = core.step(sid, rnd, pa, pr, bool(flags & 1), out_arms, out_diag)
-            except InvalidRequest as e:
-                conn.sendall(frames.encode_error(frames.INVALID, str(e)))
-                continue
-            except PolicyFailed as e:
-                conn.sendall(frames.encode_error(frames.FAILED, str(e)))
-                continue
-            if diag is None:
-                pack_u32(outbuf, 0, out_short)
-                pack_u32(outbuf, 4 + out_short - 4, 0)
-                conn.sendall(outview[:4 + out_short])
-            else:
-                pack_u32(outbuf, 0, len(outbuf) - 4)
-                pack_u32(outbuf, 4 + out_short - 4, nd)
-                conn.sendall(outview)
+                _, _, pa, pr, _ = frames.decode_request(bytes(payload))
+            self._answer(conn, rnd, pa, pr, flags, None, out_arms, out_diag, outbuf, outview, out_short, nd)
+
+    def _answer(self, conn, rnd, pa, pr, flags, arrivals, out_arms, out_diag, outbuf, outview, out_short, nd,
+                pack_u32=struct.Struct("<I").pack_into):
+        """Plays one round and sends its answer; True to go on."""
+        try:
+            _, diag = self.core.step(self.sid, rnd, pa, pr, bool(flags & frames.FLAG_WANT_DIAG), out_arms, out_diag,
+                                     arrivals)
+        except InvalidRequest as e:
+            conn.sendall(frames.encode_error(frames.INVALID, str(e)))
+            return True
+        except PolicyFailed as e:
+            conn.sendall(frames.encode_error(frames.FAILED, str(e)))
+            return True
+        if diag is None:
+            pack_u32(outbuf, 0, out_short)
+            pack_u32(outbuf, 4 + out_short - 4, 0)
+            conn.sendall(outview[:4 + out_short])
+        else:
+            pack_u32(outbuf, 0, len(outbuf) - 4)
+            pack_u32(outbuf, 4 + out_short - 4, nd)
+            conn.sendall(outview)
+        return True
 
 
-def _servicers(plugin, core, shutdown):
+def _feedback(msg):
+    """The Feedback of an OpenRequest, or None (immediate)."""
+    if not msg.HasField("feedback"):
+        return None
+    f = msg.feedback
+    return Feedback(kind=f.kind or "(empty)", delay=min(f.delay, 1 << 62), mean=f.mean,
+                    batch=min(f.batch, 1 << 62))
+
+
+def _arrivals(request):
+    """The arrivals of a StepRequest as numpy arrays, or None."""
+    arr = request.arrivals
+    if not len(arr):
+        return None
+    return frames.Arrivals([a.index for a in arr], [a.round for a in arr], [a.arm for a in arr],
+                           [a.reward for a in arr])
+
+
+def _servicers(plugin, core, shutdown, version=PROTOCOL_VERSION):
     import grpc
 
     from ._pb import (grpc_controller_pb2, grpc_controller_pb2_grpc, grpc_stdio_pb2_grpc, health_pb2,
@@ -289,7 +369,7 @@ def _servicers(plugin, core, shutdown):
             return iter(())
 
     desc = policy_pb2.DescribeResponse(name=plugin.name, version=plugin.version,
-                                       protocol_version=PROTOCOL_VERSION, step_stream=True, sdk=SDK_VERSION,
+                                       protocol_version=version, step_stream=True, sdk=SDK_VERSION,
                                        diagnostics=list(plugin.diagnostics))
     for d in plugin.params:
         p = desc.params.add(name=d.name, type=d.typ, doc=d.doc)
@@ -306,10 +386,16 @@ def _servicers(plugin, core, shutdown):
             return desc
 
         def Open(self, request, context):
+            feedback = _feedback(request)
+            if feedback is not None and version < DELAYED_FEEDBACK_VERSION:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                              "delayed feedback (%s) needs protocol version %d, this connection speaks %d"
+                              % (feedback, DELAYED_FEEDBACK_VERSION, version))
             try:
                 sid = core.open(request.arms, request.horizon, list(request.replications), request.seed,
                                 request.family, request.noise_sd, request.noise_known,
-                                {k: _from_value(v) for k, v in request.params.items()}, request.init_pulls)
+                                {k: _from_value(v) for k, v in request.params.items()}, request.init_pulls,
+                                feedback)
             except (InvalidRequest, PolicyFailed) as e:
                 abort(context, e)
             resp = policy_pb2.OpenResponse(session_id=sid)
@@ -325,7 +411,7 @@ def _servicers(plugin, core, shutdown):
                 arms, diag = core.step(request.session_id, request.round,
                                        np.array(request.prev_arms, dtype=np.int32),
                                        np.array(request.prev_rewards, dtype=np.float64),
-                                       request.want_diagnostics)
+                                       request.want_diagnostics, arrivals=_arrivals(request))
             except (InvalidRequest, PolicyFailed) as e:
                 abort(context, e)
             resp = policy_pb2.StepResponse(arms=arms.tolist())
@@ -383,10 +469,10 @@ def serve(plugin):
         _fail(name, "this is a regretbench plugin: bench runs it, it is not meant to be run directly "
               "(the magic cookie %s is missing or wrong). Name it in a scenario as `plugin: %s`."
               % (MAGIC_COOKIE_KEY, name))
-    offered = [v.strip() for v in os.environ.get("PLUGIN_PROTOCOL_VERSIONS", str(PROTOCOL_VERSION)).split(",")]
-    if str(PROTOCOL_VERSION) not in offered:
-        _fail(name, "the host speaks protocol versions %s; this plugin speaks only %d"
-              % (",".join(offered), PROTOCOL_VERSION))
+    try:
+        version = negotiate(os.environ.get("PLUGIN_PROTOCOL_VERSIONS"))
+    except ValueError as e:
+        _fail(name, str(e))
     protect_stdout()
     # As go-plugin's Serve: ^C reaches the whole process group, and the
     # host, not the plugin, decides when to stop.
@@ -407,12 +493,12 @@ def serve(plugin):
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16),
                          options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                                   ("grpc.max_send_message_length", MAX_MESSAGE)])
-    for add, servicer in _servicers(plugin, core, shutdown):
+    for add, servicer in _servicers(plugin, core, shutdown, version):
         add(servicer, server)
     if server.add_insecure_port("unix:" + path) == 0:
         _fail(name, "cannot listen on unix socket %s" % path)
     server.start()
-    line = ("%d|%d|unix|%s|grpc\n" % (CORE_PROTOCOL_VERSION, PROTOCOL_VERSION, path)).encode()
+    line = ("%d|%d|unix|%s|grpc\n" % (CORE_PROTOCOL_VERSION, version, path)).encode()
     os.write(_plugin_io.real_stdout(), line)
     shutdown.wait()
     server.stop(0.2).wait()

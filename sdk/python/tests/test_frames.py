@@ -1,5 +1,6 @@
 import json
 import os
+import struct
 import unittest
 
 import helpers
@@ -21,16 +22,24 @@ class FrameVectorsTest(unittest.TestCase):
                 frame = bytes.fromhex(v["hex"])
                 self.assertEqual(int.from_bytes(frame[:4], "little"), len(frame) - 4)
                 payload = frame[4:]
+                max_arrivals = v.get("max_arrivals", 1024)  # as sdk/framevectors_test.go
                 if v.get("invalid"):
-                    decode = frames.decode_request if v["direction"] == "request" else frames.decode_response
-                    with self.assertRaises(frames.FrameError):
-                        decode(payload)
+                    if v["direction"] == "request":
+                        with self.assertRaises(frames.FrameError):
+                            frames.decode_request(payload, max_arrivals)
+                    else:
+                        with self.assertRaises(frames.FrameError):
+                            frames.decode_response(payload)
                 elif v["direction"] == "request":
+                    want_arr = None
+                    if v.get("delayed"):
+                        want_arr = [(a["index"], a["round"], a["arm"], a["reward"]) for a in v["arrivals"]]
                     self.assertEqual(frames.encode_request(v["round"], v["arms"], v["rewards"],
-                                                           v["want_diagnostics"]), frame)
-                    rnd, want, arms, rewards = frames.decode_request(payload)
+                                                           v["want_diagnostics"], arrivals=want_arr), frame)
+                    rnd, want, arms, rewards, arr = frames.decode_request(payload, max_arrivals)
                     self.assertEqual((rnd, want, arms.tolist(), rewards.tolist()),
                                      (v["round"], v["want_diagnostics"], v["arms"], v["rewards"]))
+                    self.assertEqual(None if arr is None else arr.tuples(), want_arr)
                 elif v["status"] == frames.OK:
                     self.assertEqual(frames.encode_response(v["arms"], v["diagnostics"]), frame)
                     status, arms, diag, _ = frames.decode_response(payload)
@@ -39,6 +48,35 @@ class FrameVectorsTest(unittest.TestCase):
                 else:
                     self.assertEqual(frames.encode_error(v["status"], v["message"]), frame)
                     self.assertEqual(frames.decode_response(payload), (v["status"], None, None, v["message"]))
+
+    def test_vectors_cover_arrivals(self):
+        with open(VECTORS) as f:
+            vectors = json.load(f)["vectors"]
+        delayed = [v for v in vectors if v.get("delayed")]
+        self.assertGreaterEqual(len(delayed), 3)
+        self.assertTrue(any(len(v["arrivals"]) > 1 for v in delayed))
+
+    def test_arrival_views_do_not_copy(self):
+        frame = frames.encode_request(9, [1, 0], [], arrivals=[(0, 3, 1, 0.5), (1, 8, 0, 2.0)])
+        payload = bytearray(frame[4:])
+        _, _, arms, _, arr = frames.decode_request(payload, 2)
+        self.assertEqual(arr.tuples(), [(0, 3, 1, 0.5), (1, 8, 0, 2.0)])
+        payload[-8:] = struct.pack("<d", 7.5)
+        self.assertEqual(arr.reward.tolist(), [0.5, 7.5], "arrivals are views of the frame")
+
+    def test_arrival_count_bounded_before_allocating(self):
+        # A count of 2^32-1 with no bytes behind it: refused by the bound
+        # (the pending rewards), with a message that says so.
+        frame = bytearray(frames.encode_request(4, [0], [], arrivals=[]))
+        frame[4 + 13 + 4:4 + 13 + 8] = (0xffffffff).to_bytes(4, "little")
+        with self.assertRaisesRegex(frames.FrameError, "4294967295 arrivals, but only 5 rewards are pending"):
+            frames.decode_request(bytes(frame[4:]), 5)
+        with self.assertRaisesRegex(frames.FrameError, "bytes of arrivals"):
+            frames.decode_request(bytes(frame[4:]))  # unbounded: the length still refuses it
+
+    def test_rewards_with_arrivals_refused(self):
+        with self.assertRaises(frames.FrameError):
+            frames.encode_request(2, [0], [0.5], arrivals=[])
 
     def test_long_error_truncated(self):
         frame = frames.encode_error(frames.FAILED, "x" * 100000)

@@ -57,11 +57,113 @@ def play_socket(path, rounds, n, k, rewards):
 
 @unittest.skipIf(helpers.HAVE_GRPC, helpers.HAVE_GRPC)
 class ServedPluginTest(unittest.TestCase):
-    def launch(self, path, env=ENV, stderr=subprocess.PIPE):
+    def launch(self, path, env=ENV, stderr=subprocess.PIPE, version=1):
         p = subprocess.Popen([path], env=env, stdout=subprocess.PIPE, stderr=stderr)
         line = p.stdout.readline().decode()
-        self.assertRegex(line, r"^1\|1\|unix\|/.*\|grpc\n$", "handshake line")
+        self.assertRegex(line, r"^1\|%d\|unix\|/.*\|grpc\n$" % version, "handshake line")
         return p, line.split("|")[3]
+
+    def test_delayed_feedback_over_socket_stream_and_unary(self):
+        import grpc
+        from regretbench._pb import grpc_controller_pb2, grpc_controller_pb2_grpc, policy_pb2, policy_pb2_grpc
+        p, addr = self.launch(helpers.example("tsnp"), dict(ENV, PLUGIN_PROTOCOL_VERSIONS="1,2"), version=2)
+        try:
+            ch = grpc.insecure_channel("unix:" + addr)
+            pol = policy_pb2_grpc.PolicyStub(ch)
+            self.assertEqual(pol.Describe(policy_pb2.DescribeRequest()).protocol_version, 2)
+            k, reps, rounds, delay = 3, [4, 0, 8], 14, 2
+            means = [0.1, 0.6, 0.3]
+            req = dict(arms=k, horizon=40, replications=reps, seed=9, family="gaussian", noise_sd=0.5,
+                       noise_known=True, init_pulls=1, feedback=policy_pb2.Feedback(kind="delay", delay=delay))
+
+            def arrivals_of(history, t):
+                # Rewards of round t-delay-1 arrive at the start of round t.
+                r = t - delay - 1
+                if r < 1:
+                    return []
+                return [(i, r, a, means[a] + 0.01 * r) for i, a in enumerate(history[r - 1])]
+
+            # The step socket, with frames of flag bit 1.
+            o = pol.Open(policy_pb2.OpenRequest(step_socket=True, **req))
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(o.step_socket)
+            by_socket = []
+            for t in range(1, rounds + 1):
+                prev = by_socket[-1] if by_socket else []
+                sock.sendall(frames.encode_request(t, prev, [], arrivals=arrivals_of(by_socket, t)))
+                head = sock.recv(4, socket.MSG_WAITALL)
+                status, arms, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"),
+                                                                        socket.MSG_WAITALL))
+                self.assertEqual(status, frames.OK, msg)
+                by_socket.append(arms.tolist())
+            # More arrivals than rewards pending: refused (status 2), and
+            # the connection ends.
+            too_many = [(0, r, 0, 0.0) for r in range(1, 3 * rounds + 2)]
+            sock.sendall(frames.encode_request(rounds + 1, by_socket[-1], [], arrivals=too_many))
+            head = sock.recv(4, socket.MSG_WAITALL)
+            status, _, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"), socket.MSG_WAITALL))
+            self.assertEqual(status, frames.INVALID)
+            self.assertIn("exceeds the limit", msg)
+            try:
+                self.assertEqual(sock.recv(1), b"", "the plugin ends the connection")
+            except ConnectionResetError:
+                pass  # ended with the rest of our frame unread
+            sock.close()
+            pol.Close(policy_pb2.CloseRequest(session_id=o.session_id))
+
+            def requests(sid, history):
+                for t in range(1, rounds + 1):
+                    yield policy_pb2.StepRequest(
+                        session_id=sid, round=t, prev_arms=history[t - 2] if t > 1 else [],
+                        arrivals=[policy_pb2.Arrival(index=i, round=r, arm=a, reward=x)
+                                  for i, r, a, x in arrivals_of(history, t)])
+            o2 = pol.Open(policy_pb2.OpenRequest(**req))
+            by_stream = [list(r.arms) for r in pol.Steps(requests(o2.session_id, by_socket))]
+            self.assertEqual(by_stream, by_socket)
+            o3 = pol.Open(policy_pb2.OpenRequest(**req))
+            by_unary = [list(pol.Step(r).arms) for r in requests(o3.session_id, by_socket)]
+            self.assertEqual(by_unary, by_socket)
+            self.assertEqual(by_socket[:k], [[t] * len(reps) for t in range(k)])  # forced rounds
+            # Arrivals of the wrong round over gRPC: INVALID_ARGUMENT, named.
+            o4 = pol.Open(policy_pb2.OpenRequest(**req))
+            pol.Step(policy_pb2.StepRequest(session_id=o4.session_id, round=1))
+            with self.assertRaises(grpc.RpcError) as cm:
+                pol.Step(policy_pb2.StepRequest(session_id=o4.session_id, round=2, prev_arms=[0, 0, 0],
+                                                arrivals=[policy_pb2.Arrival(index=0, round=2, arm=0)]))
+            self.assertEqual(cm.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertIn("arrival 0: replication 4: pulled in round 2, want 1..1", cm.exception.details())
+            grpc_controller_pb2_grpc.GRPCControllerStub(ch).Shutdown(grpc_controller_pb2.Empty())
+            self.assertEqual(p.wait(30), 0)
+        finally:
+            p.kill()
+            p.wait()
+            p.stdout.close()
+            p.stderr.close()
+
+    def test_protocol_1_refuses_delayed_feedback(self):
+        import grpc
+        from regretbench._pb import policy_pb2, policy_pb2_grpc
+        p, addr = self.launch(helpers.example("epsgreedy"))  # PLUGIN_PROTOCOL_VERSIONS=1
+        try:
+            pol = policy_pb2_grpc.PolicyStub(grpc.insecure_channel("unix:" + addr))
+            self.assertEqual(pol.Describe(policy_pb2.DescribeRequest()).protocol_version, 1)
+            with self.assertRaises(grpc.RpcError) as cm:
+                pol.Open(policy_pb2.OpenRequest(arms=2, horizon=10, replications=[0], family="gaussian",
+                                                feedback=policy_pb2.Feedback(kind="batch", batch=3)))
+            self.assertEqual(cm.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertIn("delayed feedback (batch 3) needs protocol version 2, this connection speaks 1",
+                          cm.exception.details())
+        finally:
+            p.kill()
+            p.wait()
+            p.stdout.close()
+            p.stderr.close()
+
+    def test_no_common_version(self):
+        r = subprocess.run([helpers.example("epsgreedy")], env=dict(ENV, PLUGIN_PROTOCOL_VERSIONS="3"),
+                           capture_output=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout), (1, b""))
+        self.assertIn(b"the host speaks protocol versions 3; this plugin speaks 1,2", r.stderr)
 
     def test_tsnp_over_socket_and_stream(self):
         # A forked process per session (the default), and threads.
