@@ -25,9 +25,10 @@
 //	  - {plugin: ts, label: TS, sha256: <64 hex digits of bench-plugin-ts>}
 //	  - {plugin: ts, label: "TS batch=100", feedback: {batch: 100}}   # a policy's own feedback
 //
-// Keys are case-insensitive because viper lower-cases them, including the
-// keys of params: parameter names are therefore lower_snake_case (m,
-// variance_inflation), never camelCase.
+// Keys are case-sensitive and lower_snake_case, the keys of params
+// included: parameter names are lower_snake_case (m, variance_inflation),
+// never camelCase. A key written in another case is refused with the
+// lower-case key suggested.
 //
 // A scenario file is a regular file of at most 1 MiB, nested at most 64
 // levels deep and holding at most 250,000 keys and values once its YAML

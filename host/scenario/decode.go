@@ -9,31 +9,23 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-viper/mapstructure/v2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 )
 
 // Limits on a scenario file, so that no file, however written, costs more
-// than milliseconds to refuse: viper expands every alias (a 600-byte alias
-// bomb expands to billions of values) and takes time cubic in the nesting
-// depth.
+// than milliseconds to refuse: decoding expands every alias (a 600-byte
+// alias bomb expands to billions of values).
 const (
 	MaxFileSize = 1 << 20 // bytes of YAML
 	MaxDepth    = 64      // nesting of mappings and lists, aliases expanded
 	MaxNodes    = 250_000 // keys and values, aliases expanded
 )
 
-// parseYAML checks the syntax of data with yaml.v3, which reports line
-// numbers (viper does not), and returns the mapping node at the top of the
-// document for locating keys in later error messages. It also rejects what
-// viper would silently mangle: keys that differ only in case (viper
-// lower-cases keys, so one would overwrite the other), keys containing '.'
-// (viper's nesting delimiter) and non-string keys.
-//
-// It refuses, before anything expands an alias, files beyond MaxFileSize,
-// MaxDepth or MaxNodes.
+// parseYAML parses data with yaml.v3 into a node tree and returns the
+// mapping node at the top of the document. It refuses, before anything
+// expands an alias, files beyond MaxFileSize, MaxDepth or MaxNodes.
 func parseYAML(source string, data []byte) (*yaml.Node, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{Source: source, Msg: fmt.Sprintf("file too large: %d bytes, the limit is %s", len(data), safeio.Bytes(MaxFileSize))}
@@ -54,67 +46,23 @@ func parseYAML(source string, data []byte) (*yaml.Node, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Source: source, Msg: "empty file; a scenario needs at least environment, horizon, runs and policies"}
 	}
-	root := doc.Content[0]
-	if root.Kind == yaml.AliasNode {
-		root = root.Alias
-	}
+	root := resolve(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{Source: source, Line: root.Line, Msg: fmt.Sprintf("the top level must be a mapping of keys (name:, environment:, ...), got %s", nodeKind(root))}
-	}
-	var errs []error
-	checkKeys(source, root, "", &errs, 0)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
 	}
 	return root, nil
 }
 
-// checkKeys walks the mapping keys under n, reporting keys viper would
-// mangle.
-func checkKeys(source string, n *yaml.Node, path string, errs *[]error, depth int) {
-	if depth > 32 {
-		return // alias cycles or absurd nesting; viper will complain if needed
+// resolve follows aliases to the node they name. safeio.CheckYAML has
+// refused alias cycles; the bound is a second guard.
+func resolve(n *yaml.Node) *yaml.Node {
+	for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < MaxDepth; depth++ {
+		n = n.Alias
 	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		checkKeys(source, n.Alias, path, errs, depth+1)
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			checkKeys(source, c, fmt.Sprintf("%s[%d]", path, i), errs, depth+1)
-		}
-	case yaml.MappingNode:
-		seen := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if k.Tag == "!!merge" {
-				checkKeys(source, val, path, errs, depth+1)
-				continue
-			}
-			full := joinPath(path, k.Value)
-			switch {
-			case k.Kind != yaml.ScalarNode || k.Tag != "!!str":
-				*errs = append(*errs, &Error{Source: source, Field: path, Line: k.Line,
-					Msg: fmt.Sprintf("key %s is not a string", strconv.Quote(k.Value))})
-				continue
-			case strings.Contains(k.Value, "."):
-				*errs = append(*errs, &Error{Source: source, Field: full, Line: k.Line,
-					Msg: "keys must not contain '.' (viper reads it as nesting)"})
-				continue
-			}
-			low := strings.ToLower(k.Value)
-			if prev, ok := seen[low]; ok {
-				msg := fmt.Sprintf("duplicate key (also line %d)", prev.Line)
-				if prev.Value != k.Value {
-					msg = fmt.Sprintf("duplicate key: keys are case-insensitive and %q is at line %d", prev.Value, prev.Line)
-				}
-				*errs = append(*errs, &Error{Source: source, Field: full, Line: k.Line, Msg: msg})
-				continue
-			}
-			seen[low] = k
-			checkKeys(source, val, full, errs, depth+1)
-		}
-	}
+	return n
 }
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
 func joinPath(path, key string) string {
 	if path == "" {
@@ -123,6 +71,7 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
+// nodeKind names what a node holds, for "expected X, got Y" messages.
 func nodeKind(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.SequenceNode:
@@ -130,9 +79,273 @@ func nodeKind(n *yaml.Node) string {
 	case yaml.MappingNode:
 		return "a mapping"
 	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err == nil {
+			return describe(v)
+		}
 		return "a scalar " + strconv.Quote(n.Value)
 	}
 	return "something else"
+}
+
+// decoder decodes a yaml.v3 node tree into a Scenario by the fields'
+// yaml tags: keys are matched exactly (case-sensitive), an unknown or
+// duplicate key is an error, and numbers are converted only when no
+// information is lost. Every error names the key path and its line.
+type decoder struct {
+	source string
+	errs   []error
+	set    map[string]bool // key paths given with a non-null value
+}
+
+func (d *decoder) fail(field string, line int, format string, args ...any) {
+	d.errs = append(d.errs, &Error{Source: d.source, Field: field, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// pair is one key of a mapping and its value.
+type pair struct {
+	key  string
+	k, v *yaml.Node
+}
+
+// pairs returns the keys of the mapping n, merge keys (<<) expanded with
+// YAML's rules (keys written in n win over merged ones; among merged
+// mappings, the first wins). Non-string and duplicate keys are errors.
+func (d *decoder) pairs(path string, n *yaml.Node) []pair {
+	var out, merged []pair
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			m := resolve(v)
+			switch m.Kind {
+			case yaml.MappingNode:
+				merged = append(merged, d.pairs(path, m)...)
+			case yaml.SequenceNode:
+				for _, e := range m.Content {
+					if e = resolve(e); e.Kind == yaml.MappingNode {
+						merged = append(merged, d.pairs(path, e)...)
+					} else {
+						d.fail(path, e.Line, "a merge key (<<) takes a mapping or a list of mappings, got %s", nodeKind(e))
+					}
+				}
+			default:
+				d.fail(path, k.Line, "a merge key (<<) takes a mapping or a list of mappings, got %s", nodeKind(m))
+			}
+			continue
+		}
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			d.fail(path, k.Line, "key %s is not a string", strconv.Quote(k.Value))
+			continue
+		}
+		if prev, ok := seen[k.Value]; ok {
+			d.fail(joinPath(path, k.Value), k.Line, "duplicate key (also line %d)", prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		out = append(out, pair{k.Value, k, v})
+	}
+	for _, p := range merged {
+		if _, ok := seen[p.key]; !ok {
+			seen[p.key] = p.k
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// value decodes n, found at path and line, into v.
+func (d *decoder) value(path string, line int, n *yaml.Node, v reflect.Value) {
+	n = resolve(n)
+	if isNull(n) {
+		// Absent, as for a missing key; a `feedback:` written empty is
+		// kept, so that it is refused rather than read as immediate.
+		if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+			v.Set(reflect.New(v.Type().Elem()))
+			d.set[path] = true
+		}
+		return
+	}
+	d.set[path] = true
+	switch v.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		d.value(path, line, n, p.Elem())
+		v.Set(p)
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.fail(path, line, "expected a mapping, got %s", nodeKind(n))
+			return
+		}
+		d.fields(path, n, v)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(path, line, "expected a list, got %s", nodeKind(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, e := range n.Content {
+			d.value(fmt.Sprintf("%s[%d]", path, i), e.Line, e, s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Map: // map[string]any: a policy's params
+		if n.Kind != yaml.MappingNode {
+			d.fail(path, line, "expected a mapping, got %s", nodeKind(n))
+			return
+		}
+		m := reflect.MakeMap(v.Type())
+		for _, p := range d.pairs(path, n) {
+			e := reflect.New(v.Type().Elem()).Elem()
+			d.value(joinPath(path, p.key), p.k.Line, p.v, e)
+			m.SetMapIndex(reflect.ValueOf(p.key), e)
+		}
+		v.Set(m)
+	default:
+		var x any
+		if err := n.Decode(&x); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			d.fail(path, line, "%s", strings.ReplaceAll(msg, "\n  ", "; "))
+			return
+		}
+		if v.Kind() == reflect.Interface {
+			if x != nil {
+				v.Set(reflect.ValueOf(x))
+			}
+			return
+		}
+		if n.Kind != yaml.ScalarNode {
+			d.fail(path, line, "expected %s, got %s", typeName(v.Type()), nodeKind(n))
+			return
+		}
+		if msg := setScalar(v, x); msg != "" {
+			d.fail(path, line, "%s", msg)
+		}
+	}
+}
+
+// fields decodes the mapping n into the struct v by the fields' yaml
+// tags. A key that matches no tag is an error; when it matches one up to
+// case, the error suggests the tag.
+func (d *decoder) fields(path string, n *yaml.Node, v reflect.Value) {
+	t := v.Type()
+	var names []string
+	index := map[string]int{}
+	for i := range t.NumField() {
+		if name := yamlName(t.Field(i)); name != "" {
+			names = append(names, name)
+			index[name] = i
+		}
+	}
+	for _, p := range d.pairs(path, n) {
+		full := joinPath(path, p.key)
+		i, ok := index[p.key]
+		if !ok {
+			for _, name := range names {
+				if strings.EqualFold(name, p.key) {
+					d.fail("", p.k.Line, "unknown key %q: keys are case-sensitive; did you mean %q?", full, name)
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				d.fail("", p.k.Line, "unknown key %q (valid keys: %s)", full, strings.Join(names, ", "))
+			}
+			continue
+		}
+		d.value(full, p.k.Line, p.v, v.Field(i))
+	}
+}
+
+// yamlName is the key of a struct field, "" for a field not in the file.
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+// setScalar stores the YAML scalar x into v, refusing what would lose
+// information (2.5 into an int, -1 into a uint64) or change its type
+// (a string into a number, a number into a bool); it returns what is
+// wrong, or "".
+func setScalar(v reflect.Value, x any) string {
+	switch v.Kind() {
+	case reflect.Int:
+		switch y := x.(type) {
+		case int:
+			v.SetInt(int64(y))
+			return ""
+		case int64:
+			v.SetInt(y)
+			return ""
+		case uint64:
+			if y > math.MaxInt64 {
+				return fmt.Sprintf("expected int, got %d (too large)", y)
+			}
+			v.SetInt(int64(y))
+			return ""
+		case float64:
+			if y != math.Trunc(y) || math.IsInf(y, 0) || math.Abs(y) >= 1<<62 {
+				return "expected int, got " + describe(y)
+			}
+			v.SetInt(int64(y))
+			return ""
+		}
+	case reflect.Uint64:
+		switch y := x.(type) {
+		case int:
+			if y < 0 {
+				return fmt.Sprintf("expected non-negative int, got %d", y)
+			}
+			v.SetUint(uint64(y))
+			return ""
+		case int64:
+			if y < 0 {
+				return fmt.Sprintf("expected non-negative int, got %d", y)
+			}
+			v.SetUint(uint64(y))
+			return ""
+		case uint64:
+			v.SetUint(y)
+			return ""
+		case float64:
+			if y != math.Trunc(y) || y < 0 || y >= 1<<64 || math.IsNaN(y) {
+				return "expected non-negative int, got " + describe(y)
+			}
+			v.SetUint(uint64(y))
+			return ""
+		}
+	case reflect.Float64:
+		switch y := x.(type) {
+		case int:
+			v.SetFloat(float64(y))
+			return ""
+		case int64:
+			v.SetFloat(float64(y))
+			return ""
+		case uint64:
+			v.SetFloat(float64(y))
+			return ""
+		case float64:
+			v.SetFloat(y)
+			return ""
+		}
+	case reflect.Bool:
+		if y, ok := x.(bool); ok {
+			v.SetBool(y)
+			return ""
+		}
+	case reflect.String:
+		if y, ok := x.(string); ok {
+			v.SetString(y)
+			return ""
+		}
+	}
+	return fmt.Sprintf("expected %s, got %s", typeName(v.Type()), describe(x))
 }
 
 var pathSegment = regexp.MustCompile(`([^.\[\]]+)|\[(\d+)\]`)
@@ -146,14 +359,12 @@ func lineOf(root *yaml.Node, path string) int {
 	line := 0
 	n := root
 	for _, m := range pathSegment.FindAllStringSubmatch(path, -1) {
-		for n.Kind == yaml.AliasNode {
-			n = n.Alias
-		}
+		n = resolve(n)
 		var next *yaml.Node
 		switch {
 		case m[1] != "" && n.Kind == yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				if strings.EqualFold(n.Content[i].Value, m[1]) {
+				if n.Content[i].Value == m[1] {
 					line, next = n.Content[i].Line, n.Content[i+1]
 					break
 				}
@@ -195,91 +406,7 @@ func flatten(err error) []error {
 		}
 		return out
 	}
-	var de *mapstructure.DecodeError
-	var se *Error
-	if errors.As(err, &de) && de == err || errors.As(err, &se) && se == err {
-		return []error{err}
-	}
-	if inner := errors.Unwrap(err); inner != nil {
-		return flatten(inner) // e.g. viper's "decoding failed due to ..." wrapper
-	}
 	return []error{err}
-}
-
-// validKeys lists the keys allowed at each level, from the mapstructure
-// tags, for the "unknown key" message.
-var validKeys = map[string]string{
-	"":            tagsOf(reflect.TypeFor[Scenario]()),
-	"environment": tagsOf(reflect.TypeFor[Environment]()),
-	"policies":    tagsOf(reflect.TypeFor[Policy]()),
-}
-
-func tagsOf(t reflect.Type) string {
-	var keys []string
-	for i := range t.NumField() {
-		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" && tag != "-" {
-			keys = append(keys, tag)
-		}
-	}
-	return strings.Join(keys, ", ")
-}
-
-var indexSuffix = regexp.MustCompile(`\[\d+\]`)
-
-// decodeErrors turns mapstructure's errors into *Error values naming the
-// source, the key path and its line.
-func decodeErrors(source string, root *yaml.Node, err error) error {
-	topName := reflect.TypeFor[Scenario]().String()
-	var out []error
-	for _, e := range flatten(err) {
-		var de *mapstructure.DecodeError
-		if !errors.As(e, &de) {
-			out = append(out, &Error{Source: source, Msg: e.Error()})
-			continue
-		}
-		name := de.Name()
-		if name == topName {
-			name = ""
-		}
-		inner := de.Unwrap()
-		if keys, ok := strings.CutPrefix(inner.Error(), "has invalid keys: "); ok {
-			hint := ""
-			if v, ok := validKeys[indexSuffix.ReplaceAllString(name, "")]; ok {
-				hint = " (valid keys: " + v + ")"
-			}
-			for _, k := range strings.Split(keys, ", ") {
-				full := joinPath(name, k)
-				out = append(out, &Error{Source: source, Line: lineOf(root, full),
-					Msg: fmt.Sprintf("unknown key %q%s", full, hint)})
-			}
-			continue
-		}
-		out = append(out, &Error{Source: source, Field: name, Line: lineOf(root, name), Msg: decodeMessage(inner)})
-	}
-	return errors.Join(out...)
-}
-
-// decodeMessage rewrites one mapstructure message for people.
-func decodeMessage(err error) string {
-	var ue *mapstructure.UnconvertibleTypeError
-	if errors.As(err, &ue) {
-		return fmt.Sprintf("expected %s, got %s", typeName(ue.Expected.Type()), describe(ue.Value))
-	}
-	var pe *mapstructure.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("expected %s, got %s: %v", typeName(pe.Expected.Type()), describe(pe.Value), pe.Err)
-	}
-	msg := err.Error()
-	if got, ok := strings.CutPrefix(msg, "source data must be an array or slice, got "); ok {
-		return "expected a list, got " + got
-	}
-	if got, ok := strings.CutPrefix(msg, "expected a map or struct, got "); ok {
-		return "expected a mapping, got " + strings.Trim(got, `"`)
-	}
-	if got, ok := strings.CutPrefix(msg, "expected a map, got "); ok {
-		return "expected a mapping, got " + strings.Trim(got, `'"`)
-	}
-	return msg
 }
 
 func typeName(t reflect.Type) string {
@@ -326,43 +453,4 @@ func describe(v any) string {
 		return "a mapping"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// strictNumbers is the only decode hook: it refuses what mapstructure would
-// silently truncate or wrap (2.5 into an int, -1 into a uint64).
-func strictNumbers(_ reflect.Type, to reflect.Type, data any) (any, error) {
-	switch to.Kind() {
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		switch x := data.(type) {
-		case float64:
-			if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) >= 1<<62 {
-				return nil, fmt.Errorf("expected int, got %s", describe(x))
-			}
-			return int64(x), nil
-		case uint64:
-			if x > math.MaxInt64 {
-				return nil, fmt.Errorf("expected int, got %d (too large)", x)
-			}
-			return int64(x), nil
-		}
-	case reflect.Uint, reflect.Uint64, reflect.Uint32:
-		switch x := data.(type) {
-		case int:
-			if x < 0 {
-				return nil, fmt.Errorf("expected non-negative int, got %d", x)
-			}
-			return uint64(x), nil
-		case int64:
-			if x < 0 {
-				return nil, fmt.Errorf("expected non-negative int, got %d", x)
-			}
-			return uint64(x), nil
-		case float64:
-			if x != math.Trunc(x) || x < 0 || x >= 1<<64 || math.IsNaN(x) {
-				return nil, fmt.Errorf("expected non-negative int, got %s", describe(x))
-			}
-			return uint64(x), nil
-		}
-	}
-	return data, nil
 }

@@ -3,9 +3,6 @@ package scenario
 import (
 	"fmt"
 	"math"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -25,9 +22,9 @@ const MaxDelay = MaxHorizon
 // `feedback:` replaces the scenario's for that policy.
 type Feedback struct {
 	// Delay is an int D >= 0, or a mapping {geometric: MEAN}.
-	Delay any `mapstructure:"delay" yaml:"delay,omitempty"`
+	Delay any `yaml:"delay,omitempty"`
 	// Batch is an int B >= 1.
-	Batch any `mapstructure:"batch" yaml:"batch,omitempty"`
+	Batch any `yaml:"batch,omitempty"`
 }
 
 // feedbackError is a problem with a `feedback:` value: the field under
@@ -135,25 +132,4 @@ func (s *Scenario) checkFeedback(bad func(field, format string, args ...any)) {
 			bad(fmt.Sprintf("policies[%d].feedback%s", i, fe.field), "%s", fe.msg)
 		}
 	}
-}
-
-// mapKey returns the value of key (case-insensitive, as viper reads keys)
-// in the mapping n, following aliases; nil when absent.
-func mapKey(n *yaml.Node, key string) *yaml.Node {
-	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 8; depth++ {
-		n = n.Alias
-	}
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if strings.EqualFold(n.Content[i].Value, key) {
-			v := n.Content[i+1]
-			for depth := 0; v.Kind == yaml.AliasNode && depth < 8; depth++ {
-				v = v.Alias
-			}
-			return v
-		}
-	}
-	return nil
 }

@@ -37,7 +37,7 @@ runs: 2
 		{name: "fractional delay", scenario: "{delay: 2.5}", err: "feedback.delay: want an int D >= 0 or {geometric: MEAN}, got number 2.5"},
 		{name: "string delay", scenario: `{delay: "10"}`, err: "feedback.delay: want an int D >= 0 or {geometric: MEAN}, got string"},
 		{name: "unknown distribution", scenario: "{delay: {poisson: 3}}", err: "feedback.delay.poisson: unknown key (valid keys: geometric)"},
-		{name: "empty distribution", scenario: "{delay: {}}", err: "feedback: empty; give {delay: D}"},
+		{name: "empty distribution", scenario: "{delay: {}}", err: "feedback.delay: empty mapping; want {geometric: MEAN}"},
 		{name: "negative mean", scenario: "{delay: {geometric: -2}}", err: "feedback.delay.geometric: want a mean delay in [0, 100000000], got -2"},
 		{name: "string mean", scenario: "{delay: {geometric: fast}}", err: "feedback.delay.geometric: want a number >= 0 (the mean delay), got string"},
 		{name: "zero batch", scenario: "{batch: 0}", err: "feedback.batch: want an int in 1..100000000 (rewards revealed every B rounds), got int 0"},

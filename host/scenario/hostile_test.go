@@ -45,7 +45,7 @@ func returnsWithin[T any](t *testing.T, what string, f func() T) T {
 }
 
 // TestHostileYAML: an alias bomb, deep nesting, an alias inside its own
-// anchor and an oversized file are refused before viper expands anything,
+// anchor and an oversized file are refused before anything expands an alias,
 // with a message naming the file and the line at fault.
 func TestHostileYAML(t *testing.T) {
 	for _, tc := range []struct {

@@ -2,11 +2,10 @@
 // (design §8): the environment the host simulates, the horizon, the
 // number of replications, the seed and the policies to compare.
 //
-// Files are YAML read through viper with a fresh viper instance per file,
-// UnmarshalExact (an unknown key is an error) and strict typing (no string
-// to int or bool to int conversions). Keys are case-insensitive because
-// viper lower-cases them, parameter names included: write parameter names in
-// lower_snake_case. The format is documented in package
+// Files are YAML read with yaml.v3 alone: an unknown or duplicate key is an
+// error, typing is strict (no string to int or bool to int conversions, no
+// 2.5 truncated to an int) and keys are case-sensitive, parameter names
+// included: every key, and every parameter name, is lower_snake_case. The format is documented in package
 // github.com/regretbench/regretbench/scenarios, which ships and embeds the
 // paper's scenarios.
 //
@@ -18,19 +17,15 @@
 package scenario
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/go-viper/mapstructure/v2"
-	"github.com/spf13/viper"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/scenarios"
@@ -42,32 +37,32 @@ import (
 type Scenario struct {
 	// Name identifies the scenario in reports; it defaults to the file
 	// name without its extension.
-	Name string `mapstructure:"name" yaml:"name"`
+	Name string `yaml:"name"`
 	// Description is a one-line summary.
-	Description string `mapstructure:"description" yaml:"description,omitempty"`
+	Description string `yaml:"description,omitempty"`
 	// Environment holds what the host simulates: family, means and noise.
-	Environment Environment `mapstructure:"environment" yaml:"environment"`
+	Environment Environment `yaml:"environment"`
 	// Horizon is the number of rounds T of each replication.
-	Horizon int `mapstructure:"horizon" yaml:"horizon"`
+	Horizon int `yaml:"horizon"`
 	// Runs is the number of independent replications.
-	Runs int `mapstructure:"runs" yaml:"runs"`
+	Runs int `yaml:"runs"`
 	// Seed fixes every reward stream and every policy's randomness.
-	Seed uint64 `mapstructure:"seed" yaml:"seed"`
+	Seed uint64 `yaml:"seed"`
 	// InitPulls is the number of host-forced pulls of each arm, in arm
 	// order, before any policy rule runs; 1 when absent from the file.
-	InitPulls int `mapstructure:"init_pulls" yaml:"init_pulls"`
+	InitPulls int `yaml:"init_pulls"`
 	// Checkpoints are the rounds at which metrics are recorded, strictly
 	// increasing and ending at Horizon; DefaultCheckpoints(Horizon) when
 	// absent from the file.
-	Checkpoints []int `mapstructure:"checkpoints" yaml:"checkpoints,flow"`
+	Checkpoints []int `yaml:"checkpoints,flow"`
 	// Feedback, when set, delays or batches the rewards (Feedback); absent,
 	// feedback is immediate.
-	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
+	Feedback *Feedback `yaml:"feedback,omitempty,flow"`
 	// Policies are the policies to run, in report order.
-	Policies []Policy `mapstructure:"policies" yaml:"policies"`
+	Policies []Policy `yaml:"policies"`
 	// Source is where the scenario came from (a file path or
 	// "embedded:NAME"); every error message starts with it.
-	Source string `mapstructure:"-" yaml:"-"`
+	Source string `yaml:"-"`
 
 	// defaultCheckpoints records that Checkpoints were not given in the
 	// file, so SetHorizon recomputes them instead of trimming them.
@@ -78,39 +73,39 @@ type Scenario struct {
 // Means or Scale (design §3).
 type Environment struct {
 	// Family is the reward family, "gaussian" (the default) or "bernoulli".
-	Family string `mapstructure:"family" yaml:"family"`
+	Family string `yaml:"family"`
 	// Means are the arm means as written in the file; TrueMeans applies
 	// Scale.
-	Means []float64 `mapstructure:"means" yaml:"means,flow"`
+	Means []float64 `yaml:"means,flow"`
 	// NoiseSD is the reward standard deviation of every gaussian arm,
 	// required and > 0 for gaussian, absent for bernoulli.
-	NoiseSD float64 `mapstructure:"noise_sd" yaml:"noise_sd,omitempty"`
+	NoiseSD float64 `yaml:"noise_sd,omitempty"`
 	// NoiseKnown says whether NoiseSD is sent to the plugins; nil in the
 	// file means true. After Parse it is never nil; use IsNoiseKnown.
-	NoiseKnown *bool `mapstructure:"noise_known" yaml:"noise_known,omitempty"`
+	NoiseKnown *bool `yaml:"noise_known,omitempty"`
 	// Scale, when non-zero, multiplies every mean: the true means are
 	// Means[i] * Scale (e.g. OBD's CTR * sqrt(1000) / 0.057774753125).
-	Scale float64 `mapstructure:"scale" yaml:"scale,omitempty"`
+	Scale float64 `yaml:"scale,omitempty"`
 }
 
 // Policy is one policy of a scenario: a plugin and its parameters.
 type Policy struct {
 	// Plugin names the executable bench-plugin-PLUGIN in the plugin
 	// directory; it matches [a-z0-9_-]+.
-	Plugin string `mapstructure:"plugin" yaml:"plugin"`
+	Plugin string `yaml:"plugin"`
 	// Label names the policy in reports and in --policy; it defaults to
 	// Plugin and is unique within the scenario.
-	Label string `mapstructure:"label" yaml:"label"`
+	Label string `yaml:"label"`
 	// Params are the plugin's parameters by lower_snake_case name: int64,
 	// float64, bool or string values. The host checks them against the
 	// plugin's Describe before a run.
-	Params map[string]any `mapstructure:"params" yaml:"params,omitempty,flow"`
+	Params map[string]any `yaml:"params,omitempty,flow"`
 	// SHA256, when set, pins the plugin binary: 64 hex digits, lower-cased
 	// by Parse.
-	SHA256 string `mapstructure:"sha256" yaml:"sha256,omitempty"`
+	SHA256 string `yaml:"sha256,omitempty"`
 	// Feedback, when set, replaces the scenario's `feedback:` for this
 	// policy (Scenario.FeedbackOf).
-	Feedback *Feedback `mapstructure:"feedback" yaml:"feedback,omitempty,flow"`
+	Feedback *Feedback `yaml:"feedback,omitempty,flow"`
 }
 
 // Error is one problem with a scenario. Parse and Validate return several
@@ -146,15 +141,11 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		// parseYAML has already accepted the syntax; this is a safety net.
-		return nil, &Error{Source: source, Msg: "invalid YAML: " + err.Error()}
-	}
 	var s Scenario
-	if err := v.UnmarshalExact(&s, strictDecoding); err != nil {
-		return nil, decodeErrors(source, root, err)
+	d := &decoder{source: source, set: map[string]bool{}}
+	d.fields("", root, reflect.ValueOf(&s).Elem())
+	if len(d.errs) > 0 {
+		return nil, errors.Join(d.errs...)
 	}
 	s.Source = source
 
@@ -166,34 +157,21 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		{"runs", "the number of replications"},
 		{"policies", "at least one {plugin: NAME, label: LABEL}"},
 	} {
-		if !v.IsSet(key.key) {
-			if i := strings.LastIndexByte(key.key, '.'); i > 0 && !v.IsSet(key.key[:i]) {
+		if !d.set[key.key] {
+			if i := strings.LastIndexByte(key.key, '.'); i > 0 && !d.set[key.key[:i]] {
 				continue // reported for the parent
 			}
 			missing = append(missing, &Error{Source: source, Field: key.key, Msg: "required (" + key.what + ")"})
 		}
 	}
-	if v.IsSet("environment.scale") && s.Environment.Scale == 0 {
+	if d.set["environment.scale"] && s.Environment.Scale == 0 {
 		missing = append(missing, &Error{Source: source, Field: "environment.scale", Msg: "must be > 0 (omit it for no scaling)",
 			Line: lineOf(root, "environment.scale")})
 	}
 	if len(missing) > 0 {
 		return nil, errors.Join(missing...)
 	}
-
-	// viper drops an empty mapping: `feedback: {}` must not pass for
-	// immediate feedback.
-	if s.Feedback == nil && mapKey(root, "feedback") != nil {
-		s.Feedback = &Feedback{}
-	}
-	if pols := mapKey(root, "policies"); pols != nil && pols.Kind == yaml.SequenceNode {
-		for i := range s.Policies {
-			if i < len(pols.Content) && s.Policies[i].Feedback == nil && mapKey(pols.Content[i], "feedback") != nil {
-				s.Policies[i].Feedback = &Feedback{}
-			}
-		}
-	}
-	s.applyDefaults(v.IsSet("init_pulls"), v.IsSet("checkpoints"))
+	s.applyDefaults(d.set["init_pulls"], d.set["checkpoints"])
 	if err := s.Validate(); err != nil {
 		return nil, addLines(root, err)
 	}
@@ -237,14 +215,6 @@ func (s *Scenario) applyDefaults(initPullsSet, checkpointsSet bool) {
 	} else if n := len(s.Checkpoints); s.Horizon >= 1 && s.Checkpoints[n-1] < s.Horizon {
 		s.Checkpoints = append(s.Checkpoints, s.Horizon)
 	}
-}
-
-// strictDecoding configures viper's decoder for scenario files: no weak
-// typing and only the strict numeric hook (viper's default hooks would turn
-// "0.9,0.8" into a list).
-func strictDecoding(c *mapstructure.DecoderConfig) {
-	c.WeaklyTypedInput = false
-	c.DecodeHook = mapstructure.DecodeHookFuncType(strictNumbers)
 }
 
 // Load reads and parses the scenario file at path. It refuses at once a

@@ -262,7 +262,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("checkpoints %v, want the default", s.Checkpoints)
 	}
 	s, err = Parse("x.yaml", []byte(`
-Environment: {Family: bernoulli, Means: [0.5, 0.25, 1], Noise_Known: false}
+environment: {family: bernoulli, means: [0.5, 0.25, 1], noise_known: false}
 horizon: 2.0e3
 runs: 1
 seed: 18446744073709551615
@@ -270,7 +270,7 @@ init_pulls: 2
 checkpoints: [10, 100]
 policies:
   - plugin: remax
-    params: {Variance_Inflation: 2.5, flag: true, mode: fast, n: 3}
+    params: {variance_inflation: 2.5, flag: true, mode: fast, n: 3}
     sha256: `+strings.Repeat("AB", 32)+`
 `))
 	if err != nil {
@@ -304,8 +304,16 @@ func TestMalformed(t *testing.T) {
 		{"yaml syntax", repl("means: [0.9, 0.8]", "means: [0.9, 0.8"), []string{"scenario bad.yaml: invalid YAML: line"}},
 		{"yaml tab indent", "horizon: 1\n\truns: 2\n", []string{"invalid YAML: line 2"}},
 		{"duplicate key", valid + "runs: 5\n", []string{"runs: duplicate key (also line 6) (line 11)"}},
-		{"duplicate key case", valid + "Runs: 5\n", []string{`Runs: duplicate key: keys are case-insensitive and "runs" is at line 6`}},
-		{"dotted key", valid + "a.b: 1\n", []string{"a.b: keys must not contain '.'"}},
+		{"duplicate key case", valid + "Runs: 5\n", []string{`unknown key "Runs": keys are case-sensitive; did you mean "runs"? (line 11)`}},
+		{"dotted key", valid + "a.b: 1\n", []string{`unknown key "a.b" (valid keys: name,`, "(line 11)"}},
+		{"upper-case key", repl("means:", "Means:"), []string{`unknown key "environment.Means": keys are case-sensitive; did you mean "means"? (line 3)`}},
+		{"upper-case top key", repl("horizon:", "Horizon:"), []string{`unknown key "Horizon": keys are case-sensitive; did you mean "horizon"? (line 5)`}},
+		{"upper-case policy key", repl("label: TS", "Label: TS"), []string{`unknown key "policies[0].Label": keys are case-sensitive; did you mean "label"? (line 9)`}},
+		{"upper-case param name", repl("label: TS}", "label: TS, params: {Variance_Inflation: 2}}"), []string{`policies[0].params.Variance_Inflation: invalid parameter name "Variance_Inflation" (parameter names are lower_snake_case) (line 9)`}},
+		{"duplicate key later", valid + "horizon: 7\n", []string{"horizon: duplicate key (also line 5) (line 11)"}},
+		{"non-string key", valid + "1: x\n", []string{`key "1" is not a string (line 11)`}},
+		{"int into string", repl("label: TS", "label: 5"), []string{`policies[0].label: expected string, got int 5 (line 9)`}},
+		{"list into int", repl("horizon: 100", "horizon: [1]"), []string{`horizon: expected int, got a list (line 5)`}},
 		{"top level list", "- 1\n- 2\n", []string{"top level must be a mapping"}},
 		{"empty file", "", []string{"empty file"}},
 		{"unknown top key", valid + "horizn: 3\n", []string{`scenario bad.yaml: unknown key "horizn" (valid keys: name, description,`, "line 11"}},
@@ -562,4 +570,41 @@ func normParams(s *Scenario) *Scenario {
 		c.Policies[i].Params = m
 	}
 	return &c
+}
+
+// TestParseMergeAndNull: merge keys (<<) and null values decode as they
+// did when files went through viper and mapstructure: a merged mapping
+// supplies the keys the mapping does not write itself, and a null value
+// is an absent key, defaults included.
+func TestParseMergeAndNull(t *testing.T) {
+	s, err := Parse("m.yaml", []byte(strings.Replace(valid, "environment:\n",
+		"x: &e {means: [1, 2], noise_sd: 3}\nenvironment:\n  <<: *e\n", 1)))
+	if err == nil || !strings.Contains(err.Error(), `unknown key "x"`) {
+		t.Fatalf("an anchor under an unknown key: %v", err)
+	}
+	merged := strings.Replace(valid, "policies:\n  - {plugin: ts, label: TS}\n",
+		"policies:\n  - &p {plugin: ts, label: TS, params: {m: 2}}\n  - {<<: *p, label: TS2}\n", 1)
+	if s, err = Parse("m.yaml", []byte(merged)); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Policies[1]; p.Plugin != "ts" || p.Label != "TS2" || p.Params["m"] != int64(2) {
+		t.Errorf("merged policy: %+v, want plugin ts, label TS2 (written wins), params m=2", p)
+	}
+	s, err = Parse("n.yaml", []byte(valid+"init_pulls: ~\ncheckpoints: ~\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.InitPulls != 1 || !slices.Equal(s.Checkpoints, DefaultCheckpoints(100)) {
+		t.Errorf("null init_pulls and checkpoints: %d, %v; want the defaults", s.InitPulls, s.Checkpoints)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{strings.Replace(valid, "horizon: 100", "horizon: ~", 1), "horizon: required"},
+		{valid + "feedback: ~\n", "feedback: empty; give {delay: D}"},
+		{valid + "feedback: {}\n", "feedback: empty; give {delay: D}"},
+		{strings.Replace(valid, "label: TS}", "label: TS, feedback: {}}", 1), "policies[0].feedback: empty; give {delay: D}"},
+	} {
+		if _, err := Parse("n.yaml", []byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.yaml, err, c.want)
+		}
+	}
 }
