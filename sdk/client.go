@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/regretbench/regretbench/sdk/internal/pb"
+	"github.com/regretbench/regretbench/sdk/internal/procrun"
 )
 
 // Conn is the host's view of a plugin, over go-plugin (Client) or in
@@ -76,7 +77,7 @@ type Client struct {
 	startTimeout time.Duration
 	cp           plugin.ClientProtocol // set by connect
 	attached     bool                  // made by Attach: Close closes the connection
-	proc         *procRunner           // the process; nil for Attach
+	proc         *procrun.Runner       // the process; nil for Attach
 
 	closeOnce sync.Once
 	closeErr  error
@@ -113,7 +114,7 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		// The process runs in its own process group, with pipes bench
 		// owns and closes (proc.go); the runner checks the pinned
 		// checksum, as SecureConfig would.
-		RunnerFunc:       newProcRunner(path, secure, func(r *procRunner) { c.proc = r }),
+		RunnerFunc:       procrun.New(path, secure, func(r *procrun.Runner) { c.proc = r }),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
 		// The raw stderr (panics, the SDK's log, anything written before
@@ -275,7 +276,7 @@ func (c *Client) Exited() bool { return c.pc.Exited() }
 func (c *Client) StderrTail(n int) string { return c.tail.lastLines(n) }
 
 // Close kills the plugin process (gracefully first) and waits for it,
-// within bounds: a plugin that does not exit within killGrace of being
+// within bounds: a plugin that does not exit within procrun.KillGrace of being
 // asked to (frozen, say) is killed with its whole process group, and
 // Close then returns an error saying so. It is safe to call more than
 // once and from several goroutines.
@@ -302,25 +303,25 @@ func (c *Client) shutdown() error {
 		c.pc.Kill()
 		close(done)
 	}()
-	grace := time.NewTimer(killGrace)
+	grace := time.NewTimer(procrun.KillGrace)
 	defer grace.Stop()
 	var err error
 	select {
 	case <-done:
 	case <-grace.C:
-		err = fmt.Errorf("plugin %s: did not exit within %v of being asked to; killed it", c.path, killGrace)
+		err = fmt.Errorf("plugin %s: did not exit within %v of being asked to; killed it", c.path, procrun.KillGrace)
 		if c.proc != nil {
-			c.proc.kill()
+			c.proc.KillGroup()
 		}
 		// The kill ends the process, then its pipes (pipeGrace), and so
 		// Kill's wait; do not hang on go-plugin if it does not.
 		select {
 		case <-done:
-		case <-time.After(abandonWait):
+		case <-time.After(procrun.AbandonWait):
 		}
 	}
 	if c.proc != nil {
-		c.proc.kill() // what is left of its process group
+		c.proc.KillGroup() // what is left of its process group
 	}
 	return err
 }

@@ -1,4 +1,8 @@
-package sdk
+// Package procrun starts a plugin executable for go-plugin in a process
+// group of its own, with pipes the host owns (Runner). It is the host's
+// machinery, used by the client in package sdk (Launch); it lives under
+// sdk/ so that a copy of sdk/ alone (WRITING-PLUGINS.md) still builds.
+package procrun
 
 import (
 	"bytes"
@@ -20,26 +24,26 @@ import (
 
 // How long shutting a plugin down may take before bench stops waiting.
 const (
-	// killGrace is how long Close waits for go-plugin's graceful shutdown
+	// KillGrace is how long Close waits for go-plugin's graceful shutdown
 	// (the controller's Shutdown RPC, then up to 2 s for the process to
 	// exit) before it kills the process group itself. A frozen plugin
 	// (SIGSTOP, a debugger) never answers Shutdown.
-	killGrace = 3 * time.Second
+	KillGrace = 3 * time.Second
 	// pipeGrace is how long the plugin's stdout and stderr may stay open
 	// after the plugin process has exited and its process group was
 	// killed: a process that left the group (setsid) and inherited the
 	// pipes keeps them open for as long as it lives.
 	pipeGrace = time.Second
-	// abandonWait is how long Close waits, after the kill, for go-plugin's
+	// AbandonWait is how long Close waits, after the kill, for go-plugin's
 	// goroutines to see the process gone before it gives up on them.
-	abandonWait = 5 * time.Second
+	AbandonWait = 5 * time.Second
 	// maxStdoutLine bounds the lines go-plugin reads from a plugin's
 	// stdout: its reader stops for good at a line of 64 KiB, after which a
 	// plugin writing to stdout blocks. Longer lines are split.
 	maxStdoutLine = 16 << 10
 )
 
-// procRunner runs a plugin executable for go-plugin (ClientConfig.RunnerFunc)
+// Runner runs a plugin executable for go-plugin (ClientConfig.RunnerFunc)
 // in a process group of its own, with pipes bench owns:
 //
 //   - when the plugin process exits, or Kill is called, the whole group is
@@ -53,7 +57,7 @@ const (
 //     go-plugin never stops draining it;
 //   - its stdin is /dev/null: in a background process group a read from
 //     the terminal would stop it.
-type procRunner struct {
+type Runner struct {
 	path   string
 	cmd    *exec.Cmd
 	dir    string // go-plugin's socket directory, removed when the process ends
@@ -66,11 +70,11 @@ type procRunner struct {
 	waitErr error
 }
 
-var _ runner.Runner = (*procRunner)(nil)
+var _ runner.Runner = (*Runner)(nil)
 
-// newProcRunner returns the RunnerFunc that starts the plugin at path,
+// New returns the RunnerFunc that starts the plugin at path,
 // checking its checksum against sc first when sc is set.
-func newProcRunner(path string, sc *plugin.SecureConfig, made func(*procRunner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+func New(path string, sc *plugin.SecureConfig, made func(*Runner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, tmpl *exec.Cmd, dir string) (runner.Runner, error) {
 		if sc != nil {
 			ok, err := sc.Check(path)
@@ -91,14 +95,14 @@ func newProcRunner(path string, sc *plugin.SecureConfig, made func(*procRunner))
 			}
 		}
 		setProcessGroup(cmd)
-		r := &procRunner{path: path, cmd: cmd, dir: dir, exited: make(chan struct{})}
+		r := &Runner{path: path, cmd: cmd, dir: dir, exited: make(chan struct{})}
 		made(r)
 		return r, nil
 	}
 }
 
 // Start implements runner.Runner.
-func (r *procRunner) Start(context.Context) error {
+func (r *Runner) Start(context.Context) error {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -129,7 +133,7 @@ func (r *procRunner) Start(context.Context) error {
 
 // wait reaps the process. Before it does, while the exited process still
 // holds its pid and so its group id, it kills what is left of the group.
-func (r *procRunner) wait() {
+func (r *Runner) wait() {
 	waited := waitExit(r.cmd.Process.Pid)
 	r.mu.Lock()
 	if waited {
@@ -146,9 +150,9 @@ func (r *procRunner) wait() {
 	os.RemoveAll(r.dir)
 }
 
-// kill kills the plugin's process group, unless the process was reaped
+// KillGroup kills the plugin's process group, unless the process was reaped
 // already (its group was killed then).
-func (r *procRunner) kill() {
+func (r *Runner) KillGroup() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.reaped {
@@ -157,37 +161,39 @@ func (r *procRunner) kill() {
 }
 
 // Wait implements runner.Runner.
-func (r *procRunner) Wait(context.Context) error {
+func (r *Runner) Wait(context.Context) error {
 	<-r.exited
 	return r.waitErr
 }
 
 // Kill implements runner.Runner.
-func (r *procRunner) Kill(context.Context) error {
-	r.kill()
+func (r *Runner) Kill(context.Context) error {
+	r.KillGroup()
 	return nil
 }
 
-func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
-func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
-func (r *procRunner) Name() string          { return r.path }
-func (r *procRunner) Diagnose(context.Context) string {
+// Stdout, Stderr, Name, Diagnose, PluginToHost and HostToPlugin implement
+// runner.Runner.
+func (r *Runner) Stdout() io.ReadCloser { return r.stdout }
+func (r *Runner) Stderr() io.ReadCloser { return r.stderr }
+func (r *Runner) Name() string          { return r.path }
+func (r *Runner) Diagnose(context.Context) string {
 	return ""
 }
 
 // ID implements runner.Runner: the pid, "" before the process started.
-func (r *procRunner) ID() string {
+func (r *Runner) ID() string {
 	if r.cmd.Process == nil {
 		return ""
 	}
 	return strconv.Itoa(r.cmd.Process.Pid)
 }
 
-func (r *procRunner) PluginToHost(network, addr string) (string, string, error) {
+func (r *Runner) PluginToHost(network, addr string) (string, string, error) {
 	return network, addr, nil
 }
 
-func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) {
+func (r *Runner) HostToPlugin(network, addr string) (string, string, error) {
 	return network, addr, nil
 }
 

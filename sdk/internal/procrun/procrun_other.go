@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sdk
+package procrun
 
 // waitExit cannot wait without reaping here: it reports false, and the
 // process group is killed only by Kill and when the client closes, not
