@@ -577,14 +577,15 @@ func normParams(s *Scenario) *Scenario {
 // supplies the keys the mapping does not write itself, and a null value
 // is an absent key, defaults included.
 func TestParseMergeAndNull(t *testing.T) {
-	s, err := Parse("m.yaml", []byte(strings.Replace(valid, "environment:\n",
+	_, err := Parse("m.yaml", []byte(strings.Replace(valid, "environment:\n",
 		"x: &e {means: [1, 2], noise_sd: 3}\nenvironment:\n  <<: *e\n", 1)))
 	if err == nil || !strings.Contains(err.Error(), `unknown key "x"`) {
 		t.Fatalf("an anchor under an unknown key: %v", err)
 	}
 	merged := strings.Replace(valid, "policies:\n  - {plugin: ts, label: TS}\n",
 		"policies:\n  - &p {plugin: ts, label: TS, params: {m: 2}}\n  - {<<: *p, label: TS2}\n", 1)
-	if s, err = Parse("m.yaml", []byte(merged)); err != nil {
+	s, err := Parse("m.yaml", []byte(merged))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if p := s.Policies[1]; p.Plugin != "ts" || p.Label != "TS2" || p.Params["m"] != int64(2) {
