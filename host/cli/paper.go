@@ -3,13 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
@@ -113,17 +110,6 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	if err := cmpOpt.Check(); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
 	}
-	// Every (scenario, policy) pair is one job. With common random numbers
-	// a policy's results do not depend on the others of its scenario, so
-	// the jobs can run in any order: longest first (LPT), so that the cores
-	// do not idle at the end while one long job finishes alone.
-	type job struct {
-		scen  int
-		label string
-		sc    *scenario.Scenario
-		cost  float64
-	}
-	var list []job
 	scens := make([]*scenario.Scenario, len(paperRuns))
 	for i, pr := range paperRuns {
 		sc, err := scenario.Named(pr.scenario)
@@ -154,77 +140,24 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		return err
 	}
 	addedLabels := labels(&scenario.Scenario{Policies: added})
-	for i, sc := range scens {
+	for _, sc := range scens {
 		sc.Policies = append(sc.Policies, added...)
-		for _, p := range sc.Policies {
-			one := *sc
-			one.Policies = []scenario.Policy{p}
-			list = append(list, job{scen: i, label: p.Label, sc: &one, cost: policyCost(sc, p)})
-		}
 	}
-	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
-	jobs = min(jobs, len(list)) // one goroutine a slot: --jobs 1000000000 must not start a billion
+	// Every (scenario, policy) pair is one job of one pool, longest first
+	// (engine.RunAll).
 	pr := progress.New(ro.stderr, !ro.quiet)
 	start := time.Now()
-	parts := make([]*results.File, len(list))
-	errs := make([]error, len(list))
-	// Go blocks while every slot is taken, so jobs start in list order:
-	// longest first. A job's error is kept in errs, not returned.
-	var pool errgroup.Group
-	pool.SetLimit(jobs)
-	for k := range list {
-		pool.Go(func() error {
-			if ctx.Err() != nil {
-				errs[k] = ctx.Err()
-				return nil
-			}
-			o := engine.Options{Launch: ro.launcher(), Jobs: 1, StepTimeout: ro.stepTimeout}
-			if f := pr.Func(); f != nil {
-				name := paperRuns[list[k].scen].scenario
-				o.Progress = func(label string, round, horizon int) { f(name+": "+label, round, horizon) }
-			}
-			parts[k], errs[k] = engine.Run(ctx, list[k].sc, o)
-			return nil
-		})
+	allOpts := engine.AllOptions{Options: engine.Options{Launch: ro.launcher(), StepTimeout: ro.stepTimeout}, Jobs: jobs}
+	if f := pr.Func(); f != nil {
+		allOpts.Progress = func(name, label string, round, horizon int) { f(name+": "+label, round, horizon) }
 	}
-	pool.Wait()
+	files, finished, runErr := engine.RunAll(ctx, scens, allOpts)
 	pr.Wait()
 	elapsed := time.Since(start)
 
-	// Reassemble each scenario's file, its policies in scenario order.
-	files := make([]*results.File, len(paperRuns))
-	for k, j := range list {
-		part := parts[k]
-		if part == nil {
-			continue
-		}
-		if files[j.scen] == nil {
-			f := *part
-			f.Scenario.Name, f.Scenario.Description = scens[j.scen].Name, scens[j.scen].Description
-			f.Policies = nil
-			files[j.scen] = &f
-		}
-		f := files[j.scen]
-		f.Policies = append(f.Policies, part.Policies...)
-		f.Complete = f.Complete && part.Complete
-	}
-	for i, f := range files {
-		if f != nil {
-			f.SortPolicies(labels(scens[i]))
-		}
-	}
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
 	code, sig, interrupted := interruption(ctx)
-	finished := make([]bool, len(paperRuns))
-	for i := range finished {
-		finished[i] = files[i] != nil
-	}
-	for k, j := range list {
-		if parts[k] == nil || !parts[k].Complete {
-			finished[j.scen] = false
-		}
-	}
 	var all []*results.File
 	var cmps []*compare.Scenario
 	var done, left []string
@@ -299,13 +232,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
 			signalCause{sig}, dir, wrote, notDone))
 	}
-	var firstErr error
-	for _, err := range errs {
-		if err != nil {
-			firstErr = errors.Join(firstErr, err)
-		}
-	}
-	return firstErr
+	return runErr
 }
 
 // paperComparison attaches to f the comparison of the --with policies
@@ -404,24 +331,6 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 		return fmt.Errorf("%s figures: %w", name, err)
 	}
 	return nil
-}
-
-// policyCost is a rough relative cost of running policy p on sc, used only
-// to start the longest jobs first: replication-rounds times a per-round
-// cost that grows with K as the plugins' benchmarks do.
-func policyCost(sc *scenario.Scenario, p scenario.Policy) float64 {
-	k := float64(sc.K())
-	per := 10 * k // ts, klucb and unknown plugins
-	switch p.Plugin {
-	case "remax":
-		per = 20 * k * k
-	case "remaxgrad":
-		per = 1000 * k
-		if m, ok := p.Params["m"].(int64); !ok || m == 2 {
-			per *= 2 // M = 2 takes more Adam steps before the KKT gap stops it
-		}
-	}
-	return float64(sc.Runs) * float64(sc.Horizon) * per
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {
