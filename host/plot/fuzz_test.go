@@ -1,10 +1,6 @@
 package plot
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -12,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/results/resultstest"
 )
 
 // FuzzFigures: no results file Decode accepts makes drawing its figures
@@ -21,24 +18,8 @@ import (
 //
 //	go test -run x -fuzz FuzzFigures -fuzztime 60s ./host/plot
 func FuzzFigures(f *testing.F) {
-	dir := filepath.Join("..", "results", "testdata", "fuzz", "FuzzDecode")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			f.Fatal(err)
-		}
-		_, lit, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		lit, ok2 := strings.CutPrefix(lit, "[]byte(")
-		lit, ok3 := strings.CutSuffix(lit, ")")
-		s, err := strconv.Unquote(lit)
-		if !ok || !ok2 || !ok3 || err != nil {
-			f.Fatalf("%s: not a []byte corpus entry", e.Name())
-		}
-		f.Add([]byte(s))
+	for _, seed := range resultstest.DecodeCorpus(f) {
+		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := results.Decode(data)

@@ -1,37 +1,18 @@
 package shard_test
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/results/resultstest"
 	"github.com/regretbench/regretbench/host/shard"
 )
 
 // addDecodeCorpus seeds f with the results package's FuzzDecode corpus,
 // which holds the files that once crashed bench merge and bench plot.
 func addDecodeCorpus(f *testing.F) {
-	dir := filepath.Join("..", "results", "testdata", "fuzz", "FuzzDecode")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			f.Fatal(err)
-		}
-		_, lit, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		lit, ok2 := strings.CutPrefix(lit, "[]byte(")
-		lit, ok3 := strings.CutSuffix(lit, ")")
-		s, err := strconv.Unquote(lit)
-		if !ok || !ok2 || !ok3 || err != nil {
-			f.Fatalf("%s: not a []byte corpus entry", e.Name())
-		}
-		f.Add([]byte(s))
+	for _, seed := range resultstest.DecodeCorpus(f) {
+		f.Add(seed)
 	}
 }
 
