@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -31,7 +32,8 @@ type AllOptions struct {
 // the others of its scenario, so the order changes no number. It returns
 // one file per scenario, its policies in scenario order (nil when none
 // ran), whether each scenario ran to its end (every policy finished or
-// failed by itself), and the errors of the jobs, joined.
+// failed by itself), and the errors of the jobs, each naming its scenario,
+// joined.
 func RunAll(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) ([]*results.File, []bool, error) {
 	type job struct {
 		scen int
@@ -69,7 +71,11 @@ func RunAll(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) ([
 				name := scens[list[k].scen].Name
 				o.Progress = func(label string, round, horizon int) { f(name, label, round, horizon) }
 			}
-			parts[k], errs[k] = Run(ctx, list[k].sc, o)
+			var err error
+			if parts[k], err = Run(ctx, list[k].sc, o); err != nil {
+				// Several scenarios share the pool: name the one at fault.
+				errs[k] = fmt.Errorf("scenario %s: %w", list[k].sc.Name, err)
+			}
 			return nil
 		})
 	}

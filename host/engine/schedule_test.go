@@ -2,10 +2,13 @@ package engine_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/sdk"
 )
 
 // TestRunAll: one pool over several scenarios, every (scenario, policy)
@@ -43,5 +46,35 @@ policies:
 	// Longest first: exact ReMax's QP grows with K^2, the others with K.
 	if engine.Cost(b, b.Policies[1]) <= engine.Cost(b, b.Policies[0]) {
 		t.Error("ReMax is not estimated costlier than KL-UCB")
+	}
+}
+
+// TestRunAllNamesTheScenario: a failure in a pool of several scenarios
+// names the scenario, and stays a policy failure (exit 3).
+func TestRunAllNamesTheScenario(t *testing.T) {
+	sc := parse(t, `
+name: broken
+environment: {means: [0.9, 0.8, 0.5], noise_sd: 0.3}
+horizon: 20
+runs: 3
+policies:
+  - {plugin: rogue, label: Rogue}
+  - {plugin: ts, label: TS}
+`)
+	r := &rogue{answer: func(n int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("gave up") }}
+	launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+		if p.Plugin == "rogue" {
+			d, _ := r.Describe(ctx)
+			return &engine.Plugin{Conn: r, Desc: d}, nil
+		}
+		return local(ctx, p)
+	}
+	files, finished, err := engine.RunAll(context.Background(), []*scenario.Scenario{parse(t, small), sc},
+		engine.AllOptions{Options: engine.Options{Launch: launch}, Jobs: 2})
+	if err == nil || !errors.Is(err, engine.ErrPolicyFailed) || !strings.Contains(err.Error(), `scenario broken: policy failed: policy "Rogue"`) {
+		t.Fatalf("error %v, want a policy failure naming scenario broken and Rogue", err)
+	}
+	if !finished[0] || !finished[1] || files[1].Policy("TS").Status != "ok" {
+		t.Errorf("finished %v; TS in broken: %+v", finished, files[1].Policy("TS"))
 	}
 }
