@@ -74,13 +74,9 @@ var catalogue = []Rule{
 			"exactly the arms of immediate feedback, since it learns the same rewards in the same order " +
 			"(a BatchPolicy must read BatchStep.Arrivals when Session.Feedback.Delayed())",
 		check: func(h *Target) error {
-			c, err := h.conn()
+			c, d, err := h.describe()
 			if err != nil {
 				return err
-			}
-			d, err := c.Describe(h.ctx)
-			if err != nil {
-				return fmt.Errorf("describe: %w", err)
 			}
 			if d.ProtocolVersion < sdk.DelayedFeedbackVersion {
 				return skipError(fmt.Sprintf("the plugin speaks protocol version %d; delayed feedback needs version %d", d.ProtocolVersion, sdk.DelayedFeedbackVersion))
@@ -338,13 +334,9 @@ var catalogue = []Rule{
 		Doc: "asking for diagnostics changes no decision, and each declared diagnostic comes back " +
 			"with one value per replication whenever asked for (the host asks at its checkpoints only)",
 		check: func(h *Target) error {
-			c, err := h.conn()
+			c, d, err := h.describe()
 			if err != nil {
 				return err
-			}
-			d, err := c.Describe(h.ctx)
-			if err != nil {
-				return fmt.Errorf("describe: %w", err)
 			}
 			declared := d.Diagnostics
 			s := h.spec(indices(0, h.cfg.reps)...)
@@ -388,13 +380,9 @@ var catalogue = []Rule{
 			"representation (float64, int64, bool, string) so it survives the wire unchanged; and a session " +
 			"opened with the described defaults spelled out gives the same arms as one that leaves them out",
 		check: func(h *Target) error {
-			c, err := h.conn()
+			c, d, err := h.describe()
 			if err != nil {
 				return err
-			}
-			d, err := c.Describe(h.ctx)
-			if err != nil {
-				return fmt.Errorf("describe: %w", err)
 			}
 			var errs []error
 			bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -514,13 +502,9 @@ func sample(n, k int) []int {
 
 // checkDescribe checks what Describe reports, whoever the plugin is.
 func checkDescribe(h *Target) error {
-	c, err := h.conn()
+	_, d, err := h.describe()
 	if err != nil {
 		return err
-	}
-	d, err := c.Describe(h.ctx)
-	if err != nil {
-		return fmt.Errorf("describe: %w", err)
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }

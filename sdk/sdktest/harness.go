@@ -144,6 +144,20 @@ type Target struct {
 // conn returns a fresh instance of the plugin over the target's transport.
 func (h *Target) conn() (sdk.Conn, error) { return h.connOver(h.tr) }
 
+// describe connects over the target's transport and asks the plugin to
+// describe itself, as every rule about its declaration starts.
+func (h *Target) describe() (sdk.Conn, *sdk.Description, error) {
+	c, err := h.conn()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := c.Describe(h.ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("describe: %w", err)
+	}
+	return c, d, nil
+}
+
 func (h *Target) connOver(tr *transport) (sdk.Conn, error) {
 	c, closeFn, err := tr.conn(h.ctx)
 	if err != nil {
