@@ -269,7 +269,12 @@ func (b *batch) fault(st *sdk.BatchStep) error {
 	case "sigstop":
 		say("stopping myself at round %d", st.Round)
 		mark()
-		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		// Frozen for good: were anything to continue the process (the
+		// kernel sends SIGCONT to a process group it finds orphaned), it
+		// stops again at once, as a truly frozen plugin would stay.
+		for {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		}
 	case "panic":
 		b.boom(st.Round)
 	case "hang-k2":
