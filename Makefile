@@ -100,7 +100,7 @@ proto-check:
 		--go_out=$$tmp --go_opt=module=github.com/regretbench/regretbench \
 		--go-grpc_out=$$tmp --go-grpc_opt=module=github.com/regretbench/regretbench \
 		sdk/proto/policy.proto && \
-	diff -r $$tmp/sdk/internal/pb sdk/internal/pb && echo "protobuf code is current"
+	diff -r $$tmp/internal/wire/pb internal/wire/pb && echo "protobuf code is current"
 
 # Regenerate the Python SDK's committed gRPC stubs (needs Debian's
 # protobuf-compiler and python3-grpc-tools).

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -17,6 +18,6 @@ func main() {
 	ctx, stop := cli.SignalContext(context.Background())
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	sdk.Cleanup()
+	client.Cleanup()
 	os.Exit(cli.ExitCode(err))
 }

@@ -3,43 +3,15 @@ package sdk
 import (
 	"fmt"
 
-	"github.com/regretbench/regretbench/sdk/internal/pb"
+	"github.com/regretbench/regretbench/internal/wire"
+	"github.com/regretbench/regretbench/internal/wire/pb"
 )
 
-// The generated protobuf types stay behind these conversions, so the wire
+// The plugin's half of the conversions between the SDK's types and the
+// generated protobuf types (the host's is in host/client): the wire
 // format can grow without changing the SDK's Go API.
 
-func toValue(v any) (*pb.Value, error) {
-	switch x := v.(type) {
-	case float64:
-		return &pb.Value{Kind: &pb.Value_Float{Float: x}}, nil
-	case int64:
-		return &pb.Value{Kind: &pb.Value_Int{Int: x}}, nil
-	case int:
-		return &pb.Value{Kind: &pb.Value_Int{Int: int64(x)}}, nil
-	case bool:
-		return &pb.Value{Kind: &pb.Value_Bool{Bool: x}}, nil
-	case string:
-		return &pb.Value{Kind: &pb.Value_String_{String_: x}}, nil
-	}
-	return nil, fmt.Errorf("unsupported parameter value %T %v", v, v)
-}
-
-func fromValue(v *pb.Value) any {
-	switch x := v.GetKind().(type) {
-	case *pb.Value_Float:
-		return x.Float
-	case *pb.Value_Int:
-		return x.Int
-	case *pb.Value_Bool:
-		return x.Bool
-	case *pb.Value_String_:
-		return x.String_
-	}
-	return nil
-}
-
-func toPBDescribe(d *Description) (*pb.DescribeResponse, error) {
+func toPBDescribe(d *description) (*pb.DescribeResponse, error) {
 	out := &pb.DescribeResponse{
 		Name: d.Name, Version: d.Version, ProtocolVersion: uint32(d.ProtocolVersion),
 		Diagnostics: d.Diagnostics, StepStream: d.StepStream, Sdk: d.SDK,
@@ -55,7 +27,7 @@ func toPBDescribe(d *Description) (*pb.DescribeResponse, error) {
 }
 
 func toPBParam(p Param) (*pb.Param, error) {
-	v, err := toValue(p.Default)
+	v, err := wire.ToValue(p.Default)
 	if err != nil {
 		return nil, fmt.Errorf("parameter %q default: %w", p.Name, err)
 	}
@@ -65,7 +37,7 @@ func toPBParam(p Param) (*pb.Param, error) {
 		if c, err := p.Type.Coerce(a); err == nil {
 			a = c // send 4.0 allowed for an int as the int 4
 		}
-		av, err := toValue(a)
+		av, err := wire.ToValue(a)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q allowed value: %w", p.Name, err)
 		}
@@ -81,57 +53,22 @@ func toPBBound(b *Bound) *pb.Bound {
 	return &pb.Bound{Value: b.Value, Exclusive: b.Exclusive}
 }
 
-// fromPBParam converts a declared parameter as sent; Description.Validate
-// judges it.
-func fromPBParam(p *pb.Param) Param {
-	out := Param{Name: p.GetName(), Type: ParamType(p.GetType()), Default: fromValue(p.GetDefault()), Doc: p.GetDoc(),
-		Min: fromPBBound(p.GetMin()), Max: fromPBBound(p.GetMax())}
-	for _, a := range p.GetAllowed() {
-		out.Allowed = append(out.Allowed, fromValue(a))
-	}
-	return out
+// openRequest is an Open request as the SDK's runner takes it.
+type openRequest struct {
+	Arms         int
+	Horizon      int
+	Replications []uint64 // global replication indices, in Step order
+	Seed         uint64   // the policy seed
+	Family       Family
+	NoiseSD      float64
+	NoiseKnown   bool
+	InitPulls    int
+	Params       map[string]any // values as declared; missing ones take defaults
+	Feedback     Feedback       // how rewards arrive; the zero value is immediate feedback
 }
 
-func fromPBBound(b *pb.Bound) *Bound {
-	if b == nil {
-		return nil
-	}
-	return &Bound{Value: b.GetValue(), Exclusive: b.GetExclusive()}
-}
-
-func fromPBDescribe(r *pb.DescribeResponse) *Description {
-	d := &Description{
-		Name: r.GetName(), Version: r.GetVersion(), ProtocolVersion: int(r.GetProtocolVersion()),
-		Diagnostics: r.GetDiagnostics(), StepStream: r.GetStepStream(), SDK: r.GetSdk(),
-	}
-	for _, p := range r.GetParams() {
-		d.Params = append(d.Params, fromPBParam(p))
-	}
-	return d
-}
-
-func toPBOpen(r *OpenRequest) (*pb.OpenRequest, error) {
-	out := &pb.OpenRequest{
-		Arms: uint32(r.Arms), Horizon: uint64(r.Horizon), Replications: r.Replications,
-		Seed: r.Seed, Family: string(r.Family), NoiseSd: r.NoiseSD, NoiseKnown: r.NoiseKnown,
-		InitPulls: uint32(r.InitPulls), Params: map[string]*pb.Value{},
-	}
-	if r.Feedback.Delayed() {
-		out.Feedback = &pb.Feedback{Kind: string(r.Feedback.Kind), Delay: uint64(max(r.Feedback.Delay, 0)),
-			Mean: r.Feedback.Mean, Batch: uint64(max(r.Feedback.Batch, 0))}
-	}
-	for k, v := range r.Params {
-		pv, err := toValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", k, err)
-		}
-		out.Params[k] = pv
-	}
-	return out, nil
-}
-
-func fromPBOpen(r *pb.OpenRequest) *OpenRequest {
-	out := &OpenRequest{
+func fromPBOpen(r *pb.OpenRequest) *openRequest {
+	out := &openRequest{
 		Arms: int(r.GetArms()), Horizon: int(r.GetHorizon()), Replications: r.GetReplications(),
 		Seed: r.GetSeed(), Family: Family(r.GetFamily()), NoiseSD: r.GetNoiseSd(),
 		NoiseKnown: r.GetNoiseKnown(), InitPulls: int(r.GetInitPulls()), Params: map[string]any{},
@@ -144,7 +81,7 @@ func fromPBOpen(r *pb.OpenRequest) *OpenRequest {
 		}
 	}
 	for k, v := range r.GetParams() {
-		out.Params[k] = fromValue(v)
+		out.Params[k] = wire.FromValue(v)
 	}
 	return out
 }

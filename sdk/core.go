@@ -8,10 +8,24 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/regretbench/regretbench/internal/wire"
+	"github.com/regretbench/regretbench/internal/wire/pb"
 )
 
-// core is the transport-independent half of a plugin: it keeps sessions and
-// runs rounds. The gRPC server and the in-process Local conn both wrap it.
+func init() {
+	wire.InProcess = func(p any) (wire.Server, error) {
+		pl, ok := p.(Plugin)
+		if !ok {
+			return nil, fmt.Errorf("sdk: %T is not an sdk.Plugin", p)
+		}
+		return newCore(pl)
+	}
+}
+
+// core is the policy runner of a plugin, behind every transport: it keeps
+// sessions and runs rounds. It implements wire.Server, which the gRPC
+// server, the step socket and the host's in-process connection use.
 type core struct {
 	p Plugin
 
@@ -28,8 +42,19 @@ func newCore(p Plugin) (*core, error) {
 	return &core{p: p, sessions: map[uint64]*coreSession{}}, nil
 }
 
-func (c *core) describe() *Description {
-	return &Description{
+// description is what Describe reports, as `plugin describe` prints it.
+type description struct {
+	Name            string
+	Version         string
+	ProtocolVersion int
+	Params          []Param
+	Diagnostics     []string
+	StepStream      bool   // serves the streaming Steps RPC
+	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
+}
+
+func (c *core) describe() *description {
+	return &description{
 		Name:            c.p.Name,
 		Version:         c.p.Version,
 		ProtocolVersion: servedVersions[len(servedVersions)-1],
@@ -40,9 +65,36 @@ func (c *core) describe() *Description {
 	}
 }
 
+// Describe implements wire.Server.
+func (c *core) Describe() (*pb.DescribeResponse, error) { return toPBDescribe(c.describe()) }
+
+// Open implements wire.Server.
+func (c *core) Open(req *pb.OpenRequest, version int) (uint64, error) {
+	oreq := fromPBOpen(req)
+	if oreq.Feedback.Delayed() && version < wire.DelayedFeedbackVersion {
+		return 0, fmt.Errorf("%w: delayed feedback (%s) needs protocol version %d, this connection speaks %d",
+			errInvalid, oreq.Feedback, wire.DelayedFeedbackVersion, version)
+	}
+	return c.open(oreq)
+}
+
+// Session implements wire.Server.
+func (c *core) Session(id uint64) (wire.Session, error) {
+	s, err := c.session(id)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close implements wire.Server.
+func (c *core) Close(id uint64) error { return c.close(id) }
+
 // coreSession is one open session. Steps of one session are sequential.
 type coreSession struct {
 	mu    sync.Mutex
+	id    uint64
+	names []string // the declared diagnostics
 	spec  Session
 	n     int
 	reps  []uint64 // global replication indices, for error messages
@@ -53,12 +105,13 @@ type coreSession struct {
 	pol       BatchPolicy
 	step      BatchStep
 	diag      [][]float64
+	arrivals  []Arrival // the round's arrivals, reused
 }
 
 // errInvalid marks errors caused by a bad request rather than the policy.
-var errInvalid = errors.New("invalid request")
+var errInvalid = wire.ErrInvalid
 
-func (c *core) open(req *OpenRequest) (uint64, error) {
+func (c *core) open(req *openRequest) (uint64, error) {
 	if req.Arms < 1 || req.Horizon < 1 || len(req.Replications) == 0 || req.InitPulls < 0 {
 		return 0, fmt.Errorf("%w: arms=%d horizon=%d replications=%d init_pulls=%d",
 			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
@@ -94,7 +147,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 		return 0, err // the caller names the operation ("plugin X: open: ...")
 	}
 	n := len(reps)
-	s := &coreSession{spec: spec, n: n, reps: req.Replications, pol: pol}
+	s := &coreSession{names: c.p.Diagnostics, spec: spec, n: n, reps: req.Replications, pol: pol}
 	s.step.Arms = make([]int32, n)
 	s.diag = make([][]float64, len(c.p.Diagnostics))
 	for d := range s.diag {
@@ -103,6 +156,7 @@ func (c *core) open(req *OpenRequest) (uint64, error) {
 	c.mu.Lock()
 	c.next++
 	id := c.next
+	s.id = id
 	c.sessions[id] = s
 	c.nopen.Store(int64(len(c.sessions)))
 	c.mu.Unlock()
@@ -119,17 +173,28 @@ func (c *core) session(id uint64) (*coreSession, error) {
 	return s, nil
 }
 
-// step plays round t of session id. The returned result aliases session
-// buffers and is valid until the next step of that session.
-func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float64, arrivals []Arrival, wantDiag bool) (StepResult, error) {
-	s, err := c.session(id)
-	if err != nil {
-		return StepResult{}, err
-	}
+// Replications implements wire.Session.
+func (s *coreSession) Replications() int { return s.n }
+
+// Delayed implements wire.Session.
+func (s *coreSession) Delayed() bool { return s.spec.Feedback.Delayed() }
+
+// Pending implements wire.Session.
+func (s *coreSession) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.pending()
+}
+
+// Step implements wire.Session: it plays round st.Round. The returned
+// result aliases session buffers and is valid until the next step of the
+// session.
+func (s *coreSession) Step(in *wire.Step) (wire.StepResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, round, prevArms, prevRewards, arrivals := s.id, in.Round, in.PrevArms, in.PrevRewards, in.Arrivals
 	if round != s.round+1 || round > s.spec.Horizon {
-		return StepResult{}, fmt.Errorf("%w: session %d: round %d requested after round %d (horizon %d)",
+		return wire.StepResult{}, fmt.Errorf("%w: session %d: round %d requested after round %d (horizon %d)",
 			errInvalid, id, round, s.round, s.spec.Horizon)
 	}
 	want := s.n
@@ -138,25 +203,25 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	}
 	if s.spec.Feedback.Delayed() {
 		if len(prevArms) != want || len(prevRewards) != 0 {
-			return StepResult{}, fmt.Errorf("%w: session %d round %d (feedback %s): got %d arms and %d rewards, want %d arms and no rewards",
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d (feedback %s): got %d arms and %d rewards, want %d arms and no rewards",
 				errInvalid, id, round, s.spec.Feedback, len(prevArms), len(prevRewards), want)
 		}
 		if err := s.checkArrivals(round, arrivals); err != nil {
-			return StepResult{}, fmt.Errorf("%w: session %d round %d: %v", errInvalid, id, round, err)
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: %v", errInvalid, id, round, err)
 		}
 	} else {
 		if len(prevArms) != want || len(prevRewards) != want {
-			return StepResult{}, fmt.Errorf("%w: session %d round %d: got %d arms and %d rewards, want %d each",
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: got %d arms and %d rewards, want %d each",
 				errInvalid, id, round, len(prevArms), len(prevRewards), want)
 		}
 		if len(arrivals) > 0 {
-			return StepResult{}, fmt.Errorf("%w: session %d round %d: %d arrivals under immediate feedback",
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: %d arrivals under immediate feedback",
 				errInvalid, id, round, len(arrivals))
 		}
 	}
 	for i, a := range prevArms {
 		if a < 0 || int(a) >= s.spec.Arms {
-			return StepResult{}, fmt.Errorf("%w: session %d round %d: replication %d: arm %d out of range",
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: replication %d: arm %d out of range",
 				errInvalid, id, round, i, a)
 		}
 	}
@@ -164,31 +229,39 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	st.Round = round
 	st.PrevArms = prevArms
 	st.PrevRewards = prevRewards
-	st.Arrivals = arrivals
+	st.Arrivals = nil
+	if len(arrivals) > 0 {
+		s.arrivals = s.arrivals[:0]
+		for _, a := range arrivals {
+			s.arrivals = append(s.arrivals, Arrival(a))
+		}
+		st.Arrivals = s.arrivals
+	}
 	st.Diagnostics = nil
+	wantDiag := in.WantDiag
 	if wantDiag && len(s.diag) > 0 {
 		st.Diagnostics = s.diag
 	}
 	if err := protect(func() error { return s.pol.Step(st) }); err != nil {
 		// The caller names the round: the host's error already says
 		// "step round t", the in-process engine adds it.
-		return StepResult{}, err
+		return wire.StepResult{}, err
 	}
 	// Check a BatchPolicy's answer here, where the error can name the
 	// replication in the author's terms (the host checks again, for
 	// plugins not built on this SDK).
 	if len(st.Arms) != s.n {
-		return StepResult{}, fmt.Errorf("the policy returned %d arms for %d replications", len(st.Arms), s.n)
+		return wire.StepResult{}, fmt.Errorf("the policy returned %d arms for %d replications", len(st.Arms), s.n)
 	}
 	switch {
 	case !wantDiag && len(st.Diagnostics) > 0:
-		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics where none were asked for (BatchStep.Diagnostics was nil)", len(st.Diagnostics))
+		return wire.StepResult{}, fmt.Errorf("the policy returned %d diagnostics where none were asked for (BatchStep.Diagnostics was nil)", len(st.Diagnostics))
 	case wantDiag && len(st.Diagnostics) != len(s.diag):
-		return StepResult{}, fmt.Errorf("the policy returned %d diagnostics, the plugin declares %d (Plugin.Diagnostics)", len(st.Diagnostics), len(s.diag))
+		return wire.StepResult{}, fmt.Errorf("the policy returned %d diagnostics, the plugin declares %d (Plugin.Diagnostics)", len(st.Diagnostics), len(s.diag))
 	}
 	for d, row := range st.Diagnostics {
 		if len(row) != s.n {
-			return StepResult{}, fmt.Errorf("the policy returned %d values of diagnostic %q for %d replications", len(row), c.p.Diagnostics[d], s.n)
+			return wire.StepResult{}, fmt.Errorf("the policy returned %d values of diagnostic %q for %d replications", len(row), s.names[d], s.n)
 		}
 	}
 	if round <= s.spec.InitRounds() {
@@ -199,13 +272,13 @@ func (c *core) step(id uint64, round int, prevArms []int32, prevRewards []float6
 	} else {
 		for i, a := range st.Arms {
 			if a < 0 || int(a) >= s.spec.Arms {
-				return StepResult{}, fmt.Errorf("replication %d: the policy returned arm %d, want 0..%d", s.reps[i], a, s.spec.Arms-1)
+				return wire.StepResult{}, fmt.Errorf("replication %d: the policy returned arm %d, want 0..%d", s.reps[i], a, s.spec.Arms-1)
 			}
 		}
 	}
 	s.round = round
 	s.delivered += len(arrivals)
-	return StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}, nil
+	return wire.StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}, nil
 }
 
 // pending is how many rewards of the session have not arrived before the
@@ -216,7 +289,7 @@ func (s *coreSession) pending() int { return s.n*s.round - s.delivered }
 // checkArrivals checks the arrivals of round t: no more than are pending,
 // each of a replication of the batch and of an earlier round, an arm in
 // range, ordered by index then round, none twice.
-func (s *coreSession) checkArrivals(t int, arr []Arrival) error {
+func (s *coreSession) checkArrivals(t int, arr []wire.Arrival) error {
 	if len(arr) > s.pending() {
 		return fmt.Errorf("%d arrivals, but only %d rewards are pending", len(arr), s.pending())
 	}

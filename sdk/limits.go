@@ -1,135 +1,23 @@
 package sdk
 
-import (
-	"fmt"
-	"unicode"
-	"unicode/utf8"
-)
+import "github.com/regretbench/regretbench/internal/wire"
 
-// Limits on what a plugin may declare in Describe. The host sizes its
-// buffers by these declarations before round 1: every diagnostic is kept
-// for every replication at every diagnostic checkpoint, and travels in
-// every checkpoint's step frame. A plugin beyond them is refused when it
-// describes itself (the host checks the Describe answer), and the SDK
-// refuses to serve such a Plugin at all, so an author learns at once.
+// Limits on what a plugin may declare. The host sizes its buffers by these
+// declarations before round 1: every diagnostic is kept for every
+// replication at every diagnostic checkpoint, and travels in every
+// checkpoint's step frame. Serve refuses a Plugin beyond them, so an author
+// learns at once, and the host refuses a plugin in any language that
+// declares more.
 const (
-	// MaxDiagnostics bounds the diagnostic names of a plugin. The shipped
-	// plugins declare at most 3; 64 diagnostics of 1000 replications are
-	// 512 kB per checkpoint, where 20,000 made bench allocate 5 GB before
-	// round 1 (issue 15).
-	MaxDiagnostics = 64
-	// MaxParams bounds the parameters of a plugin; the shipped plugins
-	// declare at most 6.
-	MaxParams = 64
-	// MaxNameLen bounds, in bytes, the plugin's name and the name of each
-	// parameter and diagnostic: they are keys in results files and column
-	// headings in tables.
-	MaxNameLen = 64
-	// MaxTextLen bounds, in bytes, the version, the SDK string, each
+	// MaxDiagnostics (64) bounds the diagnostic names of a plugin.
+	MaxDiagnostics = wire.MaxDiagnostics
+	// MaxParams (64) bounds the parameters of a plugin.
+	MaxParams = wire.MaxParams
+	// MaxNameLen (64) bounds, in bytes, the plugin's name and the name of
+	// each parameter and diagnostic: they are keys in results files and
+	// column headings in tables.
+	MaxNameLen = wire.MaxNameLen
+	// MaxTextLen (1024) bounds, in bytes, the version, the SDK string, each
 	// parameter's doc and each string default.
-	MaxTextLen = 1024
+	MaxTextLen = wire.MaxTextLen
 )
-
-// maxDescribeMsg bounds the encoded Describe answer the host accepts: a
-// plugin at every limit above needs about 150 kB. Decoding a protobuf
-// message can allocate tens of times its size (an empty repeated message
-// is 2 bytes on the wire, a hundred in memory), so the bound is checked
-// by gRPC before decoding.
-const maxDescribeMsg = 256 << 10
-
-// maxOpenMsg bounds the encoded Open and Close answers the host accepts:
-// a session id and a socket path.
-const maxOpenMsg = 64 << 10
-
-// stepMsgLimit bounds the encoded gRPC Step answer of a session of n
-// replications and ndiag declared diagnostics, checked by gRPC before
-// decoding: an arm takes at most 11 bytes (a tag and a 10-byte varint,
-// if not packed), a diagnostic its name and 9 bytes a value, and 1 kB is
-// left for fields a later protocol may add.
-func stepMsgLimit(n, ndiag int) int {
-	return min(1024+11*n+ndiag*(64+MaxNameLen+9*n), maxMessage)
-}
-
-// checkDeclared checks a plugin's declarations against the limits above,
-// and that names are non-empty and unique. Its errors are written for
-// the plugin's author and the host's user alike.
-func checkDeclared(name, version, sdk string, params []Param, diags []string) error {
-	if name == "" {
-		return fmt.Errorf("the plugin's name is empty")
-	}
-	if err := checkName("the plugin's name", name); err != nil {
-		return err
-	}
-	if err := checkText("version", version); err != nil {
-		return err
-	}
-	if err := checkText("SDK string", sdk); err != nil {
-		return err
-	}
-	if len(params) > MaxParams {
-		return fmt.Errorf("declares %d parameters, more than the %d allowed (sdk.MaxParams)", len(params), MaxParams)
-	}
-	seen := make(map[string]bool, len(params))
-	for i, p := range params {
-		if p.Name == "" {
-			return fmt.Errorf("parameter %d has an empty name", i+1)
-		}
-		if err := checkName(fmt.Sprintf("parameter %q", truncate(p.Name, MaxNameLen)), p.Name); err != nil {
-			return err
-		}
-		if seen[p.Name] {
-			return fmt.Errorf("parameter %q is declared twice", p.Name)
-		}
-		seen[p.Name] = true
-		if err := checkText(fmt.Sprintf("doc of parameter %q", p.Name), p.Doc); err != nil {
-			return err
-		}
-		if s, ok := p.Default.(string); ok {
-			if err := checkText(fmt.Sprintf("default of parameter %q", p.Name), s); err != nil {
-				return err
-			}
-		}
-	}
-	if len(diags) > MaxDiagnostics {
-		return fmt.Errorf("declares %d diagnostics, more than the %d allowed (sdk.MaxDiagnostics)", len(diags), MaxDiagnostics)
-	}
-	clear(seen)
-	for i, d := range diags {
-		if d == "" {
-			return fmt.Errorf("diagnostic %d has an empty name", i+1)
-		}
-		if err := checkName(fmt.Sprintf("diagnostic %q", truncate(d, MaxNameLen)), d); err != nil {
-			return err
-		}
-		if seen[d] {
-			return fmt.Errorf("diagnostic %q is declared twice", d)
-		}
-		seen[d] = true
-	}
-	return nil
-}
-
-// checkName checks a name: at most MaxNameLen bytes of UTF-8 without
-// control characters, which would break the lines of tables and messages.
-func checkName(what, s string) error {
-	if len(s) > MaxNameLen {
-		return fmt.Errorf("%s is longer than %d bytes (sdk.MaxNameLen)", what, MaxNameLen)
-	}
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%s is not valid UTF-8", what)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("%s holds the control character %q", what, r)
-		}
-	}
-	return nil
-}
-
-// checkText checks a free text: at most MaxTextLen bytes.
-func checkText(what, s string) error {
-	if len(s) > MaxTextLen {
-		return fmt.Errorf("%s is longer than %d bytes (sdk.MaxTextLen)", what, MaxTextLen)
-	}
-	return nil
-}

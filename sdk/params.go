@@ -203,13 +203,6 @@ func validateParams(decl []Param) error {
 	return nil
 }
 
-// Validate checks the parameters a plugin declares (see Param.Validate).
-// A host calls it on what Describe returned: a declaration it cannot use
-// is the plugin's fault, not the scenario's.
-func (d *Description) Validate() error {
-	return validateParams(d.Params)
-}
-
 // Params holds parameter values by name: float64, int64, bool or string.
 type Params map[string]any
 
@@ -296,7 +289,7 @@ func (t ParamType) Coerce(v any) (any, error) {
 // name, a value of the wrong type or a value the parameter does not accept
 // (Param.Check) is an error naming the parameter, the value and what is
 // wanted. It does not check the declarations themselves: see
-// Description.Validate.
+// Param.Validate.
 func Resolve(decl []Param, values map[string]any) (Params, error) {
 	byName := make(map[string]Param, len(decl))
 	for _, d := range decl {

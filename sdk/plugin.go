@@ -1,6 +1,10 @@
 package sdk
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/regretbench/regretbench/internal/wire"
+)
 
 // Plugin describes a policy plugin: what Describe reports and how to build
 // its policies. Exactly one of New and NewBatch is set.
@@ -21,11 +25,18 @@ func (p *Plugin) validate() error {
 	if (p.New == nil) == (p.NewBatch == nil) {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
-	if err := checkDeclared(p.Name, p.Version, SDKVersion, p.Params, p.Diagnostics); err != nil {
-		return fmt.Errorf("sdk: plugin %s: %w", truncate(p.Name, MaxNameLen), err)
+	d, err := toPBDescribe(&description{Name: p.Name, Version: p.Version, SDK: SDKVersion, Params: p.Params, Diagnostics: p.Diagnostics})
+	if err == nil {
+		err = wire.CheckDescribe(d)
+	}
+	if err != nil {
+		return fmt.Errorf("sdk: plugin %s: %w", wire.Truncate(p.Name, MaxNameLen), err)
 	}
 	if err := validateParams(p.Params); err != nil {
 		return fmt.Errorf("sdk: plugin %s: %w", p.Name, err)
 	}
 	return nil
 }
+
+// SDKVersion identifies this SDK in Describe responses.
+const SDKVersion = "regretbench-go/0.1.0"

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // Serve runs p as a plugin process and never returns: it is all a plugin's
@@ -45,9 +47,9 @@ func Serve(p Plugin) {
 		}
 	}
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: pluginSets(c, servedVersions),
-		GRPCServer:       newGRPCServer,
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: wire.PluginSets(c, servedVersions),
+		GRPCServer:       wire.NewGRPCServer,
 		// The host reads our raw stderr into a ring buffer for its error
 		// messages: keep it to warnings and errors, as JSON hclog parses.
 		Logger: hclog.New(&hclog.LoggerOptions{
@@ -80,11 +82,11 @@ func ServeInProcess(ctx context.Context, p Plugin) (*plugin.ReattachConfig, erro
 	ch := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	go plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: Handshake,
+		HandshakeConfig: wire.Handshake,
 		// Test mode sends no version list: serve the newest version only
 		// (go-plugin would fall back to the oldest).
-		VersionedPlugins: pluginSets(c, servedVersions[len(servedVersions)-1:]),
-		GRPCServer:       newGRPCServer,
+		VersionedPlugins: wire.PluginSets(c, servedVersions[len(servedVersions)-1:]),
+		GRPCServer:       wire.NewGRPCServer,
 		Logger:           hclog.NewNullLogger(),
 		Test:             &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed},
 	})

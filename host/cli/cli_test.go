@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -147,13 +148,13 @@ policies: [{plugin: ts, label: TS}]
 		return f
 	}
 	want := runWith(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		c, _ := sdk.NewLocal(sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New})
+		c, _ := client.NewLocal(sdk.Plugin{Name: "ts", Version: "1.0.0", Params: thompson.Params, New: thompson.New})
 		d, _ := c.Describe(ctx)
 		return &engine.Plugin{Conn: c, Desc: d}, nil
 	})
 	for _, noStream := range []bool{false, true} {
 		got := runWith(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-			c, err := sdk.Launch(path, sdk.LaunchOptions{NoStream: noStream})
+			c, err := client.Launch(path, client.LaunchOptions{NoStream: noStream})
 			if err != nil {
 				return nil, err
 			}
@@ -161,7 +162,7 @@ policies: [{plugin: ts, label: TS}]
 			if err != nil {
 				return nil, err
 			}
-			if d.Name != "ts" || d.ProtocolVersion != sdk.ProtocolVersion || c.Protocol() != sdk.ProtocolVersion {
+			if d.Name != "ts" || d.ProtocolVersion != client.ProtocolVersion || c.Protocol() != client.ProtocolVersion {
 				t.Errorf("describe: %+v", d)
 			}
 			return &engine.Plugin{Conn: c, Desc: d}, nil

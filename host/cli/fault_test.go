@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/sdk"
@@ -541,11 +542,11 @@ func TestProtocolCarriesNoMeans(t *testing.T) {
 		}
 	}
 	var fields []string
-	for f := range reflect.TypeFor[sdk.OpenRequest]().Fields() {
+	for f := range reflect.TypeFor[client.OpenRequest]().Fields() {
 		fields = append(fields, f.Name)
 	}
 	if want := []string{"Arms", "Horizon", "Replications", "Seed", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Params", "Feedback"}; !sameSet(fields, want) {
-		t.Errorf("sdk.OpenRequest has fields %v, want exactly %v", fields, want)
+		t.Errorf("client.OpenRequest has fields %v, want exactly %v", fields, want)
 	}
 }
 

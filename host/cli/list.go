@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 func newPluginsCmd(ro *runOptions) *cobra.Command {
@@ -81,8 +81,8 @@ install two versions of one plugin side by side.`,
 
 // describe starts the plugin at path, asks it to describe itself, stops
 // it, and checks that bench can use what it declared.
-func describe(path string, startTimeout time.Duration) (*sdk.Description, error) {
-	c, err := sdk.Launch(path, sdk.LaunchOptions{StartTimeout: startTimeout})
+func describe(path string, startTimeout time.Duration) (*client.Description, error) {
+	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: startTimeout})
 	if err != nil {
 		return nil, err
 	}

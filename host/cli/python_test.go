@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/plugins/klucb/klucb"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -150,7 +152,7 @@ policies: [{plugin: klucbpy, label: K}]
 		return f
 	}
 	want := run(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		c, err := sdk.NewLocal(sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New})
+		c, err := client.NewLocal(sdk.Plugin{Name: "klucb", Version: "1.0.0", Params: klucb.Params, New: klucb.New})
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +163,7 @@ policies: [{plugin: klucbpy, label: K}]
 		var logs syncBuffer
 		var closeTook time.Duration
 		got := run(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-			c, err := sdk.Launch(path, sdk.LaunchOptions{NoStream: noStream, Log: &logs})
+			c, err := client.Launch(path, client.LaunchOptions{NoStream: noStream, Log: &logs})
 			if err != nil {
 				return nil, err
 			}
@@ -169,7 +171,7 @@ policies: [{plugin: klucbpy, label: K}]
 			if err != nil {
 				return nil, err
 			}
-			if d.Name != "klucbpy" || d.ProtocolVersion != sdk.ProtocolVersion || !d.StepStream ||
+			if d.Name != "klucbpy" || d.ProtocolVersion != client.ProtocolVersion || !d.StepStream ||
 				len(d.Params) != 1 || !reflect.DeepEqual(d.Params[0], klucb.Params[0]) {
 				t.Errorf("describe: %+v", d)
 			}
@@ -202,7 +204,7 @@ func TestPythonPluginRefusesToRunAlone(t *testing.T) {
 		want string
 	}{
 		{"no cookie", nil, "REGRETBENCH_PLUGIN"},
-		{"other version", []string{sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
+		{"other version", []string{wire.Handshake.MagicCookieKey + "=" + wire.Handshake.MagicCookieValue,
 			"PLUGIN_PROTOCOL_VERSIONS=3,4"}, "protocol versions 3,4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,7 +226,7 @@ func TestPythonPluginRefusesToRunAlone(t *testing.T) {
 func withoutCookie(env []string) []string {
 	var out []string
 	for _, e := range env {
-		if !strings.HasPrefix(e, sdk.Handshake.MagicCookieKey+"=") && !strings.HasPrefix(e, "PLUGIN_") {
+		if !strings.HasPrefix(e, wire.Handshake.MagicCookieKey+"=") && !strings.HasPrefix(e, "PLUGIN_") {
 			out = append(out, e)
 		}
 	}
@@ -233,7 +235,7 @@ func withoutCookie(env []string) []string {
 
 // timedClose measures how long closing the plugin (go-plugin's Kill) takes.
 type timedClose struct {
-	*sdk.Client
+	*client.Client
 	took *time.Duration
 }
 

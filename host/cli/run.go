@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/env"
@@ -115,7 +116,7 @@ func SignalContext(parent context.Context) (context.Context, func()) {
 			if time.Since(first) < signalRepeat {
 				continue // the first signal again
 			}
-			sdk.Cleanup()
+			client.Cleanup()
 			if s == syscall.SIGTERM {
 				os.Exit(ExitTerminated)
 			}
@@ -186,14 +187,14 @@ func (ro *runOptions) launcher() engine.Launcher {
 		if err != nil {
 			return nil, fmt.Errorf("plugin %s: %w", path, err)
 		}
-		opts := sdk.LaunchOptions{StartTimeout: ro.startTimeout}
+		opts := client.LaunchOptions{StartTimeout: ro.startTimeout}
 		if p.SHA256 != "" {
 			if p.SHA256 != sum {
 				return nil, fmt.Errorf("%w: plugin %s: SHA-256 is %s but the scenario pins sha256 %s; refusing to run it", engine.ErrInput, path, sum, p.SHA256)
 			}
 			opts.SHA256, _ = hex.DecodeString(p.SHA256)
 		}
-		c, err := sdk.Launch(path, opts)
+		c, err := client.Launch(path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +360,7 @@ func printStacks(w io.Writer, files ...*results.File) {
 			if p.Status != results.StatusFailed {
 				continue
 			}
-			if _, stack := sdk.SplitPanic(p.Error); stack != "" {
+			if _, stack := client.SplitPanic(p.Error); stack != "" {
 				fmt.Fprintf(w, "bench: policy %q (plugin %s) panicked; its stack:\n  %s\n",
 					p.Label, p.Plugin, strings.ReplaceAll(stack, "\n", "\n  "))
 			}
@@ -528,7 +529,7 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 // unknown type, or defaults outside their own declared range. It blames the
 // plugin at path, so that its policies fail (exit 3) and the scenario is
 // not accused.
-func describeErr(path string, d *sdk.Description) error {
+func describeErr(path string, d *client.Description) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("plugin %s: its Describe declares what bench cannot use: %w", path, err)
 	}
@@ -541,7 +542,7 @@ func describeErr(path string, d *sdk.Description) error {
 // install two versions of one plugin side by side (bench-plugin-remax and
 // bench-plugin-remax-old), and results record the name the scenario used.
 // Yet a mismatch can also mean a wrong file was copied in, so say so.
-func nameMismatch(name string, d *sdk.Description) string {
+func nameMismatch(name string, d *client.Description) string {
 	if d.Name == name {
 		return ""
 	}

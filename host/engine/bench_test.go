@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/sdk"
@@ -70,9 +71,9 @@ policies: [{plugin: %s}]
 				b.Fatal(err)
 			}
 			path := pluginBinary(b, pol)
-			launcher := func(opts sdk.LaunchOptions) engine.Launcher {
+			launcher := func(opts client.LaunchOptions) engine.Launcher {
 				return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-					c, err := sdk.Launch(path, opts)
+					c, err := client.Launch(path, opts)
 					if err != nil {
 						return nil, err
 					}
@@ -89,8 +90,8 @@ policies: [{plugin: %s}]
 				launch engine.Launcher
 			}{
 				{"local", local},
-				{"plugin", launcher(sdk.LaunchOptions{})},
-				{"stream", launcher(sdk.LaunchOptions{NoSocket: true})},
+				{"plugin", launcher(client.LaunchOptions{})},
+				{"stream", launcher(client.LaunchOptions{NoSocket: true})},
 			}
 			elapsed := make([]time.Duration, len(modes))
 			b.ResetTimer()

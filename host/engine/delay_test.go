@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/sdk"
@@ -44,7 +45,7 @@ func TestDelaysIndependentOfPolicy(t *testing.T) {
 	seen := map[int]map[[2]uint64]int{}
 	launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		shift := map[string]int{"rec-a": 1, "rec-b": 3}[p.Plugin]
-		c, err := sdk.NewLocal(sdk.Plugin{Name: p.Plugin, Version: "1", NewBatch: func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+		c, err := client.NewLocal(sdk.Plugin{Name: p.Plugin, Version: "1", NewBatch: func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if seen[shift] == nil {
@@ -106,7 +107,7 @@ policies:
 func TestProtocol1Refused(t *testing.T) {
 	opened := false
 	launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		c, err := sdk.NewLocal(sdk.Plugin{Name: "old", Version: "1", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
+		c, err := client.NewLocal(sdk.Plugin{Name: "old", Version: "1", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 			opened = true
 			return &scripted{k: s.Arms, idx: r.Index}, nil
 		}})

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
@@ -22,15 +23,15 @@ import (
 
 // Plugin is a connected plugin as the engine needs it.
 type Plugin struct {
-	Conn   sdk.Conn
-	Desc   *sdk.Description
+	Conn   client.Conn
+	Desc   *client.Description
 	SHA256 string // hex, "" when unknown (in-process)
 }
 
 // Launcher connects to the plugin of a scenario policy. An error wrapped
 // with ErrInput (missing plugin, bad pin) refuses the whole run before it
 // starts; any other error fails only the policies using that plugin, as
-// does a Description that fails sdk.Description.Validate.
+// does a Description that fails client.Description.Validate.
 type Launcher func(ctx context.Context, p scenario.Policy) (*Plugin, error)
 
 // ErrInput marks errors in what the user asked for, as opposed to a fault
@@ -167,11 +168,11 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.feedback = sc.FeedbackOf(pol)
 		if j.feedback.Delayed() {
 			j.res.Feedback = j.feedback.String()
-			if v := j.plugin.Desc.ProtocolVersion; v < sdk.DelayedFeedbackVersion {
+			if v := j.plugin.Desc.ProtocolVersion; v < client.DelayedFeedbackVersion {
 				// Refused before any round: the plugin could not be told
 				// that rewards arrive late.
 				return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q: plugin %s speaks protocol version %d, but feedback %s needs protocol version %d (rebuild the plugin with a newer SDK, or run it without feedback:)",
-					ErrInput, sc.Source, i, pol.Label, pol.Plugin, v, j.feedback, sdk.DelayedFeedbackVersion)
+					ErrInput, sc.Source, i, pol.Label, pol.Plugin, v, j.feedback, client.DelayedFeedbackVersion)
 			}
 		}
 		j.res.PluginVersion = j.plugin.Desc.Version
@@ -252,7 +253,7 @@ type job struct {
 // results file's error keeps the full stack after the message.
 func (j *job) fail(err error) {
 	j.res.Status = results.StatusFailed
-	j.msg, j.stack = sdk.SplitPanic(err.Error())
+	j.msg, j.stack = client.SplitPanic(err.Error())
 	j.res.Error = j.msg
 	if j.stack != "" {
 		j.res.Error += "\n" + j.stack
@@ -404,7 +405,7 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	if sc.Environment.IsNoiseKnown() {
 		noiseSD = sc.Environment.NoiseSD
 	}
-	sess, err := j.plugin.Conn.Open(ctx, &sdk.OpenRequest{
+	sess, err := j.plugin.Conn.Open(ctx, &client.OpenRequest{
 		Arms: K, Horizon: T, Replications: reps, Seed: env.PolicySeed(sc.Seed), Family: sc.Family(),
 		NoiseSD: noiseSD, NoiseKnown: sc.Environment.IsNoiseKnown(),
 		InitPulls: sc.InitPulls, Params: j.params, Feedback: j.feedback,
@@ -447,23 +448,23 @@ func (j *job) session(ctx context.Context, sc *scenario.Scenario, e *env.Env, re
 	}
 	dc := 0
 	every := max(T/100, 1)
+	var st client.Step // one per session, not one allocation per round
 	for t := 1; t <= T; t++ {
 		round.Store(int64(t))
 		wantDiag := len(diag) > 0 && dc < len(diagCP) && diagCP[dc] == t
-		var res sdk.StepResult
-		var err error
+		st = client.Step{Round: t, PrevArms: prevA, WantDiag: wantDiag}
 		if delayed {
-			arrivals := mail.take(t)
-			for _, a := range arrivals {
+			st.Arrivals = mail.take(t)
+			for _, a := range st.Arrivals {
 				tr.Observe(a.Index, a.Arm, a.Reward)
 			}
-			res, err = sess.StepArrivals(ctx, t, prevA, arrivals, wantDiag)
 		} else {
-			res, err = sess.Step(ctx, t, prevA, prevR, wantDiag)
+			st.PrevRewards = prevR
 		}
+		res, err := sess.Step(ctx, &st)
 		if err != nil {
 			err = stepErr(err, timedOut.Load(), opts.StepTimeout)
-			if _, ok := errors.AsType[*sdk.PluginError](err); ok {
+			if _, ok := errors.AsType[*client.PluginError](err); ok {
 				return nil, nil, err // it names the round
 			}
 			return nil, nil, fmt.Errorf("round %d: %w", t, err)
@@ -544,7 +545,7 @@ func stepErr(err error, timedOut bool, timeout time.Duration) error {
 		return err
 	}
 	msg := fmt.Errorf("no answer within the step timeout %v (--step-timeout)", timeout)
-	if pe, ok := errors.AsType[*sdk.PluginError](err); ok {
+	if pe, ok := errors.AsType[*client.PluginError](err); ok {
 		c := *pe
 		c.Err = msg
 		return &c

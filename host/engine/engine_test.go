@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -45,7 +46,7 @@ func local(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no plugin %q", engine.ErrInput, p.Plugin)
 	}
-	c, err := sdk.NewLocal(pl)
+	c, err := client.NewLocal(pl)
 	if err != nil {
 		return nil, err
 	}

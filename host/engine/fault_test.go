@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -20,18 +21,18 @@ import (
 // as a plugin written in another language might not: its answer to round
 // 5 is whatever answer returns.
 type rogue struct {
-	answer func(n int) (sdk.StepResult, error)
+	answer func(n int) (client.StepResult, error)
 	block  bool        // Open never returns (until ctx ends)
 	diags  []string    // declared diagnostics
 	params []sdk.Param // declared as is, unchecked
 	opens  atomic.Int32
 }
 
-func (r *rogue) Describe(context.Context) (*sdk.Description, error) {
-	return &sdk.Description{Name: "rogue", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Params: r.params, Diagnostics: r.diags}, nil
+func (r *rogue) Describe(context.Context) (*client.Description, error) {
+	return &client.Description{Name: "rogue", Version: "1", ProtocolVersion: client.ProtocolVersion, Params: r.params, Diagnostics: r.diags}, nil
 }
 
-func (r *rogue) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
+func (r *rogue) Open(ctx context.Context, req *client.OpenRequest) (client.SessionConn, error) {
 	r.opens.Add(1)
 	if r.block {
 		<-ctx.Done()
@@ -48,17 +49,13 @@ type rogueSession struct {
 	arms []int32
 }
 
-func (s *rogueSession) StepArrivals(ctx context.Context, round int, prev []int32, _ []sdk.Arrival, wantDiag bool) (sdk.StepResult, error) {
-	return s.Step(ctx, round, prev, nil, wantDiag)
-}
-
-func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, wantDiag bool) (sdk.StepResult, error) {
-	if round == 5 {
+func (s *rogueSession) Step(_ context.Context, st *client.Step) (client.StepResult, error) {
+	if st.Round == 5 {
 		return s.r.answer(s.n)
 	}
 	s.arms = make([]int32, s.n)
-	res := sdk.StepResult{Arms: s.arms}
-	if wantDiag {
+	res := client.StepResult{Arms: s.arms}
+	if st.WantDiag {
 		for range s.r.diags {
 			res.Diagnostics = append(res.Diagnostics, make([]float64, s.n))
 		}
@@ -85,19 +82,19 @@ policies:
 		rogue *rogue
 		want  string
 	}{
-		{"too few arms", &rogue{answer: func(n int) (sdk.StepResult, error) { return sdk.StepResult{Arms: make([]int32, n-1)}, nil }},
+		{"too few arms", &rogue{answer: func(n int) (client.StepResult, error) { return client.StepResult{Arms: make([]int32, n-1)}, nil }},
 			"round 5: plugin returned 2 arms for 3 replications"},
-		{"arm out of range", &rogue{answer: func(n int) (sdk.StepResult, error) {
+		{"arm out of range", &rogue{answer: func(n int) (client.StepResult, error) {
 			a := make([]int32, n)
 			a[1] = 3
-			return sdk.StepResult{Arms: a}, nil
+			return client.StepResult{Arms: a}, nil
 		}}, "round 5: replication 1: plugin returned arm 3, want 0..2"},
-		{"negative arm", &rogue{answer: func(n int) (sdk.StepResult, error) {
+		{"negative arm", &rogue{answer: func(n int) (client.StepResult, error) {
 			a := make([]int32, n)
 			a[0] = -1
-			return sdk.StepResult{Arms: a}, nil
+			return client.StepResult{Arms: a}, nil
 		}}, "replication 0: plugin returned arm -1"},
-		{"error", &rogue{answer: func(int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("out of memory") }},
+		{"error", &rogue{answer: func(int) (client.StepResult, error) { return client.StepResult{}, errors.New("out of memory") }},
 			"round 5: out of memory"},
 		{"too many diagnostics", &rogue{diags: make([]string, 100000)},
 			"the plugin declares 100000 diagnostics: at 17 checkpoints x 3 replications that is 5100000 values"},
@@ -135,11 +132,11 @@ policies:
 }
 
 // nonFinite answers with diagnostic x = v for the last replication.
-func nonFinite(v float64) func(n int) (sdk.StepResult, error) {
-	return func(n int) (sdk.StepResult, error) {
+func nonFinite(v float64) func(n int) (client.StepResult, error) {
+	return func(n int) (client.StepResult, error) {
 		d := make([]float64, n)
 		d[n-1] = v
-		return sdk.StepResult{Arms: make([]int32, n), Diagnostics: [][]float64{d}}, nil
+		return client.StepResult{Arms: make([]int32, n), Diagnostics: [][]float64{d}}, nil
 	}
 }
 
@@ -223,11 +220,11 @@ policies:
 
 // countOpens counts the sessions opened through a Conn.
 type countOpens struct {
-	sdk.Conn
+	client.Conn
 	n *atomic.Int32
 }
 
-func (c countOpens) Open(ctx context.Context, req *sdk.OpenRequest) (sdk.SessionConn, error) {
+func (c countOpens) Open(ctx context.Context, req *client.OpenRequest) (client.SessionConn, error) {
 	c.n.Add(1)
 	return c.Conn.Open(ctx, req)
 }

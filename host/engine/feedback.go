@@ -3,6 +3,7 @@ package engine
 import (
 	"math/rand/v2"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -57,7 +58,7 @@ type mailbox struct {
 	due     map[int][]pending
 	free    [][]pending
 	count   []int // per replication, reused
-	out     []sdk.Arrival
+	out     []client.Arrival
 }
 
 func newMailbox(n, horizon int) *mailbox {
@@ -80,7 +81,7 @@ func (m *mailbox) post(at, i int, t int, arm int32, reward float64) {
 // take returns the arrivals of round t, ordered by index, then round. Rewards
 // were posted in round order, so a stable counting sort by index does it.
 // The result is valid until the next take.
-func (m *mailbox) take(t int) []sdk.Arrival {
+func (m *mailbox) take(t int) []client.Arrival {
 	b, ok := m.due[t]
 	m.out = m.out[:0]
 	if !ok {
@@ -95,13 +96,13 @@ func (m *mailbox) take(t int) []sdk.Arrival {
 		m.count[i] += m.count[i-1]
 	}
 	if cap(m.out) < len(b) {
-		m.out = make([]sdk.Arrival, len(b), 2*len(b))
+		m.out = make([]client.Arrival, len(b), 2*len(b))
 	}
 	m.out = m.out[:len(b)]
 	for _, p := range b {
 		j := m.count[p.index]
 		m.count[p.index]++
-		m.out[j] = sdk.Arrival{Index: int(p.index), Round: p.round, Arm: p.arm, Reward: p.reward}
+		m.out[j] = client.Arrival{Index: int(p.index), Round: p.round, Arm: p.arm, Reward: p.reward}
 	}
 	m.free = append(m.free, b)
 	return m.out

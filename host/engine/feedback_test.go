@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -58,7 +59,7 @@ func TestMailbox(t *testing.T) {
 	if got := m.take(4); len(got) != 0 {
 		t.Errorf("round 4: %v, want none", got)
 	}
-	want := []sdk.Arrival{
+	want := []client.Arrival{
 		{Index: 0, Round: 1, Arm: 0, Reward: 0.01}, {Index: 0, Round: 4, Arm: 1, Reward: 0.04},
 		{Index: 1, Round: 4, Arm: 1, Reward: 0.14},
 		{Index: 2, Round: 1, Arm: 1, Reward: 0.21}, {Index: 2, Round: 3, Arm: 0, Reward: 0.23},
@@ -69,7 +70,7 @@ func TestMailbox(t *testing.T) {
 	if got := m.take(5); len(got) != 0 {
 		t.Errorf("round 5 taken twice: %v", got)
 	}
-	if got := m.take(6); !slices.Equal(got, []sdk.Arrival{{Index: 1, Round: 5, Arm: 0, Reward: 0.15}}) {
+	if got := m.take(6); !slices.Equal(got, []client.Arrival{{Index: 1, Round: 5, Arm: 0, Reward: 0.15}}) {
 		t.Errorf("round 6: %v", got)
 	}
 	if len(m.due) != 0 {

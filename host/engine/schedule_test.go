@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // TestRunAll: one pool over several scenarios, every (scenario, policy)
@@ -61,7 +61,7 @@ policies:
   - {plugin: rogue, label: Rogue}
   - {plugin: ts, label: TS}
 `)
-	r := &rogue{answer: func(n int) (sdk.StepResult, error) { return sdk.StepResult{}, errors.New("gave up") }}
+	r := &rogue{answer: func(n int) (client.StepResult, error) { return client.StepResult{}, errors.New("gave up") }}
 	launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		if p.Plugin == "rogue" {
 			d, _ := r.Describe(ctx)

@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -118,9 +119,9 @@ type Stream struct {
 // Stream returns the reward streams of replication rep.
 func (e *Env) Stream(rep uint64) *Stream {
 	s := &Stream{e: e, arms: make([]*rand.Rand, len(e.Means))}
-	k := sdk.Mix(e.key[0] ^ sdk.Mix(rep))
+	k := seed.Mix(e.key[0] ^ seed.Mix(rep))
 	for i := range s.arms {
-		s.arms[i] = rand.New(rand.NewPCG(k, sdk.Mix(e.key[1]^uint64(i))))
+		s.arms[i] = rand.New(rand.NewPCG(k, seed.Mix(e.key[1]^uint64(i))))
 	}
 	return s
 }
@@ -145,8 +146,8 @@ const delayTag = 0x64656c6179732d31 // "delays-1"
 // of a scenario, every batch and every shard draws the same delays. The
 // engine draws from it once per round, in round order.
 func (e *Env) Delays(rep uint64) *rand.Rand {
-	k := sdk.Mix(e.key[0] ^ sdk.Mix(rep))
-	return rand.New(rand.NewPCG(k^delayTag, sdk.Mix(e.key[1]^delayTag)))
+	k := seed.Mix(e.key[0] ^ seed.Mix(rep))
+	return rand.New(rand.NewPCG(k^delayTag, seed.Mix(e.key[1]^delayTag)))
 }
 
 // maxGeometricDelay caps a drawn delay far beyond any horizon.

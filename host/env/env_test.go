@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	seedmix "github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -87,7 +88,7 @@ func TestBestAndSecond(t *testing.T) {
 // (shipped scenarios publish theirs) is not enough to rebuild it. Two
 // environments that differ in one mean, by one ulp, or in the noise sd
 // share no noise, and no stream can be rebuilt from the seed by the
-// derivation bench used before (sdk.Mix of the seed and a public salt).
+// derivation bench used before (seed.Mix of the seed and a public salt).
 func TestStreamsNeedTheEnvironment(t *testing.T) {
 	const seed, rep = 1, 3
 	noise := func(e *Env, arm int) []float64 {
@@ -115,7 +116,7 @@ func TestStreamsNeedTheEnvironment(t *testing.T) {
 	// The pre-v2 derivation, which any plugin could compute from the seed
 	// it was sent: key Mix(Mix(seed ^ salt) ^ rep), arm stream Mix(arm).
 	const oldSalt uint64 = 0x7265776172640001
-	old := rand.New(rand.NewPCG(sdk.Mix(sdk.Mix(seed^oldSalt)^rep), sdk.Mix(0)))
+	old := rand.New(rand.NewPCG(seedmix.Mix(seedmix.Mix(seed^oldSalt)^rep), seedmix.Mix(0)))
 	for i, w := range want {
 		if g := old.NormFloat64(); math.Abs(g-w) < 1e-9 {
 			t.Errorf("draw %d of arm 0 is rebuilt from the seed alone by the old derivation", i)
@@ -130,7 +131,7 @@ func TestPolicySeed(t *testing.T) {
 	seen := map[uint64]uint64{}
 	for s := uint64(0); s < 1000; s++ {
 		p := PolicySeed(s)
-		if p == s || p == sdk.Mix(s) || p == sdk.Mix(s^sdk.SaltPolicy) {
+		if p == s || p == seedmix.Mix(s) || p == seedmix.Mix(s^seedmix.SaltPolicy) {
 			t.Fatalf("PolicySeed(%d) = %d is an invertible image of the seed", s, p)
 		}
 		if q, dup := seen[p]; dup {

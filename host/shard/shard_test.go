@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -24,7 +25,7 @@ var plugins = map[string]sdk.Plugin{
 }
 
 func local(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-	c, err := sdk.NewLocal(plugins[p.Plugin])
+	c, err := client.NewLocal(plugins[p.Plugin])
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -78,8 +79,8 @@ var catalogue = []Rule{
 			if err != nil {
 				return err
 			}
-			if d.ProtocolVersion < sdk.DelayedFeedbackVersion {
-				return skipError(fmt.Sprintf("the plugin speaks protocol version %d; delayed feedback needs version %d", d.ProtocolVersion, sdk.DelayedFeedbackVersion))
+			if d.ProtocolVersion < client.DelayedFeedbackVersion {
+				return skipError(fmt.Sprintf("the plugin speaks protocol version %d; delayed feedback needs version %d", d.ProtocolVersion, client.DelayedFeedbackVersion))
 			}
 			base := h.spec(indices(0, h.cfg.reps)...)
 			base.initPulls = 2
@@ -390,8 +391,8 @@ var catalogue = []Rule{
 				if d.Name != p.Name || d.Version != p.Version {
 					bad("describe: name %q version %q, declared %q %q", d.Name, d.Version, p.Name, p.Version)
 				}
-				if d.ProtocolVersion != sdk.ProtocolVersion {
-					bad("describe: protocol version %d, want %d", d.ProtocolVersion, sdk.ProtocolVersion)
+				if d.ProtocolVersion != client.ProtocolVersion {
+					bad("describe: protocol version %d, want %d", d.ProtocolVersion, client.ProtocolVersion)
 				}
 				if !slices.Equal(d.Diagnostics, p.Diagnostics) {
 					bad("describe: diagnostics %q, declared %q", d.Diagnostics, p.Diagnostics)
@@ -514,8 +515,8 @@ func checkDescribe(h *Target) error {
 	if d.Version == "" {
 		bad("empty version (results record it as plugin_version)")
 	}
-	if d.ProtocolVersion < sdk.MinProtocolVersion || d.ProtocolVersion > sdk.ProtocolVersion {
-		bad("protocol version %d, want %d..%d", d.ProtocolVersion, sdk.MinProtocolVersion, sdk.ProtocolVersion)
+	if d.ProtocolVersion < client.MinProtocolVersion || d.ProtocolVersion > client.ProtocolVersion {
+		bad("protocol version %d, want %d..%d", d.ProtocolVersion, client.MinProtocolVersion, client.ProtocolVersion)
 	}
 	if err := d.Validate(); err != nil {
 		bad("parameter schema: %w", err)

@@ -8,13 +8,15 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
 // transport connects the kit to a fresh instance of a plugin.
 type transport struct {
 	name string
-	conn func(ctx context.Context) (sdk.Conn, func(), error)
+	conn func(ctx context.Context) (client.Conn, func(), error)
 }
 
 // suite is a plugin under test: how to reach it over each transport, and
@@ -38,33 +40,33 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 	var rec *recorder
 	s.rec = func() *recorder { rec = &recorder{}; return rec }
 	watched := func() sdk.Plugin { return watch(p, rec) }
-	local := &transport{"local", func(context.Context) (sdk.Conn, func(), error) {
-		c, err := sdk.NewLocal(watched())
+	local := &transport{"local", func(context.Context) (client.Conn, func(), error) {
+		c, err := client.NewLocal(watched())
 		if err != nil {
 			return nil, nil, err
 		}
 		return c, func() { c.Close() }, nil
 	}}
-	served := func(name string, opts sdk.LaunchOptions) *transport {
-		return &transport{name, func(ctx context.Context) (sdk.Conn, func(), error) {
+	served := func(name string, opts client.LaunchOptions) *transport {
+		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
 			return serveConn(ctx, watched(), opts)
 		}}
 	}
-	s.all = []*transport{local, served("socket", sdk.LaunchOptions{}),
-		served("grpc", sdk.LaunchOptions{NoSocket: true}), served("grpc-unary", sdk.LaunchOptions{NoStream: true})}
+	s.all = []*transport{local, served("socket", client.LaunchOptions{}),
+		served("grpc", client.LaunchOptions{NoSocket: true}), served("grpc-unary", client.LaunchOptions{NoStream: true})}
 	s.main, s.ref = s.all[1], local
 	return s
 }
 
 // serveConn serves p over go-plugin in this process and connects to it.
-func serveConn(ctx context.Context, p sdk.Plugin, opts sdk.LaunchOptions) (sdk.Conn, func(), error) {
+func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions) (client.Conn, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	rc, err := sdk.ServeInProcess(ctx, p)
 	if err != nil {
 		cancel()
 		return nil, nil, err
 	}
-	c, err := sdk.Attach(rc, opts)
+	c, err := client.Attach(rc, opts)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -83,10 +85,10 @@ func serveConn(ctx context.Context, p sdk.Plugin, opts sdk.LaunchOptions) (sdk.C
 // launches it for every connection.
 func executable(path string, cfg config) *suite {
 	s := &suite{cfg: cfg, exe: path, rec: func() *recorder { return &recorder{} }}
-	launched := func(name string, opts sdk.LaunchOptions) *transport {
+	launched := func(name string, opts client.LaunchOptions) *transport {
 		opts.StartTimeout = cfg.startTimeout
-		return &transport{name, func(ctx context.Context) (sdk.Conn, func(), error) {
-			c, err := sdk.Launch(path, opts)
+		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
+			c, err := client.Launch(path, opts)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -99,8 +101,8 @@ func executable(path string, cfg config) *suite {
 			return c, func() { c.Close() }, nil
 		}}
 	}
-	s.all = []*transport{launched("socket", sdk.LaunchOptions{}),
-		launched("grpc", sdk.LaunchOptions{NoSocket: true}), launched("grpc-unary", sdk.LaunchOptions{NoStream: true})}
+	s.all = []*transport{launched("socket", client.LaunchOptions{}),
+		launched("grpc", client.LaunchOptions{NoSocket: true}), launched("grpc-unary", client.LaunchOptions{NoStream: true})}
 	s.main, s.ref = s.all[0], s.all[2]
 	return s
 }
@@ -142,11 +144,11 @@ type Target struct {
 }
 
 // conn returns a fresh instance of the plugin over the target's transport.
-func (h *Target) conn() (sdk.Conn, error) { return h.connOver(h.tr) }
+func (h *Target) conn() (client.Conn, error) { return h.connOver(h.tr) }
 
 // describe connects over the target's transport and asks the plugin to
 // describe itself, as every rule about its declaration starts.
-func (h *Target) describe() (sdk.Conn, *sdk.Description, error) {
+func (h *Target) describe() (client.Conn, *client.Description, error) {
 	c, err := h.conn()
 	if err != nil {
 		return nil, nil, err
@@ -158,7 +160,7 @@ func (h *Target) describe() (sdk.Conn, *sdk.Description, error) {
 	return c, d, nil
 }
 
-func (h *Target) connOver(tr *transport) (sdk.Conn, error) {
+func (h *Target) connOver(tr *transport) (client.Conn, error) {
 	c, closeFn, err := tr.conn(h.ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connecting over %s: %w", tr.name, err)
@@ -203,7 +205,7 @@ func indices(from, n int) []uint64 {
 // checking every answer, and records the arms chosen.
 type player struct {
 	s     spec
-	sess  sdk.SessionConn
+	sess  client.SessionConn
 	cfg   config
 	round int
 	prevA []int32
@@ -213,13 +215,13 @@ type player struct {
 	diags [][]float64 // diagnostics of the last round asked for, as returned
 	// Under delayed feedback: the rewards not yet arrived, in pull order.
 	pending []pendingReward
-	arr     []sdk.Arrival
+	arr     []client.Arrival
 }
 
 // pendingReward is a reward of the kit's session waiting for its round.
 type pendingReward struct {
 	due int
-	a   sdk.Arrival
+	a   client.Arrival
 }
 
 // due is the round at whose start the kit delivers the reward of round t
@@ -232,7 +234,7 @@ func due(fb sdk.Feedback, r uint64, t int) int {
 	case sdk.Batch:
 		return (t+fb.Batch-1)/fb.Batch*fb.Batch + 1
 	case sdk.Geometric:
-		u := float64(sdk.Mix(sdk.Mix(r^0x64656c6179)^uint64(t))>>11+1) / (1 << 53) // (0, 1]
+		u := float64(seed.Mix(seed.Mix(r^0x64656c6179)^uint64(t))>>11+1) / (1 << 53) // (0, 1]
 		if fb.Mean <= 0 {
 			return t + 1
 		}
@@ -242,7 +244,7 @@ func due(fb sdk.Feedback, r uint64, t int) int {
 }
 
 // arrivals takes the rewards due at round t, ordered by index then round.
-func (p *player) arrivals(t int) []sdk.Arrival {
+func (p *player) arrivals(t int) []client.Arrival {
 	p.arr = p.arr[:0]
 	keep := p.pending[:0]
 	for _, q := range p.pending {
@@ -253,12 +255,12 @@ func (p *player) arrivals(t int) []sdk.Arrival {
 		}
 	}
 	p.pending = keep
-	slices.SortStableFunc(p.arr, func(a, b sdk.Arrival) int { return a.Index - b.Index })
+	slices.SortStableFunc(p.arr, func(a, b client.Arrival) int { return a.Index - b.Index })
 	return p.arr
 }
 
-func (h *Target) open(c sdk.Conn, s spec) (*player, error) {
-	sess, err := c.Open(h.ctx, &sdk.OpenRequest{
+func (h *Target) open(c client.Conn, s spec) (*player, error) {
+	sess, err := c.Open(h.ctx, &client.OpenRequest{
 		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
 		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
 		InitPulls: s.initPulls, Params: s.params, Feedback: s.feedback,
@@ -283,15 +285,15 @@ func (p *player) step(ctx context.Context) error {
 	t := p.round + 1
 	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
 	delayed := p.s.feedback.Delayed()
-	var res sdk.StepResult
-	var err error
+	st := client.Step{Round: t, PrevArms: p.prevA, WantDiag: want}
 	if delayed {
-		res, err = p.sess.StepArrivals(ctx, t, p.prevA, p.arrivals(t), want)
+		st.Arrivals = p.arrivals(t)
 	} else {
-		res, err = p.sess.Step(ctx, t, p.prevA, p.prevR, want)
+		st.PrevRewards = p.prevR
 	}
+	res, err := p.sess.Step(ctx, &st)
 	if err != nil {
-		if pe := (*sdk.PluginError)(nil); errors.As(err, &pe) {
+		if pe := (*client.PluginError)(nil); errors.As(err, &pe) {
 			return err // it names the round already
 		}
 		return fmt.Errorf("round %d: %w", t, err)
@@ -327,7 +329,7 @@ func (p *player) step(ctx context.Context) error {
 		p.pulls[i][a]++
 		if delayed {
 			if d := due(p.s.feedback, p.s.reps[i], t); d <= p.s.horizon {
-				p.pending = append(p.pending, pendingReward{due: d, a: sdk.Arrival{Index: i, Round: t, Arm: a, Reward: p.prevR[i]}})
+				p.pending = append(p.pending, pendingReward{due: d, a: client.Arrival{Index: i, Round: t, Arm: a, Reward: p.prevR[i]}})
 			}
 		}
 	}
@@ -353,7 +355,7 @@ func (p *player) close(ctx context.Context) error {
 }
 
 // playAll opens a session of s on c and plays it to the end.
-func (h *Target) playAll(c sdk.Conn, s spec) (*player, error) {
+func (h *Target) playAll(c client.Conn, s spec) (*player, error) {
 	p, err := h.open(c, s)
 	if err != nil {
 		return nil, err
@@ -373,9 +375,9 @@ func mean(a, k int) float64 {
 // reward is the reward of the n-th pull (0-based) of arm a in replication
 // r: a function of (r, a, n) only, so every path sees the same rewards.
 func (c config) reward(r uint64, a, n, k int) float64 {
-	h := sdk.Mix(sdk.Mix(sdk.Mix(r^0x6b69747265776172)^uint64(a)) ^ uint64(n))
+	h := seed.Mix(seed.Mix(seed.Mix(r^0x6b69747265776172)^uint64(a)) ^ uint64(n))
 	u1 := float64(h>>11+1) / (1 << 53) // (0, 1]
-	u2 := float64(sdk.Mix(h)>>11) / (1 << 53)
+	u2 := float64(seed.Mix(h)>>11) / (1 << 53)
 	mu := mean(a, k)
 	if c.family == sdk.Bernoulli {
 		if u1 <= mu {

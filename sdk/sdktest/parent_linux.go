@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/host/client"
 )
 
 // launcherEnv, set to a plugin's path, makes any program that imports this
@@ -37,7 +37,7 @@ func launcher(path string) int {
 	if d, err := time.ParseDuration(os.Getenv(launcherEnv + "_TIMEOUT")); err == nil {
 		timeout = d
 	}
-	c, err := sdk.Launch(path, sdk.LaunchOptions{StartTimeout: timeout})
+	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: timeout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

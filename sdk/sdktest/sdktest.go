@@ -19,10 +19,10 @@
 //		log.Fatal(err)
 //	}
 //
-// A plugin value is checked in process (sdk.NewLocal) and over go-plugin
-// served in process (sdk.ServeInProcess and sdk.Attach), with the rounds on
+// A plugin value is checked in process (client.NewLocal) and over go-plugin
+// served in process (sdk.ServeInProcess and client.Attach), with the rounds on
 // the step socket, the Steps stream and the unary Step. An executable is
-// launched as bench launches it (sdk.Launch), once per transport it offers:
+// launched as bench launches it (client.Launch), once per transport it offers:
 // the step socket when it offers one, the Steps stream when Describe reports
 // it, and the unary Step.
 //

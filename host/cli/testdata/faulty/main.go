@@ -30,6 +30,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -69,12 +71,12 @@ func main() {
 	case "bad-version":
 		say("speaking protocol version 3")
 		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 3,
-			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: sdk.Handshake.MagicCookieValue})
+			MagicCookieKey: wire.Handshake.MagicCookieKey, MagicCookieValue: wire.Handshake.MagicCookieValue})
 		return
 	case "bad-cookie":
 		say("expecting another host's cookie")
-		serveRaw(plugin.HandshakeConfig{ProtocolVersion: sdk.ProtocolVersion,
-			MagicCookieKey: sdk.Handshake.MagicCookieKey, MagicCookieValue: "not-regretbench"})
+		serveRaw(plugin.HandshakeConfig{ProtocolVersion: client.ProtocolVersion,
+			MagicCookieKey: wire.Handshake.MagicCookieKey, MagicCookieValue: "not-regretbench"})
 		return
 	case "complex", "int-default":
 		// sdk.Serve refuses these declarations, as it should: answer
@@ -149,9 +151,9 @@ func serveDescribe(answer string) {
 		}},
 	}
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: sdk.Handshake,
+		HandshakeConfig: wire.Handshake,
 		VersionedPlugins: map[int]plugin.PluginSet{
-			sdk.MinProtocolVersion: {"policy": rawPlugin{desc: desc}}, // a protocol 1 plugin in another language
+			client.MinProtocolVersion: {"policy": rawPlugin{desc: desc}}, // a protocol 1 plugin in another language
 		},
 		GRPCServer: plugin.DefaultGRPCServer,
 		Logger:     hclog.NewNullLogger(),

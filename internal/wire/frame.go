@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"encoding/binary"
@@ -24,7 +24,7 @@ const (
 // respFrameLimit), and checks every count in it against the session
 // before it allocates anything by that count: a peer's frame never makes
 // the other side allocate more than a well-formed frame would.
-const maxFrame = maxMessage
+const maxFrame = MaxMessage
 
 // maxErrorMsg bounds the message of an error response. The SDK truncates
 // its own messages to it (a policy's panic with its stack fits).
@@ -125,50 +125,36 @@ func reqFrameLimitDelayed(n, pending int) int {
 
 // stepFrame is a decoded request frame. Its slices alias reused buffers.
 type stepFrame struct {
-	round    int
-	wantDiag bool
-	delayed  bool // flag bit 1: arrivals, no rewards
-	arms     []int32
-	rewards  []float64
-	arrivals []Arrival
+	Step
+	delayed bool // flag bit 1: arrivals, no rewards
 }
 
-// appendStepRequest appends a request frame for round t to buf[:0].
-func appendStepRequest(buf []byte, round int, arms []int32, rewards []float64, wantDiag bool) []byte {
+// appendStepRequest appends the request frame of st to buf[:0]: the
+// previous round's arms and rewards, or, under delayed feedback, its arms
+// and the arrivals (flag bit 1, no rewards).
+func appendStepRequest(buf []byte, st *Step, delayed bool) []byte {
 	buf = beginFrame(buf)
-	buf = le.AppendUint64(buf, uint64(round))
+	buf = le.AppendUint64(buf, uint64(st.Round))
 	var flags byte
-	if wantDiag {
-		flags = 1
-	}
-	buf = append(buf, flags)
-	buf = le.AppendUint32(buf, uint32(len(arms)))
-	for _, a := range arms {
-		buf = le.AppendUint32(buf, uint32(a))
-	}
-	for _, r := range rewards {
-		buf = le.AppendUint64(buf, math.Float64bits(r))
-	}
-	return endFrame(buf)
-}
-
-// appendStepRequestArrivals appends a request frame for round t under
-// delayed feedback to buf[:0]: flag bit 1, the previous round's arms, no
-// rewards, then the arrivals.
-func appendStepRequestArrivals(buf []byte, round int, arms []int32, arrivals []Arrival, wantDiag bool) []byte {
-	buf = beginFrame(buf)
-	buf = le.AppendUint64(buf, uint64(round))
-	flags := byte(flagArrivals)
-	if wantDiag {
+	if st.WantDiag {
 		flags |= flagWantDiag
 	}
+	if delayed {
+		flags |= flagArrivals
+	}
 	buf = append(buf, flags)
-	buf = le.AppendUint32(buf, uint32(len(arms)))
-	for _, a := range arms {
+	buf = le.AppendUint32(buf, uint32(len(st.PrevArms)))
+	for _, a := range st.PrevArms {
 		buf = le.AppendUint32(buf, uint32(a))
 	}
-	buf = le.AppendUint32(buf, uint32(len(arrivals)))
-	for _, a := range arrivals {
+	if !delayed {
+		for _, r := range st.PrevRewards {
+			buf = le.AppendUint64(buf, math.Float64bits(r))
+		}
+		return endFrame(buf)
+	}
+	buf = le.AppendUint32(buf, uint32(len(st.Arrivals)))
+	for _, a := range st.Arrivals {
 		buf = le.AppendUint32(buf, uint32(a.Index))
 		buf = le.AppendUint64(buf, uint64(a.Round))
 		buf = le.AppendUint32(buf, uint32(a.Arm))
@@ -190,8 +176,8 @@ func decodeStepRequest(p []byte, f *stepFrame, n, maxArrivals int) error {
 	if len(p) < 13 {
 		return errShortFrame
 	}
-	f.round = int(le.Uint64(p))
-	f.wantDiag = p[8]&flagWantDiag != 0
+	f.Round = int(le.Uint64(p))
+	f.WantDiag = p[8]&flagWantDiag != 0
 	f.delayed = p[8]&flagArrivals != 0
 	got := int(le.Uint32(p[9:]))
 	if got != n && got != 0 {
@@ -205,14 +191,15 @@ func decodeStepRequest(p []byte, f *stepFrame, n, maxArrivals int) error {
 	if len(p) != 12*n {
 		return fmt.Errorf("request frame of %d bytes for %d replications", len(p)+13, n)
 	}
-	f.arms = grow(f.arms, n)
-	f.rewards = grow(f.rewards, n)
-	for i := range f.arms {
-		f.arms[i] = int32(le.Uint32(p[4*i:]))
+	f.PrevArms = grow(f.PrevArms, n)
+	f.PrevRewards = grow(f.PrevRewards, n)
+	f.Arrivals = f.Arrivals[:0]
+	for i := range f.PrevArms {
+		f.PrevArms[i] = int32(le.Uint32(p[4*i:]))
 	}
 	p = p[4*n:]
-	for i := range f.rewards {
-		f.rewards[i] = math.Float64frombits(le.Uint64(p[8*i:]))
+	for i := range f.PrevRewards {
+		f.PrevRewards[i] = math.Float64frombits(le.Uint64(p[8*i:]))
 	}
 	return nil
 }
@@ -230,17 +217,17 @@ func decodeArrivals(p []byte, f *stepFrame, n, maxArrivals int) error {
 	if rest := len(p) - 4*n - 4; int64(rest) != int64(arrivalBytes)*int64(m) {
 		return fmt.Errorf("request frame with %d bytes of arrivals for %d arrivals", rest, m)
 	}
-	f.arms = grow(f.arms, n)
-	for i := range f.arms {
-		f.arms[i] = int32(le.Uint32(p[4*i:]))
+	f.PrevArms = grow(f.PrevArms, n)
+	for i := range f.PrevArms {
+		f.PrevArms[i] = int32(le.Uint32(p[4*i:]))
 	}
-	f.rewards = f.rewards[:0]
+	f.PrevRewards = f.PrevRewards[:0]
 	p = p[4*n+4:]
-	f.arrivals = grow(f.arrivals, int(m))
-	for j := range f.arrivals {
+	f.Arrivals = grow(f.Arrivals, int(m))
+	for j := range f.Arrivals {
 		q := p[arrivalBytes*j:]
-		// A round beyond the int range wraps negative: core.step refuses it.
-		f.arrivals[j] = Arrival{
+		// A round beyond the int range wraps negative: the server refuses it.
+		f.Arrivals[j] = Arrival{
 			Index:  int(le.Uint32(q)),
 			Round:  int(le.Uint64(q[4:])),
 			Arm:    int32(le.Uint32(q[12:])),

@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestStepFrameRoundTrip(t *testing.T) {
 		{"specials", 1 << 40, []int32{0, 1<<31 - 1, 3}, []float64{math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			buf := appendStepRequest([]byte("stale bytes"), c.round, c.arms, c.rewards, c.wantDiag)
+			buf := appendStepRequest([]byte("stale bytes"), &Step{Round: c.round, PrevArms: c.arms, PrevRewards: c.rewards, WantDiag: c.wantDiag}, false)
 			p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimit(len(c.arms)))
 			if err != nil {
 				t.Fatal(err)
@@ -32,12 +32,12 @@ func TestStepFrameRoundTrip(t *testing.T) {
 			if err := decodeStepRequest(p[4:], &f, len(c.arms), 0); err != nil {
 				t.Fatal(err)
 			}
-			if f.round != c.round || f.wantDiag != c.wantDiag || len(f.arms) != len(c.arms) || len(f.rewards) != len(c.rewards) {
+			if f.Round != c.round || f.WantDiag != c.wantDiag || len(f.PrevArms) != len(c.arms) || len(f.PrevRewards) != len(c.rewards) {
 				t.Fatalf("decoded %+v from %+v", f, c)
 			}
 			for i := range c.arms {
-				if f.arms[i] != c.arms[i] || math.Float64bits(f.rewards[i]) != math.Float64bits(c.rewards[i]) {
-					t.Fatalf("replication %d: got (%d, %v), want (%d, %v)", i, f.arms[i], f.rewards[i], c.arms[i], c.rewards[i])
+				if f.PrevArms[i] != c.arms[i] || math.Float64bits(f.PrevRewards[i]) != math.Float64bits(c.rewards[i]) {
+					t.Fatalf("replication %d: got (%d, %v), want (%d, %v)", i, f.PrevArms[i], f.PrevRewards[i], c.arms[i], c.rewards[i])
 				}
 			}
 		})
@@ -84,7 +84,7 @@ func TestStepReplyRoundTrip(t *testing.T) {
 // TestBadFrames: every malformed frame is an error naming what is wrong,
 // never a panic or a huge allocation.
 func TestBadFrames(t *testing.T) {
-	req := appendStepRequest(nil, 5, []int32{1, 2}, []float64{0.5, 0.25}, false)
+	req := appendStepRequest(nil, &Step{Round: 5, PrevArms: []int32{1, 2}, PrevRewards: []float64{0.5, 0.25}}, false)
 	resp := appendStepResponse(nil, StepResult{Arms: []int32{1, 2}, Diagnostics: [][]float64{{1, 2}}})
 	for _, c := range []struct {
 		name  string
@@ -136,7 +136,7 @@ func TestReadFrameReuse(t *testing.T) {
 		for i := range arms {
 			arms[i], rewards[i] = int32(i%7), float64(i)/3
 		}
-		want := appendStepRequest(nil, n+1, arms, rewards, n%2 == 0)
+		want := appendStepRequest(nil, &Step{Round: n + 1, PrevArms: arms, PrevRewards: rewards, WantDiag: n%2 == 0}, false)
 		for _, r := range []io.Reader{bytes.NewReader(want), iotest.OneByteReader(bytes.NewReader(want))} {
 			var err error
 			if buf, err = readFrame(r, buf, reqFrameLimit(n)); err != nil {

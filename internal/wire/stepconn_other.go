@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sdk
+package wire
 
 import "net"
 

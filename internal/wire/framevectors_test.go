@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"bytes"
@@ -9,7 +9,12 @@ import (
 	"testing"
 )
 
-// frameVector is one entry of testdata/frames/vectors.json, the byte-level
+// vectorsFile holds the step socket's frame vectors, which the Go and the
+// Python SDK's tests both check: they live with the protocol's other
+// public files, beside sdk/proto.
+const vectorsFile = "../../sdk/testdata/frames/vectors.json"
+
+// frameVector is one entry of vectorsFile, the byte-level
 // test vectors of the step socket (docs/step-socket.md) that this SDK and
 // the Python SDK (sdk/python/tests/test_frames.py) both check.
 type frameVector struct {
@@ -31,7 +36,7 @@ type frameVector struct {
 
 func loadFrameVectors(t *testing.T) []frameVector {
 	t.Helper()
-	data, err := os.ReadFile("testdata/frames/vectors.json")
+	data, err := os.ReadFile(vectorsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +44,10 @@ func loadFrameVectors(t *testing.T) []frameVector {
 		Vectors []frameVector `json:"vectors"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatalf("testdata/frames/vectors.json: %v", err)
+		t.Fatalf("%s: %v", vectorsFile, err)
 	}
 	if len(file.Vectors) == 0 {
-		t.Fatal("testdata/frames/vectors.json: no vectors")
+		t.Fatalf("%s: no vectors", vectorsFile)
 	}
 	return file.Vectors
 }
@@ -100,9 +105,9 @@ func TestFrameVectors(t *testing.T) {
 			case v.Direction == "request":
 				var enc []byte
 				if v.Delayed {
-					enc = appendStepRequestArrivals(nil, v.Round, v.Arms, v.Arrivals, v.WantDiag)
+					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, Arrivals: v.Arrivals, WantDiag: v.WantDiag}, true)
 				} else {
-					enc = appendStepRequest(nil, v.Round, v.Arms, v.Rewards, v.WantDiag)
+					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, PrevRewards: v.Rewards, WantDiag: v.WantDiag}, false)
 				}
 				if !bytes.Equal(enc, frame) {
 					t.Errorf("encoding:\n got  %x\n want %x", enc, frame)
@@ -111,12 +116,12 @@ func TestFrameVectors(t *testing.T) {
 				if err := decodeVectorRequest(payload, &f, v); err != nil {
 					t.Fatalf("decodeStepRequest: %v", err)
 				}
-				if f.round != v.Round || f.wantDiag != v.WantDiag || f.delayed != v.Delayed || !equalOrEmpty(f.arms, v.Arms) || !equalOrEmpty(f.rewards, v.Rewards) {
+				if f.Round != v.Round || f.WantDiag != v.WantDiag || f.delayed != v.Delayed || !equalOrEmpty(f.PrevArms, v.Arms) || !equalOrEmpty(f.PrevRewards, v.Rewards) {
 					t.Errorf("decodeStepRequest: round %d diag %v delayed %v arms %v rewards %v; want %d %v %v %v %v",
-						f.round, f.wantDiag, f.delayed, f.arms, f.rewards, v.Round, v.WantDiag, v.Delayed, v.Arms, v.Rewards)
+						f.Round, f.WantDiag, f.delayed, f.PrevArms, f.PrevRewards, v.Round, v.WantDiag, v.Delayed, v.Arms, v.Rewards)
 				}
-				if f.delayed && !equalOrEmpty(f.arrivals, v.Arrivals) {
-					t.Errorf("decodeStepRequest: arrivals %+v, want %+v", f.arrivals, v.Arrivals)
+				if f.delayed && !equalOrEmpty(f.Arrivals, v.Arrivals) {
+					t.Errorf("decodeStepRequest: arrivals %+v, want %+v", f.Arrivals, v.Arrivals)
 				}
 			case v.Direction == "response" && v.Invalid:
 				var r stepReply

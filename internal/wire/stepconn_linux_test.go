@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func TestStepConn(t *testing.T) {
 			for i := range rewards {
 				rewards[i] = float64(i)
 			}
-			want := appendStepRequest(nil, 3, make([]int32, len(rewards)), rewards, true)
+			want := appendStepRequest(nil, &Step{Round: 3, PrevArms: make([]int32, len(rewards)), PrevRewards: rewards, WantDiag: true}, false)
 			go a.Write(want)
 			got, err := readFrame(b, nil, reqFrameLimit(len(rewards)))
 			if err != nil || !bytes.Equal(got, want) {

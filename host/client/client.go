@@ -1,4 +1,4 @@
-package sdk
+package client
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -19,34 +20,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/regretbench/regretbench/sdk/internal/pb"
-	"github.com/regretbench/regretbench/sdk/internal/procrun"
+	"github.com/regretbench/regretbench/internal/procrun"
+	"github.com/regretbench/regretbench/internal/wire"
+	"github.com/regretbench/regretbench/internal/wire/pb"
 )
-
-// Conn is the host's view of a plugin, over go-plugin (Client) or in
-// process (Local).
-type Conn interface {
-	// Describe asks the plugin what it is and which parameters it takes.
-	Describe(ctx context.Context) (*Description, error)
-	// Open starts a session.
-	Open(ctx context.Context, req *OpenRequest) (SessionConn, error)
-	// Close releases the plugin; for a Client it kills the process.
-	Close() error
-}
-
-// SessionConn is the host's handle on an open session.
-type SessionConn interface {
-	// Step plays round (1-based) given the previous round's arms and rewards
-	// (nil for round 1). The result is valid until the next Step.
-	Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error)
-	// StepArrivals plays round under delayed feedback (a session opened
-	// with OpenRequest.Feedback.Delayed(), protocol 2): the previous
-	// round's arms (nil for round 1) and the rewards arriving now, ordered
-	// by index, then round.
-	StepArrivals(ctx context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error)
-	// Close ends the session.
-	Close(ctx context.Context) error
-}
 
 // LaunchOptions tunes Launch.
 type LaunchOptions struct {
@@ -109,8 +86,8 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		secure = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
 	}
 	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: pluginSets(nil, hostVersions),
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: wire.PluginSets(nil, wire.HostVersions),
 		// The process runs in its own process group, with pipes bench
 		// owns and closes (proc.go); the runner checks the pinned
 		// checksum, as SecureConfig would.
@@ -143,10 +120,10 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 // Attach connects to a plugin served by ServeInProcess (or a debug-mode
 // plugin) instead of launching a process. Of opts only NoStream applies.
 func Attach(rc *plugin.ReattachConfig, opts LaunchOptions) (*Client, error) {
-	sets := pluginSets(nil, hostVersions)
+	sets := wire.PluginSets(nil, wire.HostVersions)
 	tail := newRingBuffer(64 << 10)
 	pc := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: Handshake,
+		HandshakeConfig: wire.Handshake,
 		Plugins:         sets[rc.ProtocolVersion],
 		Reattach:        rc,
 		Logger:          hclog.NewNullLogger(),
@@ -167,7 +144,7 @@ func (c *Client) connect() (string, error) {
 	if err != nil {
 		return "start", err
 	}
-	raw, err := cp.Dispense(pluginName)
+	raw, err := cp.Dispense(wire.PluginName)
 	if err != nil {
 		return "dispense", err
 	}
@@ -189,7 +166,7 @@ func (c *Client) fail(op string, err error) error {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
 		err = fmt.Errorf("%w (its SHA-256 does not match the pinned sha256)", err)
 	case strings.Contains(strings.ToLower(msg), "incompatible api version"):
-		err = fmt.Errorf("%s (bench speaks protocol versions %d to %d)", firstLine(msg), MinProtocolVersion, ProtocolVersion)
+		err = fmt.Errorf("%s (bench speaks protocol versions %d to %d)", firstLine(msg), wire.MinProtocolVersion, wire.ProtocolVersion)
 	case strings.HasPrefix(msg, "Unrecognized remote plugin message: "):
 		line := firstLine(strings.TrimPrefix(msg, "Unrecognized remote plugin message: "))
 		if line == "" && strings.Contains(msg, "Failed to read any lines") {
@@ -215,12 +192,7 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func truncate(s string, n int) string { return wire.Truncate(s, n) }
 
 // PluginError is an error from or about a plugin process. Its message names
 // the plugin and quotes its last stderr lines.
@@ -358,18 +330,18 @@ func (c *Client) Describe(ctx context.Context) (*Description, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.startTimeout)
 		defer cancel()
 	}
-	r, err := c.rpc.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(maxDescribeMsg))
+	r, err := c.rpc.Describe(ctx, &pb.DescribeRequest{}, grpc.MaxCallRecvMsgSize(wire.MaxDescribeMsg))
 	if err != nil {
 		if st := status.Convert(err); st.Code() == codes.ResourceExhausted {
 			return nil, &PluginError{Path: c.path, Op: "describe", Stderr: c.StderrTail(tailLines),
-				Err: fmt.Errorf("its answer is larger than the %d bytes bench accepts (%s)", maxDescribeMsg, st.Message())}
+				Err: fmt.Errorf("its answer is larger than the %d bytes bench accepts (%s)", wire.MaxDescribeMsg, st.Message())}
 		}
 		return nil, c.rpcErr("describe", err)
 	}
-	d := fromPBDescribe(r)
-	if err := checkDeclared(d.Name, d.Version, d.SDK, d.Params, d.Diagnostics); err != nil {
+	if err := wire.CheckDescribe(r); err != nil {
 		return nil, &PluginError{Path: c.path, Op: "describe", Err: err, Stderr: c.StderrTail(tailLines)}
 	}
+	d := fromPBDescribe(r)
 	c.descMu.Lock()
 	c.stream = d.StepStream && !c.noStr
 	c.described, c.ndiag = true, len(d.Diagnostics)
@@ -404,17 +376,20 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 	if err != nil {
 		return nil, err
 	}
-	r, err := c.rpc.Open(ctx, preq, grpc.MaxCallRecvMsgSize(maxOpenMsg))
+	r, err := c.rpc.Open(ctx, preq, grpc.MaxCallRecvMsgSize(wire.MaxOpenMsg))
 	if err != nil {
 		return nil, c.rpcErr("open", err)
 	}
 	n := len(req.Replications)
-	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag,
-		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(stepMsgLimit(n, ndiag))}}
+	delayed := req.Feedback.Delayed()
+	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag, delayed: delayed,
+		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(wire.StepMsgLimit(n, ndiag))}}
 	s.req.SessionId = s.id
 	if path := r.GetStepSocket(); path != "" {
 		// A socket we cannot dial leaves the session on gRPC.
-		s.sock, _ = dialStep(path)
+		if sock, err := wire.DialStep(path, n, ndiag, delayed); err == nil {
+			s.sock = sock
+		}
 	}
 	return s, nil
 }
@@ -429,7 +404,9 @@ type clientSession struct {
 	stream pb.Policy_StepsClient
 	cancel context.CancelFunc
 	diag   [][]float64
-	sock   *sockSession // nil: rounds go over gRPC
+	sock   *wire.StepSocket // nil: rounds go over gRPC
+	// delayed: the session's rounds carry arrivals (delayed feedback).
+	delayed bool
 	// arrivals are the messages of delayed rewards, reused across rounds.
 	arrivals []*pb.Arrival
 
@@ -439,22 +416,20 @@ type clientSession struct {
 	callOpts []grpc.CallOption
 }
 
-func (s *clientSession) Step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
-	return s.step(ctx, round, prevArms, prevRewards, nil, false, wantDiag)
-}
-
-// StepArrivals implements SessionConn.
-func (s *clientSession) StepArrivals(ctx context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error) {
-	return s.step(ctx, round, prevArms, nil, arrivals, true, wantDiag)
-}
-
-func (s *clientSession) step(ctx context.Context, round int, prevArms []int32, prevRewards []float64, arrivals []Arrival, delayed, wantDiag bool) (StepResult, error) {
+// Step implements SessionConn.
+func (s *clientSession) Step(ctx context.Context, st *Step) (StepResult, error) {
 	if s.sock != nil {
-		r, err := s.stepSocket(ctx, round, prevArms, prevRewards, arrivals, delayed, wantDiag)
+		r, err := s.sock.Step(ctx, st)
 		if err != nil {
-			return StepResult{}, err
+			return StepResult{}, s.sockErr(ctx, stepOp(st.Round), err)
 		}
-		return s.result(round, r.arms, r.diag, wantDiag)
+		return s.result(st.Round, r.Arms, r.Diagnostics, st.WantDiag)
+	}
+	round, prevArms, prevRewards, arrivals, wantDiag := st.Round, st.PrevArms, st.PrevRewards, st.Arrivals, st.WantDiag
+	if s.delayed {
+		prevRewards = nil
+	} else {
+		arrivals = nil
 	}
 	s.req.Round = uint64(round)
 	s.req.PrevArms = prevArms
@@ -515,14 +490,14 @@ func (s *clientSession) grpcResult(round int, resp *pb.StepResponse, wantDiag bo
 	if wantDiag {
 		ndiag = s.ndiag
 	}
-	if err := checkCounts(len(resp.Arms), s.n, len(resp.Diagnostics), ndiag); err != nil {
+	if err := wire.CheckCounts(len(resp.Arms), s.n, len(resp.Diagnostics), ndiag); err != nil {
 		return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round), Err: err, Stderr: s.c.StderrTail(tailLines)}
 	}
 	s.diag = s.diag[:0]
 	for _, d := range resp.Diagnostics {
 		if len(d.Values) != s.n {
 			return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
-				Err: fmt.Errorf("diagnostic %q has %d values for %d replications", truncate(d.Name, MaxNameLen), len(d.Values), s.n), Stderr: s.c.StderrTail(tailLines)}
+				Err: fmt.Errorf("diagnostic %q has %d values for %d replications", truncate(d.Name, wire.MaxNameLen), len(d.Values), s.n), Stderr: s.c.StderrTail(tailLines)}
 		}
 		s.diag = append(s.diag, d.Values)
 	}
@@ -552,7 +527,7 @@ func (s *clientSession) Close(ctx context.Context) error {
 	}
 	s.closed = true
 	if s.sock != nil {
-		s.sock.close()
+		s.sock.Close()
 		s.sock = nil
 	}
 	if s.stream != nil {
@@ -560,7 +535,7 @@ func (s *clientSession) Close(ctx context.Context) error {
 		s.cancel()
 		s.stream = nil
 	}
-	if _, err := s.c.rpc.Close(ctx, &pb.CloseRequest{SessionId: s.id}, grpc.MaxCallRecvMsgSize(maxOpenMsg)); err != nil {
+	if _, err := s.c.rpc.Close(ctx, &pb.CloseRequest{SessionId: s.id}, grpc.MaxCallRecvMsgSize(wire.MaxOpenMsg)); err != nil {
 		return s.c.rpcErr("close", err)
 	}
 	return nil
@@ -669,49 +644,6 @@ func plainLogLine(l string) string {
 	return b.String()
 }
 
-// Local runs a Plugin in the calling process with no RPC at all: the
-// reference against which transport overhead is measured.
-type Local struct{ c *core }
-
-// NewLocal returns an in-process Conn for p.
-func NewLocal(p Plugin) (*Local, error) {
-	c, err := newCore(p)
-	if err != nil {
-		return nil, err
-	}
-	return &Local{c: c}, nil
-}
-
-// Describe implements Conn.
-func (l *Local) Describe(context.Context) (*Description, error) { return l.c.describe(), nil }
-
-// Open implements Conn.
-func (l *Local) Open(_ context.Context, req *OpenRequest) (SessionConn, error) {
-	id, err := l.c.open(req)
-	if err != nil {
-		return nil, err
-	}
-	return &localSession{c: l.c, id: id}, nil
-}
-
-// Close implements Conn.
-func (l *Local) Close() error { return nil }
-
-type localSession struct {
-	c  *core
-	id uint64
-}
-
-func (s *localSession) Step(_ context.Context, round int, prevArms []int32, prevRewards []float64, wantDiag bool) (StepResult, error) {
-	return s.c.step(s.id, round, prevArms, prevRewards, nil, wantDiag)
-}
-
-func (s *localSession) StepArrivals(_ context.Context, round int, prevArms []int32, arrivals []Arrival, wantDiag bool) (StepResult, error) {
-	return s.c.step(s.id, round, prevArms, nil, arrivals, wantDiag)
-}
-
-func (s *localSession) Close(context.Context) error { return s.c.close(s.id) }
-
 // Cleanup closes every Client that Launch returned and nobody closed yet,
 // at once, each within Close's bounds. Hosts call it on exit, including
 // after a signal.
@@ -758,4 +690,21 @@ func (s *liveSet) list() []*Client {
 		out = append(out, c)
 	}
 	return out
+}
+
+// sockErr is rpcErr for a step socket's errors.
+func (s *clientSession) sockErr(ctx context.Context, op string, err error) error {
+	c := s.c
+	if re, ok := errors.AsType[*wire.RemoteError](err); ok {
+		return &PluginError{Path: c.path, Op: op, Err: errors.New(re.Msg), Stderr: c.StderrTail(tailLines)}
+	}
+	switch {
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w: %v", ctx.Err(), err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		c.waitExit() // as for gRPC's Unavailable: let the crash message arrive
+		err = errors.New("the connection to the plugin broke")
+	}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
 }

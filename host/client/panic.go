@@ -1,4 +1,4 @@
-package sdk
+package client
 
 import (
 	"regexp"
@@ -8,14 +8,18 @@ import (
 // goroutineHeader is the first line of a goroutine in a Go stack dump.
 var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]*\]:$`)
 
-// sdkPackage prefixes the functions of this package in a stack dump.
-const sdkPackage = "github.com/regretbench/regretbench/sdk."
+// sdkPackage and wirePackage prefix the functions of the SDK's policy
+// runner and of the protocol's transports in a stack dump.
+const (
+	sdkPackage  = "github.com/regretbench/regretbench/sdk."
+	wirePackage = "github.com/regretbench/regretbench/internal/wire."
+)
 
 // SplitPanic condenses the Go stack dumps in an error message (a policy
 // panicked, and the plugin sent its stack, or quoted it from its stderr)
 // so that the message stays one short paragraph: each dump is replaced by
 // one line "at FUNC (FILE:LINE)", the policy's own frame, the first that is
-// neither the Go runtime's nor this SDK's. It returns the condensed message
+// neither the Go runtime's nor the SDK's. It returns the condensed message
 // and the dumps it removed, "" when there were none.
 func SplitPanic(msg string) (short, stack string) {
 	lines := strings.Split(msg, "\n")
@@ -104,7 +108,7 @@ func ownFrame(dump []string) string {
 		if first == "" {
 			first = frame
 		}
-		if !strings.HasPrefix(fn, sdkPackage) {
+		if !strings.HasPrefix(fn, sdkPackage) && !strings.HasPrefix(fn, wirePackage) {
 			return frame
 		}
 	}

@@ -1,10 +1,10 @@
-package sdk_test
+package client_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/host/client"
 )
 
 // A policy's panic as the SDK reports it (recovered, with debug.Stack) and
@@ -63,7 +63,7 @@ func TestSplitPanic(t *testing.T) {
 		}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			short, stack := sdk.SplitPanic(c.msg)
+			short, stack := client.SplitPanic(c.msg)
 			if got := strings.Split(short, "\n"); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("short message:\n%s\nwant:\n%s", short, strings.Join(c.want, "\n"))
 			}

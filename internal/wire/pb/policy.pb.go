@@ -1155,7 +1155,7 @@ const file_policy_proto_rawDesc = "" +
 	"\x04Open\x12\x1b.regretbench.v1.OpenRequest\x1a\x1c.regretbench.v1.OpenResponse\x12A\n" +
 	"\x04Step\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse\x12F\n" +
 	"\x05Steps\x12\x1b.regretbench.v1.StepRequest\x1a\x1c.regretbench.v1.StepResponse(\x010\x01\x12D\n" +
-	"\x05Close\x12\x1c.regretbench.v1.CloseRequest\x1a\x1d.regretbench.v1.CloseResponseB4Z2github.com/regretbench/regretbench/sdk/internal/pbb\x06proto3"
+	"\x05Close\x12\x1c.regretbench.v1.CloseRequest\x1a\x1d.regretbench.v1.CloseResponseB5Z3github.com/regretbench/regretbench/internal/wire/pbb\x06proto3"
 
 var (
 	file_policy_proto_rawDescOnce sync.Once
