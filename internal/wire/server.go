@@ -202,12 +202,23 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.impl == nil {
 		return fmt.Errorf("sdk: no policy to serve")
 	}
-	d, err := p.impl.Describe()
+	ps, err := NewPolicyServer(p.impl, p.version)
 	if err != nil {
 		return err
 	}
-	pb.RegisterPolicyServer(s, &grpcServer{srv: p.impl, diags: d.GetDiagnostics(), version: p.version})
+	pb.RegisterPolicyServer(s, ps)
 	return nil
+}
+
+// NewPolicyServer returns the gRPC service of srv on a connection speaking
+// protocol version: what a plugin registers. Tests wrap it to play a
+// hostile plugin.
+func NewPolicyServer(srv Server, version int) (pb.PolicyServer, error) {
+	d, err := srv.Describe()
+	if err != nil {
+		return nil, err
+	}
+	return &grpcServer{srv: srv, diags: d.GetDiagnostics(), version: version}, nil
 }
 
 func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
