@@ -46,7 +46,7 @@ func TestRoundSplit(t *testing.T) {
 		for i := range reps {
 			reps[i] = uint64(i)
 		}
-		id, err := c.open(&OpenRequest{Arms: 5, Horizon: 30, Replications: reps, Seed: 3, Family: Gaussian, NoiseSD: 1})
+		id, err := c.open(&openRequest{Arms: 5, Horizon: 30, Replications: reps, Seed: 3, Family: Gaussian, NoiseSD: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestRoundSplit(t *testing.T) {
 		if got := b.ways(); got != want {
 			t.Errorf("a heavy round with %d sessions open on 4 cores is split %d ways, want %d", n, got, want)
 		}
-		id, err := c.open(&OpenRequest{Arms: 5, Horizon: 30, Replications: []uint64{0}, Family: Gaussian, NoiseSD: 1})
+		id, err := c.open(&openRequest{Arms: 5, Horizon: 30, Replications: []uint64{0}, Family: Gaussian, NoiseSD: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,95 +1,13 @@
 package sdk
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/regretbench/regretbench/sdk/internal/pb"
-	"google.golang.org/protobuf/proto"
 )
-
-// TestArrivalFrameRoundTrip: a request frame with flag bit 1 carries the
-// previous arms, no rewards and the arrivals, byte for byte as specified.
-func TestArrivalFrameRoundTrip(t *testing.T) {
-	arr := []Arrival{{Index: 0, Round: 1, Arm: 2, Reward: -0.5}, {Index: 2, Round: 1 << 40, Arm: 0, Reward: math.Inf(1)}}
-	buf := appendStepRequestArrivals([]byte("stale"), 9, []int32{1, 0, 2}, arr, true)
-	want := []byte{}
-	want = le.AppendUint32(want, uint32(8+1+4+12+4+2*24))
-	want = le.AppendUint64(want, 9)
-	want = append(want, 3) // want diagnostics | arrivals follow
-	want = le.AppendUint32(want, 3)
-	for _, a := range []uint32{1, 0, 2} {
-		want = le.AppendUint32(want, a)
-	}
-	want = le.AppendUint32(want, 2)
-	for _, a := range arr {
-		want = le.AppendUint32(want, uint32(a.Index))
-		want = le.AppendUint64(want, uint64(a.Round))
-		want = le.AppendUint32(want, uint32(a.Arm))
-		want = le.AppendUint64(want, math.Float64bits(a.Reward))
-	}
-	if !bytes.Equal(buf, want) {
-		t.Fatalf("frame\n%x\nwant\n%x", buf, want)
-	}
-	p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimitDelayed(3, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f stepFrame
-	if err := decodeStepRequest(p[4:], &f, 3, 2); err != nil {
-		t.Fatal(err)
-	}
-	if !f.delayed || !f.wantDiag || f.round != 9 || !slices.Equal(f.arms, []int32{1, 0, 2}) || len(f.rewards) != 0 || !slices.Equal(f.arrivals, arr) {
-		t.Fatalf("decoded %+v", f)
-	}
-	// One arrival more than pending: refused by its count, before
-	// anything is allocated for the arrivals.
-	var g stepFrame
-	err = decodeStepRequest(p[4:], &g, 3, 1)
-	if err == nil || !strings.Contains(err.Error(), "2 arrivals, but only 1 rewards are pending") || cap(g.arrivals) != 0 {
-		t.Fatalf("2 arrivals with 1 pending: %v (allocated %d)", err, cap(g.arrivals))
-	}
-	// A count announcing more arrivals than the frame holds.
-	bad := slices.Clone(p[4:])
-	le.PutUint32(bad[8+1+4+12:], 1<<31)
-	if err := decodeStepRequest(bad, &g, 3, math.MaxInt32); err == nil || cap(g.arrivals) != 0 {
-		t.Fatalf("huge count: %v (allocated %d)", err, cap(g.arrivals))
-	}
-	// Without the bit the frame is protocol 1's.
-	if old := appendStepRequest(nil, 9, []int32{1}, []float64{0.5}, false); old[4+8] != 0 || len(old) != 4+13+12 {
-		t.Fatalf("immediate frame changed: %x", old)
-	}
-}
-
-// TestImmediateOpenUnchanged: under immediate feedback an OpenRequest
-// encodes exactly as in protocol 1: no feedback field on the wire.
-func TestImmediateOpenUnchanged(t *testing.T) {
-	req := &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Seed: 3, Family: Gaussian, NoiseSD: 1, NoiseKnown: true, InitPulls: 1}
-	m, err := toPBOpen(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Feedback != nil {
-		t.Fatalf("immediate feedback sends %v", m.Feedback)
-	}
-	old := &pb.OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Seed: 3, Family: "gaussian", NoiseSd: 1, NoiseKnown: true, InitPulls: 1, Params: map[string]*pb.Value{}}
-	a, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(old)
-	if !bytes.Equal(a, b) {
-		t.Fatal("an immediate OpenRequest encodes differently from protocol 1's")
-	}
-	req.Feedback = Feedback{Kind: Geometric, Mean: 2.5}
-	m, _ = toPBOpen(req)
-	if got := fromPBOpen(m).Feedback; got != req.Feedback {
-		t.Fatalf("feedback round trip: %+v", got)
-	}
-}
 
 // observer records every call in order.
 type observer struct {
@@ -127,7 +45,7 @@ func TestObserveOnArrival(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := func() uint64 {
-		id, err := c.open(&OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{10, 11}, Family: Gaussian, NoiseSD: 1, InitPulls: 1,
+		id, err := c.open(&openRequest{Arms: 2, Horizon: 5, Replications: []uint64{10, 11}, Family: Gaussian, NoiseSD: 1, InitPulls: 1,
 			Feedback: Feedback{Kind: Delay, Delay: 1}})
 		if err != nil {
 			t.Fatal(err)
@@ -182,7 +100,7 @@ func TestObserveOnArrival(t *testing.T) {
 		}
 	}
 	// Arrivals in an immediate session are refused.
-	imm, err := c.open(&OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{1}, Family: Gaussian, NoiseSD: 1, InitPulls: 1})
+	imm, err := c.open(&openRequest{Arms: 2, Horizon: 5, Replications: []uint64{1}, Family: Gaussian, NoiseSD: 1, InitPulls: 1})
 	if err != nil {
 		t.Fatal(err)
 	} else {
@@ -193,67 +111,9 @@ func TestObserveOnArrival(t *testing.T) {
 	}
 	// Unknown or malformed modes are refused at open.
 	for _, fb := range []Feedback{{Kind: "lag"}, {Kind: Delay, Delay: -1}, {Kind: Batch}, {Kind: Geometric, Mean: math.NaN()}} {
-		if _, err := c.open(&OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{1}, InitPulls: 1, Feedback: fb}); err == nil {
+		if _, err := c.open(&openRequest{Arms: 2, Horizon: 5, Replications: []uint64{1}, InitPulls: 1, Feedback: fb}); err == nil {
 			t.Errorf("open with feedback %+v accepted", fb)
 		}
 	}
 }
 
-// TestArrivalsOverEveryTransport: arrivals reach a batch policy intact on
-// the step socket, the Steps stream and unary Step, and the policy sees no
-// rewards of the previous round.
-func TestArrivalsOverEveryTransport(t *testing.T) {
-	for name, opts := range map[string]LaunchOptions{"socket": {}, "stream": {NoSocket: true}, "unary": {NoStream: true}} {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var got [][]Arrival
-			var fb Feedback
-			p := Plugin{Name: "fn", Version: "0.0.1", NewBatch: func(s Session, _ []Replica) (BatchPolicy, error) {
-				fb = s.Feedback
-				return stepFunc(func(st *BatchStep) error {
-					if len(st.PrevRewards) != 0 {
-						return fmt.Errorf("round %d: prev rewards %v", st.Round, st.PrevRewards)
-					}
-					got = append(got, slices.Clone(st.Arrivals))
-					return nil
-				}), nil
-			}}
-			rc, err := ServeInProcess(ctx, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := Attach(rc, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			want := Feedback{Kind: Batch, Batch: 2}
-			sess, err := c.Open(ctx, &OpenRequest{Arms: 3, Horizon: 4, Replications: []uint64{5, 6}, Family: Gaussian, NoiseSD: 1, InitPulls: 1, Feedback: want})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rounds := [][]Arrival{nil, nil, {{0, 1, 0, 0.5}, {0, 2, 1, -1}, {1, 1, 0, 2}, {1, 2, 1, 3}}, nil}
-			for k, arr := range rounds {
-				var prev []int32
-				if k > 0 {
-					prev = []int32{int32(k - 1), int32(k - 1)}
-				}
-				if _, err := sess.StepArrivals(ctx, k+1, prev, arr, false); err != nil {
-					t.Fatalf("round %d: %v", k+1, err)
-				}
-			}
-			if err := sess.Close(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if fb != want {
-				t.Errorf("Session.Feedback %+v, want %+v", fb, want)
-			}
-			for k := range rounds {
-				if len(got[k])+len(rounds[k]) > 0 && !slices.Equal(got[k], rounds[k]) {
-					t.Errorf("round %d: arrivals %v, want %v", k+1, got[k], rounds[k])
-				}
-			}
-		})
-	}
-}

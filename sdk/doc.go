@@ -1,6 +1,8 @@
 // Package sdk is the regretbench plugin SDK: what a bandit policy plugin
-// implements, how it is served to the bench host over go-plugin (gRPC), and
-// the host-side client.
+// implements, and Serve, which serves it to the bench host over go-plugin
+// (gRPC). It holds an author's API and nothing else: the host's client is
+// host/client, the wire code both sides share is internal, and the
+// conformance kit for a plugin's tests is sdk/sdktest.
 //
 // # Writing a policy
 //
@@ -72,7 +74,9 @@
 // # Protocol
 //
 // The wire protocol is in proto/policy.proto (package regretbench.v1),
-// served through github.com/hashicorp/go-plugin with the Handshake defined
-// here: a plugin in any language that serves it and go-plugin's health,
-// controller and stdio services works with bench.
+// served through github.com/hashicorp/go-plugin with the magic cookie
+// REGRETBENCH_PLUGIN=7f3c1e9a-remax-bandit-policy and application protocol
+// versions 1 and 2: a plugin in any language that serves it and
+// go-plugin's health, controller and stdio services works with bench
+// (docs/design.md; docs/step-socket.md for the optional step socket).
 package sdk

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -26,21 +27,21 @@ func TestOpenErrorSaysOpenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sdk.Attach(rc, sdk.LaunchOptions{})
+	c, err := client.Attach(rc, client.LaunchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	for _, tc := range []struct {
 		name string
-		req  sdk.OpenRequest
+		req  client.OpenRequest
 		want string
 	}{
-		{"policy refuses", sdk.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: map[string]any{"eps": 0.9}},
+		{"policy refuses", client.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: map[string]any{"eps": 0.9}},
 			"picky: eps must be <= 0.5"},
-		{"unknown parameter", sdk.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: map[string]any{"epsilon": 0.1}},
+		{"unknown parameter", client.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: map[string]any{"epsilon": 0.1}},
 			`"epsilon"`},
-		{"bad shape", sdk.OpenRequest{Arms: 0, Horizon: 5, Replications: []uint64{0}, InitPulls: 1},
+		{"bad shape", client.OpenRequest{Arms: 0, Horizon: 5, Replications: []uint64{0}, InitPulls: 1},
 			"arms=0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -115,36 +114,6 @@ func TestParamValidate(t *testing.T) {
 				t.Errorf("error %q lacks %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestDescribeRangesRoundTrip: ranges and allowed values survive the wire
-// unchanged (allowed values in their wire types), and a declaration the
-// SDK would never send still converts, for Validate to judge.
-func TestDescribeRangesRoundTrip(t *testing.T) {
-	d := &Description{Name: "x", Params: ranged}
-	r, err := toPBDescribe(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := fromPBDescribe(r)
-	for i, p := range got.Params {
-		want := ranged[i]
-		want.Allowed = nil
-		for _, a := range ranged[i].Allowed {
-			c, _ := want.Type.Coerce(a)
-			want.Allowed = append(want.Allowed, c)
-		}
-		if !reflect.DeepEqual(p, want) {
-			t.Errorf("param %d: got %#v, want %#v", i, p, want)
-		}
-	}
-	if err := got.Validate(); err != nil {
-		t.Errorf("round-tripped description invalid: %v", err)
-	}
-	r.Params[0].Type = "complex"
-	if err := fromPBDescribe(r).Validate(); err == nil || !strings.Contains(err.Error(), `unknown type "complex"`) {
-		t.Errorf("a complex parameter: Validate = %v", err)
 	}
 }
 

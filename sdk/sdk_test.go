@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -52,18 +53,18 @@ var toy = sdk.Plugin{
 
 // play drives conn through a full session with a deterministic fake
 // environment and returns every arm chosen, flattened.
-func play(t *testing.T, conn sdk.Conn, reps []uint64) []int32 {
+func play(t *testing.T, conn client.Conn, reps []uint64) []int32 {
 	t.Helper()
 	arms, _ := playDiag(t, conn, reps)
 	return arms
 }
 
 // playDiag is play that also returns every diagnostic value, flattened.
-func playDiag(t *testing.T, conn sdk.Conn, reps []uint64) ([]int32, []float64) {
+func playDiag(t *testing.T, conn client.Conn, reps []uint64) ([]int32, []float64) {
 	t.Helper()
 	ctx := context.Background()
 	const K, T = 3, 50
-	s, err := conn.Open(ctx, &sdk.OpenRequest{Arms: K, Horizon: T, Replications: reps, Seed: 7,
+	s, err := conn.Open(ctx, &client.OpenRequest{Arms: K, Horizon: T, Replications: reps, Seed: 7,
 		Family: sdk.Gaussian, NoiseSD: 1, NoiseKnown: true, InitPulls: 1, Params: map[string]any{"eps": 0.3}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func playDiag(t *testing.T, conn sdk.Conn, reps []uint64) ([]int32, []float64) {
 	var prevA []int32
 	var prevR []float64
 	for round := 1; round <= T; round++ {
-		res, err := s.Step(ctx, round, prevA, prevR, round%10 == 0)
+		res, err := s.Step(ctx, &client.Step{Round: round, PrevArms: prevA, PrevRewards: prevR, WantDiag: round%10 == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 	for i := range reps {
 		reps[i] = uint64(i)
 	}
-	local, err := sdk.NewLocal(toy)
+	local, err := client.NewLocal(toy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +124,13 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, opts := range map[string]sdk.LaunchOptions{
+	for name, opts := range map[string]client.LaunchOptions{
 		"socket": {},
 		"stream": {NoSocket: true},
 		"unary":  {NoStream: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, err := sdk.Attach(rc, opts)
+			c, err := client.Attach(rc, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +139,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Name != "toy" || d.ProtocolVersion != sdk.ProtocolVersion || len(d.Params) != 1 || d.Params[0].Default != 0.1 {
+			if d.Name != "toy" || d.ProtocolVersion != client.ProtocolVersion || len(d.Params) != 1 || d.Params[0].Default != 0.1 {
 				t.Fatalf("describe: %+v", d)
 			}
 			arms, diag := playDiag(t, c, reps)
@@ -160,7 +161,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 // TestBatchSplitInvariance: a replication's choices depend only on (seed,
 // index), not on which batch it is served in.
 func TestBatchSplitInvariance(t *testing.T) {
-	local, _ := sdk.NewLocal(toy)
+	local, _ := client.NewLocal(toy)
 	all := play(t, local, []uint64{0, 1, 2, 3})
 	part := play(t, local, []uint64{2, 3})
 	for round := 0; round < 50; round++ {
@@ -173,13 +174,13 @@ func TestBatchSplitInvariance(t *testing.T) {
 }
 
 func TestOpenRejectsBadParams(t *testing.T) {
-	local, _ := sdk.NewLocal(toy)
+	local, _ := client.NewLocal(toy)
 	ctx := context.Background()
 	for name, params := range map[string]map[string]any{
 		"unknown": {"epsilon": 0.1},
 		"type":    {"eps": "high"},
 	} {
-		_, err := local.Open(ctx, &sdk.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: params})
+		_, err := local.Open(ctx, &client.OpenRequest{Arms: 2, Horizon: 5, Replications: []uint64{0}, InitPulls: 1, Params: params})
 		if err == nil {
 			t.Errorf("%s: Open accepted %v", name, params)
 		}

@@ -73,7 +73,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(clone, "bin", "plugins"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"go.mod", "go.sum", "sdk"} {
+	for _, name := range []string{"go.mod", "go.sum", "sdk", "internal", "host"} { // sdktest links host/client, and both the wire in internal/
 		if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
 			t.Fatal(err)
 		}

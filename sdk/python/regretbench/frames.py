@@ -1,4 +1,4 @@
-"""The step socket's binary frames (docs/step-socket.md), as sdk/frame.go.
+"""The step socket's binary frames (docs/step-socket.md), as internal/wire/frame.go.
 
 Every frame is a uint32 length followed by that many bytes; integers and
 floats are little-endian.

@@ -23,7 +23,7 @@ from .params import BOOL, FLOAT, INT
 from .policy import Feedback
 
 MAGIC_COOKIE_KEY = "REGRETBENCH_PLUGIN"
-MAGIC_COOKIE_VALUE = "7f3c1e9a-remax-bandit-policy"  # sdk/handshake.go
+MAGIC_COOKIE_VALUE = "7f3c1e9a-remax-bandit-policy"  # internal/wire/wire.go
 PROTOCOL_VERSION = 2       # the newest regretbench policy protocol spoken
 PROTOCOL_VERSIONS = (1, 2)  # every version served (2: delayed feedback)
 DELAYED_FEEDBACK_VERSION = 2
@@ -87,7 +87,7 @@ def negotiate(offered):
 
 
 def describe_dict(p, version=PROTOCOL_VERSION):
-    """Describe's answer as bench's `describe` JSON (sdk.Description)."""
+    """Describe's answer as bench's `describe` JSON (the Go SDK's Describe answer)."""
     def bound(b):
         return None if b is None else {"Value": b.value, "Exclusive": b.exclusive}
     return {

@@ -1,8 +1,10 @@
-package sdk
+package client
 
 import (
 	"context"
 	"testing"
+
+	"github.com/regretbench/regretbench/sdk"
 )
 
 type constPolicy struct{ k int }
@@ -14,7 +16,7 @@ func (c *constPolicy) Observe(int, int, float64) {}
 // the SDK (the in-process path; gRPC's codec allocates its own buffers).
 func TestStepAllocations(t *testing.T) {
 	for _, n := range []int{8, 1000} {
-		l, err := NewLocal(Plugin{Name: "c", New: func(s Session, r Replica) (Policy, error) { return &constPolicy{k: s.Arms}, nil }})
+		l, err := NewLocal(sdk.Plugin{Name: "c", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) { return &constPolicy{k: s.Arms}, nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,12 +31,14 @@ func TestStepAllocations(t *testing.T) {
 		arms := make([]int32, n)
 		rewards := make([]float64, n)
 		round := 1
-		if _, err := s.Step(context.Background(), round, nil, nil, false); err != nil {
+		if _, err := s.Step(context.Background(), &Step{Round: round}); err != nil {
 			t.Fatal(err)
 		}
+		st := &Step{PrevArms: arms, PrevRewards: rewards}
 		allocs := testing.AllocsPerRun(200, func() {
 			round++
-			res, err := s.Step(context.Background(), round, arms, rewards, false)
+			st.Round = round
+			res, err := s.Step(context.Background(), st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +48,7 @@ func TestStepAllocations(t *testing.T) {
 		// closures may allocate a little; the per-replication work itself
 		// must not.
 		limit := 0.0
-		if n > minChunk {
+		if n > 32 { // the SDK's smallest chunk
 			limit = 4
 		}
 		if allocs > limit {
@@ -63,8 +67,8 @@ func TestSocketStepAllocations(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const n = 500
-	p := Plugin{Name: "c", Version: "0", New: func(s Session, r Replica) (Policy, error) { return &constPolicy{k: s.Arms}, nil }}
-	rc, err := ServeInProcess(ctx, p)
+	p := sdk.Plugin{Name: "c", Version: "0", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) { return &constPolicy{k: s.Arms}, nil }}
+	rc, err := sdk.ServeInProcess(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +84,7 @@ func TestSocketStepAllocations(t *testing.T) {
 	for i := range reps {
 		reps[i] = uint64(i)
 	}
-	s, err := c.Open(ctx, &OpenRequest{Arms: 3, Horizon: 1 << 30, Replications: reps, InitPulls: 1, Family: Gaussian, NoiseSD: 1})
+	s, err := c.Open(ctx, &OpenRequest{Arms: 3, Horizon: 1 << 30, Replications: reps, InitPulls: 1, Family: sdk.Gaussian, NoiseSD: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +94,14 @@ func TestSocketStepAllocations(t *testing.T) {
 	arms := make([]int32, n)
 	rewards := make([]float64, n)
 	round := 1
-	if _, err := s.Step(ctx, round, nil, nil, false); err != nil {
+	if _, err := s.Step(ctx, &Step{Round: round}); err != nil {
 		t.Fatal(err)
 	}
+	st := &Step{PrevArms: arms, PrevRewards: rewards}
 	allocs := testing.AllocsPerRun(200, func() {
 		round++
-		res, err := s.Step(ctx, round, arms, rewards, false)
+		st.Round = round
+		res, err := s.Step(ctx, st)
 		if err != nil {
 			t.Fatal(err)
 		}

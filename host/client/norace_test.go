@@ -1,5 +1,5 @@
 //go:build !race
 
-package sdk
+package client
 
 const raceEnabled = false

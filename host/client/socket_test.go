@@ -1,4 +1,4 @@
-package sdk
+package client
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/regretbench/regretbench/sdk"
 )
 
-// stepFunc is a BatchPolicy that runs a function each round.
-type stepFunc func(st *BatchStep) error
+// stepFunc is a sdk.BatchPolicy that runs a function each round.
+type stepFunc func(st *sdk.BatchStep) error
 
-func (f stepFunc) Step(st *BatchStep) error { return f(st) }
+func (f stepFunc) Step(st *sdk.BatchStep) error { return f(st) }
 
 // attachSocket serves a plugin whose batch policy is step in process and
 // opens one session of two replications on it.
@@ -19,8 +21,8 @@ func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *cl
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	p := Plugin{Name: "fn", Version: "0.0.1", NewBatch: func(Session, []Replica) (BatchPolicy, error) { return step, nil }}
-	rc, err := ServeInProcess(ctx, p)
+	p := sdk.Plugin{Name: "fn", Version: "0.0.1", NewBatch: func(sdk.Session, []sdk.Replica) (sdk.BatchPolicy, error) { return step, nil }}
+	rc, err := sdk.ServeInProcess(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *cl
 	if _, err := c.Describe(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Open(ctx, &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Family: Gaussian, NoiseSD: 1})
+	s, err := c.Open(ctx, &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Family: sdk.Gaussian, NoiseSD: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestStepSocketOffered(t *testing.T) {
 		want bool
 	}{{"default", LaunchOptions{}, true}, {"NoSocket", LaunchOptions{NoSocket: true}, false}, {"NoStream", LaunchOptions{NoStream: true}, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			_, s := attachSocket(t, c.opts, func(*BatchStep) error { return nil })
+			_, s := attachSocket(t, c.opts, func(*sdk.BatchStep) error { return nil })
 			if got := s.sock != nil; got != c.want {
 				t.Fatalf("step socket in use: %v, want %v", got, c.want)
 			}
@@ -57,7 +59,7 @@ func TestStepSocketOffered(t *testing.T) {
 // TestStepSocketErrors: a policy's error and a bad request come back over
 // the socket as the plugin's error for that round, as over gRPC.
 func TestStepSocketErrors(t *testing.T) {
-	_, s := attachSocket(t, LaunchOptions{}, func(st *BatchStep) error {
+	_, s := attachSocket(t, LaunchOptions{}, func(st *sdk.BatchStep) error {
 		if st.Round == 4 {
 			return errors.New("the policy gave up")
 		}
@@ -65,20 +67,20 @@ func TestStepSocketErrors(t *testing.T) {
 	})
 	ctx := context.Background()
 	prevA, prevR := []int32{0, 1}, []float64{0.5, 0.5}
-	if _, err := s.Step(ctx, 1, nil, nil, false); err != nil {
+	if _, err := s.Step(ctx, &Step{Round: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Step(ctx, 3, prevA, prevR, false)
+	_, err := s.Step(ctx, &Step{Round: 3, PrevArms: prevA, PrevRewards: prevR})
 	var pe *PluginError
 	if !errors.As(err, &pe) || pe.Op != "step round 3" || !strings.Contains(err.Error(), "round 3 requested after round 1") {
 		t.Fatalf("skipping a round: %v", err)
 	}
 	for r := 2; r <= 3; r++ {
-		if _, err := s.Step(ctx, r, prevA, prevR, false); err != nil {
+		if _, err := s.Step(ctx, &Step{Round: r, PrevArms: prevA, PrevRewards: prevR}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = s.Step(ctx, 4, prevA, prevR, false)
+	_, err = s.Step(ctx, &Step{Round: 4, PrevArms: prevA, PrevRewards: prevR})
 	if !errors.As(err, &pe) || pe.Op != "step round 4" || !strings.Contains(err.Error(), "the policy gave up") {
 		t.Fatalf("failing policy: %v", err)
 	}
@@ -92,22 +94,24 @@ func TestStepSocketErrors(t *testing.T) {
 func TestStepSocketCancel(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	_, s := attachSocket(t, LaunchOptions{}, func(st *BatchStep) error {
+	started := make(chan struct{})
+	_, s := attachSocket(t, LaunchOptions{}, func(st *sdk.BatchStep) error {
 		if st.Round == 2 {
+			close(started)
 			<-release
 		}
 		return nil
 	})
-	if _, err := s.Step(context.Background(), 1, nil, nil, false); err != nil {
+	if _, err := s.Step(context.Background(), &Step{Round: 1}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Step(ctx, 2, []int32{0, 1}, []float64{0, 0}, false)
+		_, err := s.Step(ctx, &Step{Round: 2, PrevArms: []int32{0, 1}, PrevRewards: []float64{0, 0}})
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-started // the plugin has the round and will not answer it
 	cancel()
 	select {
 	case err := <-done:

@@ -1,6 +1,6 @@
 //go:build race
 
-package sdk
+package client
 
 // raceEnabled: the race detector slows every memory access tenfold, so
 // timings in tests mean nothing.
