@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +14,19 @@ import (
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
-func newConformCmd(ro *runOptions) *cobra.Command {
-	var quick bool
-	var only []string
-	var startTimeout time.Duration
+// conformOptions are the argument and flags of bench conform.
+type conformOptions struct {
+	f            *factory
+	target       string   // NAME|PATH of the plugin
+	quick        bool     // --quick
+	only         []string // --rule
+	startTimeout time.Duration
+}
+
+// newCmdConform returns bench conform. runF, when not nil, receives the
+// options in place of checking the plugin (for tests).
+func newCmdConform(f *factory, runF func(*conformOptions) error) *cobra.Command {
+	o := &conformOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "conform NAME|PATH",
 		Short: "Check that a plugin executable, in any language, follows the plugin contract",
@@ -40,69 +50,78 @@ Exit codes: 0 when every rule passes; 1 when a rule fails; 2 on a usage
 error or when the plugin is not found.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := conformTarget(ro.dir(), args[0])
-			if err != nil {
-				return withCode(ExitInput, err)
+			o.target = args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			// exec looks a name without a slash up in PATH: a plugin
-			// found in --plugin-dir . is ./bench-plugin-NAME.
-			if abs, err := filepath.Abs(path); err == nil {
-				path = abs
-			}
-			opts := []sdktest.Option{sdktest.WithStartTimeout(startTimeout)}
-			if len(only) > 0 {
-				known := map[string]bool{}
-				var names []string
-				for _, r := range sdktest.Rules() {
-					known[r.Name] = true
-					names = append(names, r.Name)
-				}
-				for _, n := range only {
-					if !known[n] {
-						return withCode(ExitInput, fmt.Errorf("--rule %s: no such rule; the rules are %s", n, strings.Join(names, ", ")))
-					}
-				}
-				opts = append(opts, sdktest.WithRules(only...))
-			}
-			if quick {
-				opts = append(opts, sdktest.Quick())
-			}
-			w := ro.stdout
-			fmt.Fprintf(w, "conform %s\n", path)
-			var failed []string
-			passed := 0
-			trs := sdktest.CheckExecutable(cmd.Context(), path, func(r sdktest.Result) {
-				switch {
-				case r.Skipped != "":
-					fmt.Fprintf(w, "SKIP %s: %s\n", r.Name(), r.Skipped)
-				case r.Err != nil:
-					failed = append(failed, r.Name())
-					fmt.Fprintf(w, "FAIL %s: %s\n", r.Name(), indentRest(r.Err.Error(), "       "))
-					fmt.Fprintf(w, "       rule: %s\n", r.Doc)
-				default:
-					passed++
-					fmt.Fprintf(w, "PASS %s\n", r.Name())
-				}
-			}, opts...)
-			fmt.Fprintf(w, "%d passed, %d failed", passed, len(failed))
-			if len(trs) > 0 {
-				fmt.Fprintf(w, " (transports: %s)", strings.Join(trs, ", "))
-			}
-			fmt.Fprintln(w)
-			if err := cmd.Context().Err(); err != nil {
-				return err
-			}
-			if len(failed) > 0 {
-				return withCode(ExitFailure, fmt.Errorf("plugin %s does not conform: %d check(s) failed: %s",
-					path, len(failed), strings.Join(failed, ", ")))
-			}
-			return nil
+			return conformRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sessions (3 arms, 40 rounds, 3 replications): faster, less thorough")
-	cmd.Flags().StringSliceVar(&only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
-	cmd.Flags().DurationVar(&startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake and Describe within this time")
+	cmd.Flags().BoolVar(&o.quick, "quick", false, "smaller sessions (3 arms, 40 rounds, 3 replications): faster, less thorough")
+	cmd.Flags().StringSliceVar(&o.only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
+	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
 	return cmd
+}
+
+// conformRun checks the plugin o names against the conformance kit.
+func conformRun(ctx context.Context, o *conformOptions) error {
+	path, err := conformTarget(o.f.dir(), o.target)
+	if err != nil {
+		return withCode(ExitInput, err)
+	}
+	// exec looks a name without a slash up in PATH: a plugin
+	// found in --plugin-dir . is ./bench-plugin-NAME.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	opts := []sdktest.Option{sdktest.WithStartTimeout(o.startTimeout)}
+	if len(o.only) > 0 {
+		known := map[string]bool{}
+		var names []string
+		for _, r := range sdktest.Rules() {
+			known[r.Name] = true
+			names = append(names, r.Name)
+		}
+		for _, n := range o.only {
+			if !known[n] {
+				return withCode(ExitInput, fmt.Errorf("--rule %s: no such rule; the rules are %s", n, strings.Join(names, ", ")))
+			}
+		}
+		opts = append(opts, sdktest.WithRules(o.only...))
+	}
+	if o.quick {
+		opts = append(opts, sdktest.Quick())
+	}
+	w := o.f.stdout
+	fmt.Fprintf(w, "conform %s\n", path)
+	var failed []string
+	passed := 0
+	trs := sdktest.CheckExecutable(ctx, path, func(r sdktest.Result) {
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(w, "SKIP %s: %s\n", r.Name(), r.Skipped)
+		case r.Err != nil:
+			failed = append(failed, r.Name())
+			fmt.Fprintf(w, "FAIL %s: %s\n", r.Name(), indentRest(r.Err.Error(), "       "))
+			fmt.Fprintf(w, "       rule: %s\n", r.Doc)
+		default:
+			passed++
+			fmt.Fprintf(w, "PASS %s\n", r.Name())
+		}
+	}, opts...)
+	fmt.Fprintf(w, "%d passed, %d failed", passed, len(failed))
+	if len(trs) > 0 {
+		fmt.Fprintf(w, " (transports: %s)", strings.Join(trs, ", "))
+	}
+	fmt.Fprintln(w)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return withCode(ExitFailure, fmt.Errorf("plugin %s does not conform: %d check(s) failed: %s",
+			path, len(failed), strings.Join(failed, ", ")))
+	}
+	return nil
 }
 
 // conformTarget resolves bench conform's argument: a path when it holds a

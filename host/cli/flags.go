@@ -124,18 +124,18 @@ func checkOut(flag, path string, inputs [][2]string) error {
 	return nil
 }
 
-// checkPaperFlags validates the numeric and duration flags of bench paper.
-func checkPaperFlags(fs *pflag.FlagSet, ro *runOptions, runs, horizon int) error {
-	if err := checkCount(fs, "runs", runs, scenario.MaxRuns); err != nil {
+// checkFlags validates the numeric and duration flags of bench paper.
+func (o *paperOptions) checkFlags() error {
+	if err := checkCount(o.flags, "runs", o.runs, scenario.MaxRuns); err != nil {
 		return err
 	}
-	if err := checkCount(fs, "horizon", horizon, scenario.MaxHorizon); err != nil {
+	if err := checkCount(o.flags, "horizon", o.horizon, scenario.MaxHorizon); err != nil {
 		return err
 	}
-	if err := checkNonNegative("jobs", ro.jobs); err != nil {
+	if err := checkNonNegative("jobs", o.jobs); err != nil {
 		return err
 	}
-	return checkTimeouts(ro.stepTimeout, ro.startTimeout)
+	return checkTimeouts(o.stepTimeout, o.startTimeout)
 }
 
 // checkOutputs refuses an --out or --save-baseline that is an input of
@@ -146,9 +146,9 @@ func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
 	if !strings.HasPrefix(sc.Source, "embedded:") {
 		scenarioFile = sc.Source
 	}
-	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.config}}
+	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.f.config}}
 	for _, p := range sc.Policies {
-		if path, err := ro.dir().Find(p.Plugin); err == nil {
+		if path, err := ro.f.dir().Find(p.Plugin); err == nil {
 			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
 		}
 	}

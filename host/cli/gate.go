@@ -96,8 +96,18 @@ func (g *gateOptions) options() (gate.Options, error) {
 	return o, nil
 }
 
-func newGateCmd(ro *runOptions) *cobra.Command {
-	g := &gateOptions{}
+// gateCmdOptions are the arguments and flags of bench gate.
+type gateCmdOptions struct {
+	f *factory
+	gateOptions
+	baselinePath, currentPath string // the two results files
+}
+
+// newCmdGate returns bench gate. runF, when not nil, receives the options
+// in place of comparing the files (for tests).
+func newCmdGate(f *factory, runF func(*gateCmdOptions) error) *cobra.Command {
+	o := &gateCmdOptions{f: f}
+	g := &o.gateOptions
 	cmd := &cobra.Command{
 		Use:   "gate BASELINE.json CURRENT.json",
 		Short: "Exit non-zero when a policy regressed between two results files",
@@ -134,7 +144,11 @@ note; numbers that do not apply are omitted) and the labels in
   bench gate base.json new.json --format markdown > comment.md`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return inputOnError(runGate(ro.stdout, g, args[0], args[1]))
+			o.baselinePath, o.currentPath = args[0], args[1]
+			if runF != nil {
+				return runF(o)
+			}
+			return inputOnError(runGate(f.stdout, g, o.baselinePath, o.currentPath))
 		},
 	}
 	addGateFlags(cmd.Flags(), g)

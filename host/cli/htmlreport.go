@@ -9,8 +9,18 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-func newReportCmd(ro *runOptions) *cobra.Command {
-	var out, title string
+// reportOptions are the arguments and flags of bench report.
+type reportOptions struct {
+	f      *factory
+	inputs []string // the results files
+	out    string   // --out: the HTML file
+	title  string   // --title
+}
+
+// newCmdReport returns bench report. runF, when not nil, receives the
+// options in place of writing the page (for tests).
+func newCmdReport(f *factory, runF func(*reportOptions) error) *cobra.Command {
+	o := &reportOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "report RESULTS.json... --out FILE.html",
 		Short: "Write results files as one self-contained HTML page",
@@ -33,26 +43,35 @@ DIR/index.html.`,
 			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			o.inputs = args
+			if o.out == "" {
 				return withCode(ExitInput, fmt.Errorf("report: --out FILE.html is required"))
 			}
-			files := make([]*results.File, len(args))
-			for i, path := range args {
-				f, err := results.ReadFile(path)
-				if err != nil {
-					return withCode(ExitInput, err)
-				}
-				files[i] = f
+			if runF != nil {
+				return runF(o)
 			}
-			if err := htmlreport.WriteFile(out, files, htmlreport.Options{Title: title}); err != nil {
-				return withCode(ExitInput, fmt.Errorf("--out %s: %w", out, err))
-			}
-			fmt.Fprintln(ro.stdout, out)
-			return nil
+			return reportRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "the HTML file to write")
-	cmd.Flags().StringVar(&title, "title", "", "the page's title (default: from the scenarios)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&o.title, "title", "", "the page's title (default: from the scenarios)")
 	_ = cmd.MarkFlagFilename("out", "html")
 	return cmd
+}
+
+// reportRun writes the page of the results files o names.
+func reportRun(o *reportOptions) error {
+	files := make([]*results.File, len(o.inputs))
+	for i, path := range o.inputs {
+		f, err := results.ReadFile(path)
+		if err != nil {
+			return withCode(ExitInput, err)
+		}
+		files[i] = f
+	}
+	if err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title}); err != nil {
+		return withCode(ExitInput, fmt.Errorf("--out %s: %w", o.out, err))
+	}
+	fmt.Fprintln(o.f.stdout, o.out)
+	return nil
 }

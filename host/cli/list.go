@@ -14,7 +14,17 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 )
 
-func newPluginsCmd(ro *runOptions) *cobra.Command {
+// pluginsOptions are the options of bench plugins, which has no flags of
+// its own.
+type pluginsOptions struct {
+	f            *factory
+	startTimeout time.Duration // for each plugin's handshake
+}
+
+// newCmdPlugins returns bench plugins. runF, when not nil, receives the
+// options in place of listing (for tests).
+func newCmdPlugins(f *factory, runF func(*pluginsOptions) error) *cobra.Command {
+	o := &pluginsOptions{f: f, startTimeout: defaultStartTimeout}
 	return &cobra.Command{
 		Use:   "plugins",
 		Short: "List the plugins in the plugin directory with their parameters",
@@ -36,18 +46,21 @@ warning, not marked FAILED: renaming an executable is a legitimate way to
 install two versions of one plugin side by side.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := ro.dir()
+			if runF != nil {
+				return runF(o)
+			}
+			dir := o.f.dir()
 			names, err := dir.Names()
 			if err != nil {
 				return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", dir.Path, err))
 			}
-			w := ro.stdout
+			w := o.f.stdout
 			fmt.Fprintf(w, "plugins in %s:\n", dir.Path)
 			var failed []string
 			for _, name := range names {
 				path, _ := dir.Find(name)
 				sum, _ := registry.SHA256(path)
-				d, err := describe(path, ro.startTimeout)
+				d, err := describe(path, o.startTimeout)
 				if err != nil {
 					// Indent the quoted stderr lines under the mark.
 					msg := strings.ReplaceAll(strings.TrimRight(err.Error(), "\n"), "\n", "\n         ")
@@ -94,13 +107,25 @@ func describe(path string, startTimeout time.Duration) (*client.Description, err
 	return d, describeErr(path, d)
 }
 
-func newScenariosCmd(ro *runOptions) *cobra.Command {
+// scenariosOptions are the options of bench scenarios, which has no flags
+// of its own.
+type scenariosOptions struct {
+	f *factory
+}
+
+// newCmdScenarios returns bench scenarios and its subcommand show. runF,
+// when not nil, receives the options in place of listing (for tests).
+func newCmdScenarios(f *factory, runF func(*scenariosOptions) error) *cobra.Command {
+	o := &scenariosOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "scenarios",
 		Short: "List the shipped scenarios",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := ro.stdout
+			if runF != nil {
+				return runF(o)
+			}
+			w := o.f.stdout
 			width := 20 // names line up in a column as wide as the longest
 			for _, name := range scenario.Shipped() {
 				width = max(width, len(name))
@@ -119,7 +144,21 @@ func newScenariosCmd(ro *runOptions) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(newCmdScenariosShow(f, nil))
+	return cmd
+}
+
+// showOptions are the argument of bench scenarios show.
+type showOptions struct {
+	f        *factory
+	scenario string // a shipped name or a file
+}
+
+// newCmdScenariosShow returns bench scenarios show. runF, when not nil,
+// receives the options in place of printing (for tests).
+func newCmdScenariosShow(f *factory, runF func(*showOptions) error) *cobra.Command {
+	o := &showOptions{f: f}
+	return &cobra.Command{
 		Use:   "show NAME|FILE",
 		Short: "Print a scenario as resolved YAML (defaults filled in)",
 		Args:  cobra.ExactArgs(1),
@@ -129,7 +168,11 @@ func newScenariosCmd(ro *runOptions) *cobra.Command {
 			return s
 		}(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenario.Resolve(args[0])
+			o.scenario = args[0]
+			if runF != nil {
+				return runF(o)
+			}
+			sc, err := scenario.Resolve(o.scenario)
 			if err != nil {
 				return withCode(ExitInput, err)
 			}
@@ -137,9 +180,8 @@ func newScenariosCmd(ro *runOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = ro.stdout.Write(b)
+			_, err = o.f.stdout.Write(b)
 			return err
 		},
-	})
-	return cmd
+	}
 }

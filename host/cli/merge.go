@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -10,8 +11,17 @@ import (
 	"github.com/regretbench/regretbench/host/shard"
 )
 
-func newMergeCmd(ro *runOptions) *cobra.Command {
-	var out string
+// mergeOptions are the arguments and flags of bench merge.
+type mergeOptions struct {
+	f      *factory
+	inputs []string // the shards' results files
+	out    string   // --out
+}
+
+// newCmdMerge returns bench merge. runF, when not nil, receives the
+// options in place of merging (for tests).
+func newCmdMerge(f *factory, runF func(*mergeOptions) error) *cobra.Command {
+	o := &mergeOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "merge SHARD.json... --out ALL.json",
 		Short: "Merge the results files of the shards of one run exactly",
@@ -25,44 +35,54 @@ replications out of range or in two shards, files without per-replication
 traces, and numbers that are not finite or beyond ±1e300.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			o.inputs = args
+			if o.out == "" {
 				return withCode(ExitInput, fmt.Errorf("merge: --out is required"))
 			}
-			inputs := [][2]string{{"the --config file", ro.config}}
-			for _, a := range args {
-				inputs = append(inputs, [2]string{"a merge input", a})
+			if runF != nil {
+				return runF(o)
 			}
-			if err := checkOut("--out", out, inputs); err != nil {
-				return err
-			}
-			files := make([]*results.File, len(args))
-			for i, a := range args {
-				f, err := results.ReadFile(a)
-				if err != nil {
-					return withCode(ExitInput, err)
-				}
-				files[i] = f
-			}
-			merged, err := shard.Merge(files, args)
-			if err != nil {
-				return withCode(ExitInput, err)
-			}
-			mergeComparison(ro, merged, files[0])
-			if err := merged.WriteFile(out); err != nil {
-				return err
-			}
-			fmt.Fprintf(ro.stdout, "merged %d shards (%d replications) into %s\n", len(files), merged.Scenario.Runs, out)
-			return nil
+			return mergeRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the merged results file here")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the merged results file here")
 	return cmd
+}
+
+// mergeRun merges the shards o names into o.out.
+func mergeRun(o *mergeOptions) error {
+	args, out := o.inputs, o.out
+	inputs := [][2]string{{"the --config file", o.f.config}}
+	for _, a := range args {
+		inputs = append(inputs, [2]string{"a merge input", a})
+	}
+	if err := checkOut("--out", out, inputs); err != nil {
+		return err
+	}
+	files := make([]*results.File, len(args))
+	for i, a := range args {
+		f, err := results.ReadFile(a)
+		if err != nil {
+			return withCode(ExitInput, err)
+		}
+		files[i] = f
+	}
+	merged, err := shard.Merge(files, args)
+	if err != nil {
+		return withCode(ExitInput, err)
+	}
+	mergeComparison(o.f.stderr, merged, files[0])
+	if err := merged.WriteFile(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.f.stdout, "merged %d shards (%d replications) into %s\n", len(files), merged.Scenario.Runs, out)
+	return nil
 }
 
 // mergeComparison gives the merged file the comparison section of the
 // shards (a run with --with or --compare-to), recomputed from the merged
 // replications: a shard's own numbers cover only its replications.
-func mergeComparison(ro *runOptions, merged, first *results.File) {
+func mergeComparison(stderr io.Writer, merged, first *results.File) {
 	if len(first.Comparison) == 0 {
 		return
 	}
@@ -73,6 +93,6 @@ func mergeComparison(ro *runOptions, merged, first *results.File) {
 	}
 	if err != nil {
 		merged.Comparison = nil
-		fmt.Fprintf(ro.stderr, "bench: warning: merge: the comparison section is dropped: %v\n", err)
+		fmt.Fprintf(stderr, "bench: warning: merge: the comparison section is dropped: %v\n", err)
 	}
 }

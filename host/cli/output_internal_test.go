@@ -108,7 +108,7 @@ func TestOutputFlagErrors(t *testing.T) {
 func TestPlotCmd(t *testing.T) {
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		cmd := newPlotCmd(&runOptions{stdout: &out, stderr: &out})
+		cmd := newCmdPlot(&factory{stdout: &out, stderr: &out}, nil)
 		cmd.SetArgs(args)
 		cmd.SetOut(&out)
 		cmd.SetErr(&out)

@@ -15,6 +15,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
@@ -48,9 +49,23 @@ var paperRuns = []struct {
 // paper's main-text instances first, the ReMaxGrad sweeps last.
 var paperOrder = []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"}
 
-func newPaperCmd(ro *runOptions) *cobra.Command {
-	var dir, plotFormats string
-	var runs, horizon int
+// paperOptions are the flags of bench paper.
+type paperOptions struct {
+	f     *factory
+	flags *pflag.FlagSet // the command's flags, to tell which were given
+
+	policyRunOptions
+	dir         string   // --out: the directory written
+	plotFormats string   // --plot-format, as given
+	formats     []string // --plot-format, parsed
+	metric      string   // --metric of the comparison section (with --with)
+	alpha       float64  // --alpha of the comparison section
+}
+
+// newCmdPaper returns bench paper. runF, when not nil, receives the
+// checked options in place of running the experiments (for tests).
+func newCmdPaper(f *factory, runF func(*paperOptions) error) *cobra.Command {
+	o := &paperOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "paper",
 		Short: "Reproduce every experiment of the ReMax paper at full scale",
@@ -74,39 +89,47 @@ experiments, --out gets comparison.txt, .md, .csv and .json, and
 index.html shows it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPaperFlags(cmd.Flags(), ro, runs, horizon); err != nil {
+			o.flags = cmd.Flags()
+			if err := o.checkFlags(); err != nil {
 				return err
 			}
-			formats, err := plot.ParseFormats(plotFormats)
+			formats, err := plot.ParseFormats(o.plotFormats)
 			if err != nil {
 				return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
 			}
-			return paperRun(cmd.Context(), ro, dir, formats, runs, cmd.Flags().Changed("runs"), horizon)
+			o.formats = formats
+			if runF != nil {
+				return runF(o)
+			}
+			return paperRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "out", "o", "paper-results", "directory for the results files, reports and figures")
-	cmd.Flags().StringVar(&plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
-	cmd.Flags().IntVar(&runs, "runs", 0, "override every scenario's replications (for a quick look; the paper's are 1000 and 100)")
-	cmd.Flags().IntVar(&horizon, "horizon", 0, "override every scenario's horizon (for a quick look)")
-	cmd.Flags().IntVar(&ro.jobs, "jobs", 0, "policies run at once across all scenarios (0: one per core)")
-	cmd.Flags().DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
-	cmd.Flags().DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
-	cmd.Flags().StringArrayVar(&ro.with, "with", nil, "add a policy to every experiment (repeatable): "+strings.TrimPrefix(withHelp, "add a policy to the scenario (repeatable), after its own: "))
-	cmd.Flags().BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
-	cmd.Flags().StringVar(&ro.gate.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): regret, underestimation, regret_under or regret_not_under")
-	cmd.Flags().Float64Var(&ro.gate.alpha, "alpha", compare.DefaultOptions.Alpha, "family-wise error rate of the comparison's Holm-adjusted tests; its CIs are at 1-alpha")
+	fs := cmd.Flags()
+	fs.StringVarP(&o.dir, "out", "o", "paper-results", "directory for the results files, reports and figures")
+	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
+	addPolicyRunFlags(fs, &o.policyRunOptions, policyRunHelp{
+		runs:    "override every scenario's replications (for a quick look; the paper's are 1000 and 100)",
+		horizon: "override every scenario's horizon (for a quick look)",
+		jobs:    "policies run at once across all scenarios (0: one per core)",
+		with:    "add a policy to every experiment (repeatable): " + strings.TrimPrefix(withHelp, "add a policy to the scenario (repeatable), after its own: "),
+	})
+	fs.StringVar(&o.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): regret, underestimation, regret_under or regret_not_under")
+	fs.Float64Var(&o.alpha, "alpha", compare.DefaultOptions.Alpha, "family-wise error rate of the comparison's Holm-adjusted tests; its CIs are at 1-alpha")
 	return cmd
 }
 
-func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string, runs int, runsSet bool, horizon int) error {
+// paperRun runs every experiment of the paper as o says, whose flags are
+// checked.
+func paperRun(ctx context.Context, o *paperOptions) error {
+	dir, runs, horizon := o.dir, o.runs, o.horizon
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
 	}
-	jobs := ro.jobs
+	jobs := o.jobs
 	if jobs <= 0 {
 		jobs = sdk.Cores()
 	}
-	cmpOpt := compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}
+	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
 	if err := cmpOpt.Check(); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
 	}
@@ -116,7 +139,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		if err != nil {
 			return err
 		}
-		if runsSet {
+		if changed(o.flags, "runs") {
 			sc.Runs = runs
 			if err := sc.Validate(); err != nil {
 				return withCode(ExitInput, fmt.Errorf("--runs %d: %w", runs, err))
@@ -135,7 +158,8 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	for _, sc := range scens {
 		taken = append(taken, labels(sc)...)
 	}
-	added, err := ro.withPolicies(ctx, taken)
+	launch := o.f.launcher(o.startTimeout)
+	added, err := o.withPolicies(ctx, launch, taken)
 	if err != nil {
 		return err
 	}
@@ -145,9 +169,9 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 	}
 	// Every (scenario, policy) pair is one job of one pool, longest first
 	// (engine.RunAll).
-	pr := progress.New(ro.stderr, !ro.quiet)
+	pr := progress.New(o.f.stderr, !o.quiet)
 	start := time.Now()
-	allOpts := engine.AllOptions{Options: engine.Options{Launch: ro.launcher(), StepTimeout: ro.stepTimeout}, Jobs: jobs}
+	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
 	if f := pr.Func(); f != nil {
 		allOpts.Progress = func(name, label string, round, horizon int) { f(name+": "+label, round, horizon) }
 	}
@@ -174,17 +198,17 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 		done = append(done, pr.scenario)
 		stamp(ctx, f)
 		all = append(all, f)
-		if c := ro.paperComparison(f, addedLabels, cmpOpt); c != nil {
+		if c := o.paperComparison(f, addedLabels, cmpOpt); c != nil {
 			cmps = append(cmps, c)
 		}
-		if err := writeReport(dir, pr.scenario, f, formats); err != nil {
+		if err := writeReport(dir, pr.scenario, f, o.formats); err != nil {
 			return err
 		}
 		written[pr.scenario] = f
 		if pr.base != "" {
 			sub := subset(f, pr.base, append([]string{"ReMax", "TS", "KL-UCB"}, addedLabels...)...)
-			ro.paperComparison(sub, addedLabels, cmpOpt)
-			if err := writeReport(dir, pr.base, sub, formats); err != nil {
+			o.paperComparison(sub, addedLabels, cmpOpt)
+			if err := writeReport(dir, pr.base, sub, o.formats); err != nil {
 				return err
 			}
 			page := *sub // the page describes the instance as its scenario does
@@ -210,16 +234,16 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 			return err
 		}
 	}
-	printStacks(ro.stderr, all...)
-	if err := paperSummary(ro.stdout, all); err != nil {
+	printStacks(o.f.stderr, all...)
+	if err := paperSummary(o.f.stdout, all); err != nil {
 		return err
 	}
 	if len(cmps) > 0 {
-		if err := writeComparisons(ro.stdout, dir, compare.Summarize(cmps)); err != nil {
+		if err := writeComparisons(o.f.stdout, dir, compare.Summarize(cmps)); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(ro.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
+	fmt.Fprintf(o.f.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
 	if interrupted {
 		wrote := "none"
 		if len(done) > 0 {
@@ -237,7 +261,7 @@ func paperRun(ctx context.Context, ro *runOptions, dir string, formats []string,
 
 // paperComparison attaches to f the comparison of the --with policies
 // with the experiment's own, and returns it; nil without --with.
-func (ro *runOptions) paperComparison(f *results.File, added []string, opt compare.Options) *compare.Scenario {
+func (o *paperOptions) paperComparison(f *results.File, added []string, opt compare.Options) *compare.Scenario {
 	f.Comparison = nil
 	if len(added) == 0 {
 		return nil
@@ -258,7 +282,7 @@ func (ro *runOptions) paperComparison(f *results.File, added []string, opt compa
 	}
 	s, err := compare.Attach(f, spec, opt)
 	if err != nil {
-		fmt.Fprintf(ro.stderr, "bench: warning: %s: no comparison section: %v\n", f.Scenario.Name, err)
+		fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", f.Scenario.Name, err)
 		return nil
 	}
 	return s

@@ -10,8 +10,18 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 )
 
-func newPlotCmd(ro *runOptions) *cobra.Command {
-	var out, formats string
+// plotOptions are the argument and flags of bench plot.
+type plotOptions struct {
+	f       *factory
+	results string // the results file
+	out     string // --out: the directory
+	formats string // --format, as given
+}
+
+// newCmdPlot returns bench plot. runF, when not nil, receives the options
+// in place of drawing (for tests).
+func newCmdPlot(f *factory, runF func(*plotOptions) error) *cobra.Command {
+	o := &plotOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "plot RESULTS.json --out DIR",
 		Short: "Draw the figures of a results file (PNG, SVG or PDF)",
@@ -33,30 +43,39 @@ at its first positive checkpoint). The written paths are printed, one a line.`,
 			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			o.results = args[0]
+			if o.out == "" {
 				return withCode(ExitInput, fmt.Errorf("plot: --out DIR is required"))
 			}
-			fs, err := plot.ParseFormats(formats)
-			if err != nil {
-				return withCode(ExitInput, fmt.Errorf("--format: %w", err))
+			if runF != nil {
+				return runF(o)
 			}
-			f, err := results.ReadFile(args[0])
-			if err != nil {
-				return withCode(ExitInput, err)
-			}
-			paths, err := plot.Write(f, out, fs...)
-			for _, p := range paths {
-				fmt.Fprintln(ro.stdout, p)
-			}
-			if err != nil {
-				return fmt.Errorf("plot %s: %w", args[0], err)
-			}
-			return nil
+			return plotRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "directory for the figures (created if missing)")
-	cmd.Flags().StringVar(&formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory for the figures (created if missing)")
+	cmd.Flags().StringVar(&o.formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(plot.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// plotRun draws the figures of the results file o names.
+func plotRun(o *plotOptions) error {
+	fs, err := plot.ParseFormats(o.formats)
+	if err != nil {
+		return withCode(ExitInput, fmt.Errorf("--format: %w", err))
+	}
+	f, err := results.ReadFile(o.results)
+	if err != nil {
+		return withCode(ExitInput, err)
+	}
+	paths, err := plot.Write(f, o.out, fs...)
+	for _, p := range paths {
+		fmt.Fprintln(o.f.stdout, p)
+	}
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", o.results, err)
+	}
+	return nil
 }

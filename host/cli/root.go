@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/registry"
 )
 
 // Run executes bench with args (without the program name), writing results
@@ -79,8 +80,50 @@ func markUsage(c *cobra.Command) {
 	}
 }
 
+// factory holds what bench's commands share, in the manner of gh's
+// cmdutil.Factory: the output streams, and the root's persistent flags
+// (--plugin-dir, and the --config file bindViper read). The root fills
+// pluginDir and config before any command's RunE; commands only read
+// them. Each command's own flags live in its own options struct, built by
+// its newCmdX(f, runF).
+type factory struct {
+	stdout, stderr io.Writer
+	pluginDir      string // --plugin-dir; "" for the default
+	config         string // the --config file read, "" when none
+}
+
+// dir is the plugin directory: --plugin-dir, else plugins/ beside bench.
+func (f *factory) dir() registry.Dir {
+	if f.pluginDir != "" {
+		return registry.Dir{Path: f.pluginDir}
+	}
+	return registry.Dir{Path: registry.Default()}
+}
+
+// newRoot returns bench with every command.
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	ro := &runOptions{stdout: stdout, stderr: stderr}
+	f := &factory{stdout: stdout, stderr: stderr}
+	root := newCmdRoot(f, nil)
+	root.AddCommand(
+		newCmdRun(f, nil),
+		newCmdPlugins(f, nil),
+		newCmdConform(f, nil),
+		newCmdScenarios(f, nil),
+		newCmdMerge(f, nil),
+		newCmdPaper(f, nil),
+		newCmdGate(f, nil),
+		newCmdPlot(f, nil),
+		newCmdReport(f, nil),
+	)
+	markUsage(root)
+	return root
+}
+
+// newCmdRoot returns the root command alone: its persistent flags, which
+// fill f, and its own form of a run, bench --scenario X. runF, when not
+// nil, receives the run's options in place of running it (for tests).
+func newCmdRoot(f *factory, runF func(*runOptions) error) *cobra.Command {
+	o := &runOptions{f: f}
 	root := &cobra.Command{
 		Use:   "bench",
 		Short: "Benchmark multi-armed bandit policy plugins on shared scenarios",
@@ -99,39 +142,22 @@ environment and prints regret tables and separated-regret summaries.
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
-			if ro.config, err = bindViper(cmd); err != nil {
+			if f.config, err = bindViper(cmd); err != nil {
 				return err
 			}
 			return startProfile(cmd)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if ro.scenario == "" {
+			if o.scenario == "" {
 				return cmd.Help()
 			}
-			ro.flags = cmd.Flags()
-			return runScenario(cmd.Context(), ro)
+			return o.run(cmd, runF)
 		},
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML) with flag values; also BENCH_CONFIG")
 	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of bench itself to this file (go tool pprof)")
-	root.PersistentFlags().StringVar(&ro.pluginDir, "plugin-dir", "", "directory of bench-plugin-* executables (default: plugins/ beside bench; also BENCH_PLUGIN_DIR)")
-	addRunFlags(root.Flags(), ro)
-
-	run := &cobra.Command{
-		Use:   "run",
-		Short: "Run a scenario (the same as bench --scenario ...)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if ro.scenario == "" {
-				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios')"))
-			}
-			ro.flags = cmd.Flags()
-			return runScenario(cmd.Context(), ro)
-		},
-	}
-	addRunFlags(run.Flags(), ro)
-	root.AddCommand(run, newPluginsCmd(ro), newConformCmd(ro), newScenariosCmd(ro), newMergeCmd(ro), newPaperCmd(ro), newGateCmd(ro), newPlotCmd(ro), newReportCmd(ro))
-	markUsage(root)
+	root.PersistentFlags().StringVar(&f.pluginDir, "plugin-dir", "", "directory of bench-plugin-* executables (default: plugins/ beside bench; also BENCH_PLUGIN_DIR)")
+	addRunFlags(root.Flags(), o)
 	return root
 }
 

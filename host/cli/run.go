@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/client"
@@ -31,50 +32,110 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-type runOptions struct {
-	stdout, stderr io.Writer
-	flags          *pflag.FlagSet
+// Defaults of the timeouts of the commands that launch plugins.
+const (
+	defaultStepTimeout  = 5 * time.Minute
+	defaultStartTimeout = 10 * time.Second
+)
 
-	pluginDir    string
-	config       string // the --config file read, "" when none
-	scenario     string
-	runs         int
-	horizon      int
-	seed         uint64
-	policies     []string
-	out          string
-	batch        int
-	jobs         int
-	stepTimeout  time.Duration
-	startTimeout time.Duration
-	quiet        bool
-	gate         gateOptions   // --baseline and friends: the one-call gate
-	output       outputOptions // --format, --at, --plot, --plot-format
-	shard        string        // --shard I/N
-	resume       bool
-	with         []string      // --with SPEC: policies added to the scenario
-	compareTo    string        // --compare-to LABEL: the comparison's reference
-	cmpSpec      *compare.Spec // what the comparison section compares; nil for none
+// policyRunOptions are the flags of both commands that run policies: a
+// run (bench run, and the root's bench --scenario) and bench paper. They
+// are defined once, embedded in runOptions and paperOptions and registered
+// by addPolicyRunFlags.
+type policyRunOptions struct {
+	runs         int           // --runs: the replications, when changed
+	horizon      int           // --horizon: T, when changed
+	jobs         int           // --jobs: policies at once; 0 for one per core
+	stepTimeout  time.Duration // --step-timeout
+	startTimeout time.Duration // --start-timeout
+	quiet        bool          // --quiet: no progress
+	with         []string      // --with SPEC: policies added to the scenarios
+}
+
+// policyRunHelp is the help of the policyRunOptions flags whose meaning
+// differs between a run (one scenario) and bench paper (all of them).
+type policyRunHelp struct{ runs, horizon, jobs, with string }
+
+// addPolicyRunFlags registers the flags of o on fs, with help for those
+// whose help differs between the commands.
+func addPolicyRunFlags(fs *pflag.FlagSet, o *policyRunOptions, help policyRunHelp) {
+	fs.IntVar(&o.runs, "runs", 0, help.runs)
+	fs.IntVar(&o.horizon, "horizon", 0, help.horizon)
+	fs.IntVar(&o.jobs, "jobs", 0, help.jobs)
+	fs.DurationVar(&o.stepTimeout, "step-timeout", defaultStepTimeout, "fail a policy whose plugin does not answer a round within this time")
+	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake within this time")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress")
+	fs.StringArrayVar(&o.with, "with", nil, help.with)
+}
+
+// runOptions are the flags of a run: bench run, and the root's own form
+// bench --scenario X (each command has its own).
+type runOptions struct {
+	f     *factory
+	flags *pflag.FlagSet // the command's flags, to tell which were given
+
+	policyRunOptions
+	scenario  string
+	seed      uint64
+	policies  []string
+	out       string
+	batch     int
+	gate      gateOptions   // --baseline and friends: the one-call gate
+	output    outputOptions // --format, --at, --plot, --plot-format
+	shard     string        // --shard I/N
+	resume    bool
+	compareTo string // --compare-to LABEL: the comparison's reference
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.StringVarP(&ro.scenario, "scenario", "s", "", "scenario: a shipped name (see 'bench scenarios') or a YAML file")
-	fs.IntVar(&ro.runs, "runs", 0, "override the scenario's number of replications")
-	fs.IntVar(&ro.horizon, "horizon", 0, "override the scenario's horizon T")
+	addPolicyRunFlags(fs, &ro.policyRunOptions, policyRunHelp{
+		runs:    "override the scenario's number of replications",
+		horizon: "override the scenario's horizon T",
+		jobs:    "policies run at once (0: one per core)",
+		with:    withHelp,
+	})
 	fs.Uint64Var(&ro.seed, "seed", 0, "override the scenario's seed")
 	fs.StringArrayVar(&ro.policies, "policy", nil, "run only the policy with this label (repeatable)")
 	fs.StringVarP(&ro.out, "out", "o", "", "write the results file (JSON) here")
 	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
-	fs.IntVar(&ro.jobs, "jobs", 0, "policies run at once (0: one per core)")
-	fs.DurationVar(&ro.stepTimeout, "step-timeout", 5*time.Minute, "fail a policy whose plugin does not answer a round within this time")
-	fs.DurationVar(&ro.startTimeout, "start-timeout", 10*time.Second, "fail a plugin that does not complete its handshake within this time")
-	fs.BoolVarP(&ro.quiet, "quiet", "q", false, "print no progress")
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
-	fs.StringArrayVar(&ro.with, "with", nil, withHelp)
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
+}
+
+// newCmdRun returns bench run. runF, when not nil, receives the checked
+// options in place of running the scenario (for tests).
+func newCmdRun(f *factory, runF func(*runOptions) error) *cobra.Command {
+	o := &runOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a scenario (the same as bench --scenario ...)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.scenario == "" {
+				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios')"))
+			}
+			return o.run(cmd, runF)
+		},
+	}
+	addRunFlags(cmd.Flags(), o)
+	return cmd
+}
+
+// run checks the flags of cmd, then runs the scenario, or runF instead
+// when it is not nil.
+func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) error {
+	ro.flags = cmd.Flags()
+	if err := ro.checkFlags(); err != nil {
+		return err
+	}
+	if runF != nil {
+		return runF(ro)
+	}
+	return runScenario(cmd.Context(), ro)
 }
 
 // signalCause is the cancellation cause of a context ended by a signal.
@@ -168,16 +229,10 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-func (ro *runOptions) dir() registry.Dir {
-	if ro.pluginDir != "" {
-		return registry.Dir{Path: ro.pluginDir}
-	}
-	return registry.Dir{Path: registry.Default()}
-}
-
-// launcher starts plugins from the plugin directory, checking pins.
-func (ro *runOptions) launcher() engine.Launcher {
-	dir := ro.dir()
+// launcher starts plugins from the plugin directory, checking pins, and
+// fails a plugin whose handshake takes longer than startTimeout.
+func (f *factory) launcher(startTimeout time.Duration) engine.Launcher {
+	dir := f.dir()
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		path, err := dir.Find(p.Plugin)
 		if err != nil {
@@ -187,7 +242,7 @@ func (ro *runOptions) launcher() engine.Launcher {
 		if err != nil {
 			return nil, fmt.Errorf("plugin %s: %w", path, err)
 		}
-		opts := client.LaunchOptions{StartTimeout: ro.startTimeout}
+		opts := client.LaunchOptions{StartTimeout: startTimeout}
 		if p.SHA256 != "" {
 			if p.SHA256 != sum {
 				return nil, fmt.Errorf("%w: plugin %s: SHA-256 is %s but the scenario pins sha256 %s; refusing to run it", engine.ErrInput, path, sum, p.SHA256)
@@ -213,21 +268,19 @@ func (ro *runOptions) launcher() engine.Launcher {
 			return nil, err
 		}
 		if w := nameMismatch(p.Plugin, d); w != "" {
-			fmt.Fprintf(ro.stderr, "bench: warning: plugin %s: %s\n", path, w)
+			fmt.Fprintf(f.stderr, "bench: warning: plugin %s: %s\n", path, w)
 		}
 		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum}, nil
 	}
 }
 
+// runScenario runs the scenario of ro, whose flags are checked.
 func runScenario(ctx context.Context, ro *runOptions) error {
-	if err := ro.checkFlags(); err != nil {
-		return err
-	}
 	sc, err := ro.loadScenario()
 	if err != nil {
 		return err
 	}
-	added, err := ro.withPolicies(ctx, labels(sc))
+	added, err := ro.withPolicies(ctx, ro.f.launcher(ro.startTimeout), labels(sc))
 	if err != nil {
 		return err
 	}
@@ -235,8 +288,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err := checkCompareTo(sc, ro.compareTo); err != nil {
 		return err
 	}
+	var cmpSpec *compare.Spec // what the comparison section compares; nil for none
 	if spec, ok := comparisonSpec(sc, labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
-		ro.cmpSpec = &spec
+		cmpSpec = &spec
 	}
 	if err := ro.checkOutputs(sc); err != nil {
 		return err
@@ -249,7 +303,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
 	opts := engine.Options{
-		Launch:      ro.launcher(),
+		Launch:      ro.f.launcher(ro.startTimeout),
 		Batch:       ro.batch,
 		Jobs:        ro.jobs,
 		StepTimeout: ro.stepTimeout,
@@ -281,15 +335,15 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 				}
 			}
 			if len(todo) == 0 {
-				fmt.Fprintf(ro.stderr, "bench: --resume: %s already holds every policy\n", ro.out)
-				return ro.finish(ctx, kept, nil, base, gateOpt)
+				fmt.Fprintf(ro.f.stderr, "bench: --resume: %s already holds every policy\n", ro.out)
+				return ro.finish(ctx, kept, nil, base, gateOpt, cmpSpec)
 			}
 			if err := sc.Select(todo); err != nil {
 				return err
 			}
 		}
 	}
-	pr := progress.New(ro.stderr, !ro.quiet)
+	pr := progress.New(ro.f.stderr, !ro.quiet)
 	b := ro.batch
 	if b <= 0 {
 		b = (nrep + 1) / 2
@@ -311,22 +365,23 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		file.Policies = append(kept.Policies, file.Policies...)
 		file.SortPolicies(order)
 	}
-	return ro.finish(ctx, file, runErr, base, gateOpt)
+	return ro.finish(ctx, file, runErr, base, gateOpt, cmpSpec)
 }
 
 // finish renders, writes and gates the results of a run. The tables come
 // first, so that results are never lost to an --out that cannot be
-// written (a full disk).
-func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options) error {
-	printStacks(ro.stderr, file)
+// written (a full disk). cmpSpec is what the comparison section compares,
+// nil for none.
+func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options, cmpSpec *compare.Spec) error {
+	printStacks(ro.f.stderr, file)
 	var cmp *compare.Scenario
-	if ro.cmpSpec != nil {
-		cmp = ro.attachComparison(file, *ro.cmpSpec)
+	if cmpSpec != nil {
+		cmp = ro.attachComparison(file, *cmpSpec)
 	} else {
 		file.Comparison = nil // a resumed file's, from another call
 	}
 	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.stdout, file, cmp); err != nil {
+		if err := ro.output.render(ro.f.stdout, file, cmp); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -339,7 +394,7 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.stdout, file, runErr, base, gateOpt, ro.output.format)
+		return ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"
@@ -434,7 +489,7 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 		shared = append(shared, fmt.Sprintf("bench.version was %s, now %q (reward streams belong to a build)", was, v))
 	}
 
-	launch := ro.launcher()
+	launch := ro.f.launcher(ro.startTimeout)
 	plugins := map[string]*engine.Plugin{}
 	launchErr := map[string]error{}
 	defer func() {
@@ -514,7 +569,7 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 				return nil, fmt.Errorf("--resume: %s holds policy %q, which this run does not run, from another setting (%s); resume without --policy, or remove the file", path, p.Label, why)
 			}
 		} else if why := differs(p, pol); why != "" {
-			fmt.Fprintf(ro.stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
+			fmt.Fprintf(ro.f.stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
 			continue
 		}
 		ok = append(ok, p)

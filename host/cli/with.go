@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/sdk"
@@ -147,11 +148,10 @@ func yamlScalar(raw string) (any, error) {
 // parameter, a value of the wrong type or out of range, or a label already
 // used by taken or an earlier spec is an input error (exit 2) naming the
 // spec. It returns the policies in the order given.
-func (ro *runOptions) withPolicies(ctx context.Context, taken []string) ([]scenario.Policy, error) {
+func (o *policyRunOptions) withPolicies(ctx context.Context, launch engine.Launcher, taken []string) ([]scenario.Policy, error) {
 	used := slices.Clone(taken)
-	launch := ro.launcher()
 	var out []scenario.Policy
-	for _, spec := range ro.with {
+	for _, spec := range o.with {
 		bad := func(err error) error { return withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err)) }
 		p, err := parseWith(spec)
 		if err != nil {
@@ -223,7 +223,7 @@ func (ro *runOptions) attachComparison(file *results.File, spec compare.Spec) *c
 	opt := compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}
 	s, err := compare.Attach(file, spec, opt)
 	if err != nil {
-		fmt.Fprintf(ro.stderr, "bench: warning: no comparison section: %v\n", err)
+		fmt.Fprintf(ro.f.stderr, "bench: warning: no comparison section: %v\n", err)
 		return nil
 	}
 	return s
