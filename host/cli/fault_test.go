@@ -128,8 +128,8 @@ func TestPluginFaults(t *testing.T) {
 			"opening a session is bounded by --step-timeout as well",
 			[]string{"--step-timeout", "2s"}, []string{"faulty hang-open: hanging in Open", "opening a session", "--step-timeout"}, false},
 		{"frozen (SIGSTOP)", "faulty-sigstop",
-			"a plugin that stops itself fails at the step timeout and is killed: no shutdown waits for it",
-			[]string{"--step-timeout", "2s"}, []string{"faulty sigstop: stopping myself at round 5", "step timeout 2s (--step-timeout)"}, true},
+			"a plugin that stops itself fails at the step timeout of that round and is killed: no shutdown waits for it, nothing continues it",
+			[]string{"--step-timeout", "2s"}, []string{"faulty sigstop: stopping myself at round 5", "step round 5: no answer within the step timeout 2s (--step-timeout)"}, true},
 		{"panic in Step", "faulty-panic",
 			"a panic the SDK recovers fails the policy; the error gives the panic and the policy's own frame",
 			nil, []string{"policy panicked: faulty panic: boom at round 5", "at main.(*batch).boom (", "main.go:"}, true},
@@ -199,6 +199,10 @@ func TestPluginFaults(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q", w)
 				}
+			}
+			// The frozen plugin says so if it is ever continued.
+			if strings.Contains(stderr, "continued after stopping") {
+				t.Errorf("something continued the stopped plugin")
 			}
 			if strings.Contains(strings.TrimSpace(stderr), "\n\n") {
 				t.Errorf("the error is not one paragraph")

@@ -135,6 +135,7 @@ policies:
 		{"SIGTERM, a plugin hangs in Close", "faulty-hang-close", syscall.SIGTERM, false, false, cli.ExitTerminated, "a plugin hanging in Close does not hold up the exit on SIGTERM"},
 		{"SIGTERM, a plugin is frozen", "faulty-sigstop", syscall.SIGTERM, false, false, cli.ExitTerminated, "a frozen plugin (SIGSTOP) is killed and does not hold up the exit on SIGTERM"},
 		{"SIGKILL", "faulty-slow-steps", syscall.SIGKILL, false, false, -1, "plugins of a killed bench exit on their own (the SDK's parent watchdog)"},
+		{"SIGKILL, a plugin is frozen", "faulty-sigstop", syscall.SIGKILL, false, false, -1, "a frozen plugin of a killed bench goes too: its process group is orphaned, so the kernel sends it SIGHUP and SIGCONT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Logf("rule: %s", c.rule)

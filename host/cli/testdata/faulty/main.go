@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -68,6 +67,9 @@ func main() {
 		time.Sleep(time.Minute)
 	case "slow-ok":
 		time.Sleep(300 * time.Millisecond)
+	case "stop-self":
+		// Not a plugin: TestStopSelf runs it as a plain program.
+		os.Exit(checkStopSelf())
 	case "bad-version":
 		say("speaking protocol version 3")
 		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 3,
@@ -271,11 +273,15 @@ func (b *batch) fault(st *sdk.BatchStep) error {
 	case "sigstop":
 		say("stopping myself at round %d", st.Round)
 		mark()
-		// Frozen for good: were anything to continue the process (the
-		// kernel sends SIGCONT to a process group it finds orphaned), it
-		// stops again at once, as a truly frozen plugin would stay.
+		stopSelf()
+		// While bench runs nothing continues a stopped plugin (the
+		// kernel sends SIGHUP and SIGCONT only once bench has exited and
+		// left the plugin's process group orphaned): should anything
+		// ever do so, say so, which fails TestPluginFaults, and stop
+		// again.
+		say("continued after stopping at round %d", st.Round)
 		for {
-			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			stopSelf()
 		}
 	case "panic":
 		b.boom(st.Round)
