@@ -54,3 +54,29 @@ func TestPluginLimits(t *testing.T) {
 		t.Fatalf("a plugin at every limit: %v", err)
 	}
 }
+
+// TestPluginParamErrors: a parameter whose default or allowed value is
+// missing or of another type than declared gets Param.Validate's words,
+// which say what the parameter wants, not the wire encoder's.
+func TestPluginParamErrors(t *testing.T) {
+	ok := func(Session, []Replica) (BatchPolicy, error) { return nil, nil }
+	for _, c := range []struct {
+		name string
+		p    Param
+		want string
+	}{
+		{"missing default", Param{Name: "n", Type: Int}, `sdk: plugin p: parameter "n": default: want int`},
+		{"int32 default", Param{Name: "n", Type: Int, Default: int32(1)}, `sdk: plugin p: parameter "n": default: want int`},
+		{"string allowed for an int", Param{Name: "n", Type: Int, Default: int64(1), Allowed: []any{int64(1), "x"}}, `sdk: plugin p: parameter "n": allowed value: want int`},
+		// Param.Validate takes it, the wire cannot carry it: refused now
+		// rather than by Describe once the plugin runs.
+		{"float32 default", Param{Name: "x", Type: Float, Default: float32(1)}, `sdk: plugin p: parameter "x" default: unsupported parameter value float32 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := newCore(Plugin{Name: "p", NewBatch: ok, Params: []Param{c.p}})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("newCore: %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
