@@ -26,7 +26,13 @@ func (p *Plugin) validate() error {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
 	d, err := toPBDescribe(&description{Name: p.Name, Version: p.Version, SDK: SDKVersion, Params: p.Params, Diagnostics: p.Diagnostics})
-	if err == nil {
+	if err != nil {
+		// A value the wire cannot carry (a missing default, an int32):
+		// Param.Validate says what the parameter wants, if it objects.
+		if perr := validateParams(p.Params); perr != nil {
+			err = perr
+		}
+	} else {
 		err = wire.CheckDescribe(d)
 	}
 	if err != nil {

@@ -73,9 +73,17 @@ func TestWritingPluginsGuide(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(clone, "bin", "plugins"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"go.mod", "go.sum", "sdk", "internal", "host"} { // sdktest links host/client, and both the wire in internal/
-		if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
-			t.Fatal(err)
+	// Everything else of the checkout, as a clone has it: the SDK imports
+	// internal/ and its tests the host's client.
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); name != "bin" {
+			if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	run := func(dir, script string) {
