@@ -13,7 +13,7 @@ import (
 // the step socket, the Steps stream and unary Step, and the policy sees no
 // rewards of the previous round.
 func TestArrivalsOverEveryTransport(t *testing.T) {
-	for name, opts := range map[string]LaunchOptions{"socket": {}, "stream": {NoSocket: true}, "unary": {NoStream: true}} {
+	for name, opts := range map[string]*LaunchOptions{"local": nil, "socket": {}, "stream": {NoSocket: true}, "unary": {NoStream: true}} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -29,13 +29,23 @@ func TestArrivalsOverEveryTransport(t *testing.T) {
 					return nil
 				}), nil
 			}}
-			rc, err := sdk.ServeInProcess(ctx, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := Attach(rc, opts)
-			if err != nil {
-				t.Fatal(err)
+			var c Conn
+			if opts == nil {
+				l, err := NewLocal(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c = l
+			} else {
+				rc, err := sdk.ServeInProcess(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cl, err := Attach(rc, *opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c = cl
 			}
 			defer c.Close()
 			want := sdk.Feedback{Kind: sdk.Batch, Batch: 2}
@@ -46,10 +56,12 @@ func TestArrivalsOverEveryTransport(t *testing.T) {
 			rounds := [][]Arrival{nil, nil, {{Index: 0, Round: 1, Arm: 0, Reward: 0.5}, {Index: 0, Round: 2, Arm: 1, Reward: -1}, {Index: 1, Round: 1, Arm: 0, Reward: 2}, {Index: 1, Round: 2, Arm: 1, Reward: 3}}, nil}
 			for k, arr := range rounds {
 				var prev []int32
+				var stale []float64 // rewards of another mode: no transport passes them on
 				if k > 0 {
 					prev = []int32{int32(k - 1), int32(k - 1)}
+					stale = []float64{9, 9}
 				}
-				if _, err := sess.Step(ctx, &Step{Round: k + 1, PrevArms: prev, Arrivals: arr}); err != nil {
+				if _, err := sess.Step(ctx, &Step{Round: k + 1, PrevArms: prev, PrevRewards: stale, Arrivals: arr}); err != nil {
 					t.Fatalf("round %d: %v", k+1, err)
 				}
 			}

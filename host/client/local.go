@@ -60,6 +60,20 @@ type localSession struct {
 	id  uint64
 }
 
-func (s *localSession) Step(_ context.Context, st *Step) (StepResult, error) { return s.s.Step(st) }
+// Step implements SessionConn. Like the transports, which carry only the
+// fields of the session's feedback mode, it passes on the previous
+// rewards under immediate feedback and the arrivals under delayed.
+func (s *localSession) Step(_ context.Context, st *Step) (StepResult, error) {
+	if other := s.s.Delayed() && len(st.PrevRewards) > 0 || !s.s.Delayed() && len(st.Arrivals) > 0; other {
+		own := *st
+		if s.s.Delayed() {
+			own.PrevRewards = nil
+		} else {
+			own.Arrivals = nil
+		}
+		st = &own
+	}
+	return s.s.Step(st)
+}
 
 func (s *localSession) Close(context.Context) error { return s.srv.Close(s.id) }
