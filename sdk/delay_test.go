@@ -116,4 +116,3 @@ func TestObserveOnArrival(t *testing.T) {
 		}
 	}
 }
-

@@ -60,4 +60,3 @@ func TestArrivalFrameRoundTrip(t *testing.T) {
 		t.Fatalf("immediate frame changed: %x", old)
 	}
 }
-
