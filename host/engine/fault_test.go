@@ -21,10 +21,12 @@ import (
 // 5 is whatever answer returns.
 type rogue struct {
 	answer func(n int) (sdk.StepResult, error)
-	block  bool        // Open never returns (until ctx ends)
-	diags  []string    // declared diagnostics
-	params []sdk.Param // declared as is, unchecked
+	block  bool          // Open never returns (until ctx ends)
+	hung   chan struct{} // when set, round 5 closes it and never returns (until ctx ends)
+	diags  []string      // declared diagnostics
+	params []sdk.Param   // declared as is, unchecked
 	opens  atomic.Int32
+	closes atomic.Int32 // sessions closed
 }
 
 func (r *rogue) Describe(context.Context) (*sdk.Description, error) {
@@ -52,7 +54,12 @@ func (s *rogueSession) StepArrivals(ctx context.Context, round int, prev []int32
 	return s.Step(ctx, round, prev, nil, wantDiag)
 }
 
-func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64, wantDiag bool) (sdk.StepResult, error) {
+func (s *rogueSession) Step(ctx context.Context, round int, _ []int32, _ []float64, wantDiag bool) (sdk.StepResult, error) {
+	if round == 5 && s.r.hung != nil {
+		close(s.r.hung)
+		<-ctx.Done()
+		return sdk.StepResult{}, ctx.Err()
+	}
 	if round == 5 {
 		return s.r.answer(s.n)
 	}
@@ -66,7 +73,10 @@ func (s *rogueSession) Step(_ context.Context, round int, _ []int32, _ []float64
 	return res, nil
 }
 
-func (s *rogueSession) Close(context.Context) error { return nil }
+func (s *rogueSession) Close(context.Context) error {
+	s.r.closes.Add(1)
+	return nil
+}
 
 // TestRoguePlugin: the host checks every answer itself; a bad one fails
 // the policy with a message naming the round, and the other policies of
