@@ -22,10 +22,12 @@ import (
 // 5 is whatever answer returns.
 type rogue struct {
 	answer func(n int) (client.StepResult, error)
-	block  bool        // Open never returns (until ctx ends)
-	diags  []string    // declared diagnostics
-	params []sdk.Param // declared as is, unchecked
+	block  bool          // Open never returns (until ctx ends)
+	hung   chan struct{} // when set, round 5 closes it and never returns (until ctx ends)
+	diags  []string      // declared diagnostics
+	params []sdk.Param   // declared as is, unchecked
 	opens  atomic.Int32
+	closes atomic.Int32 // sessions closed
 }
 
 func (r *rogue) Describe(context.Context) (*client.Description, error) {
@@ -49,7 +51,12 @@ type rogueSession struct {
 	arms []int32
 }
 
-func (s *rogueSession) Step(_ context.Context, st *client.Step) (client.StepResult, error) {
+func (s *rogueSession) Step(ctx context.Context, st *client.Step) (client.StepResult, error) {
+	if st.Round == 5 && s.r.hung != nil {
+		close(s.r.hung)
+		<-ctx.Done()
+		return client.StepResult{}, ctx.Err()
+	}
 	if st.Round == 5 {
 		return s.r.answer(s.n)
 	}
@@ -63,7 +70,10 @@ func (s *rogueSession) Step(_ context.Context, st *client.Step) (client.StepResu
 	return res, nil
 }
 
-func (s *rogueSession) Close(context.Context) error { return nil }
+func (s *rogueSession) Close(context.Context) error {
+	s.r.closes.Add(1)
+	return nil
+}
 
 // TestRoguePlugin: the host checks every answer itself; a bad one fails
 // the policy with a message naming the round, and the other policies of
