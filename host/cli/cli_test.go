@@ -16,12 +16,14 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
 )
 
 // binDir holds bench and the real plugin executables, built once by
-// TestMain exactly as `make build` lays them out.
+// TestMain exactly as `make build` lays them out (linked from the cache of
+// internal/testbin, which other test processes share).
 var binDir string
 
 var shipped = []string{"ts", "klucb", "remax", "remaxgrad"}
@@ -33,17 +35,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := func(out, pkg string) {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
-			os.Exit(1)
-		}
-	}
-	build(filepath.Join(dir, "bench"), "github.com/regretbench/regretbench/host")
+	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/host", Name: "bench"}}
 	for _, p := range shipped {
-		build(filepath.Join(dir, "plugins", "bench-plugin-"+p), "github.com/regretbench/regretbench/plugins/"+p)
+		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/" + p, Name: "plugins/bench-plugin-" + p})
+	}
+	if err := testbin.Build(dir, testbin.Options{}, mains...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
@@ -34,8 +35,7 @@ func badPlugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "bad.bin")
-		if out, err := exec.Command("go", "build", "-o", exe, "./testdata/badplugin").CombinedOutput(); err != nil {
-			badErr = fmt.Errorf("building testdata/badplugin: %v\n%s", err, out)
+		if badErr = testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/badplugin", Name: "bad.bin"}); badErr != nil {
 			return
 		}
 		for _, m := range badModes {
@@ -61,14 +61,12 @@ var (
 func ucb1Plugin(t *testing.T) string {
 	t.Helper()
 	ucb1Once.Do(func() {
-		p := filepath.Join(binDir, "examples", "bench-plugin-ucb1")
-		cmd := exec.Command("go", "build", "-o", p, ".")
-		cmd.Dir = filepath.Join(repoRoot(t), "examples", "ucb1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			ucb1Err = fmt.Errorf("building examples/ucb1: %v\n%s", err, out)
+		dir := filepath.Join(binDir, "examples")
+		opts := testbin.Options{Dir: filepath.Join(repoRoot(t), "examples", "ucb1")}
+		if ucb1Err = testbin.Build(dir, opts, testbin.Main{Pkg: ".", Name: "bench-plugin-ucb1"}); ucb1Err != nil {
 			return
 		}
-		ucb1Path = p
+		ucb1Path = filepath.Join(dir, "bench-plugin-ucb1")
 	})
 	if ucb1Err != nil {
 		t.Fatal(ucb1Err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -302,9 +302,8 @@ func proto1Plugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "bench-plugin-faulty-spy")
-		cmd := exec.Command("go", "build", "-tags", "regretbench_proto1", "-o", exe, "./testdata/faulty")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			proto1Err = fmt.Errorf("building testdata/faulty for protocol 1: %v\n%s", err, out)
+		opts := testbin.Options{Tags: []string{"regretbench_proto1"}}
+		if proto1Err = testbin.Build(dir, opts, testbin.Main{Pkg: "./testdata/faulty", Name: "bench-plugin-faulty-spy"}); proto1Err != nil {
 			return
 		}
 		proto1Err = os.Link(exe, filepath.Join(dir, "bench-plugin-old"))

@@ -32,11 +32,7 @@ func TestExternalGoPlugin(t *testing.T) {
 
 	// Build the example from its own module, as its author would.
 	ucb1 := filepath.Join(plugins, "bench-plugin-ucb1")
-	build := exec.Command("go", "build", "-o", ucb1, ".")
-	build.Dir = filepath.Join(repoRoot(t), "examples", "ucb1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/ucb1: %v\n%s", err, out)
-	}
+	linkOrCopy(t, ucb1Plugin(t), ucb1)
 	ucb1Sum := fileSHA256(t, ucb1)
 
 	// means [1, 0.5, 0]: uniform play loses (0 + 0.5 + 1)/3 = 0.5 a round.

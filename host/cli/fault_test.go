@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -48,9 +48,7 @@ func faultyPlugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "faulty.bin")
-		cmd := exec.Command("go", "build", "-o", exe, "./testdata/faulty")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			faultyErr = fmt.Errorf("building testdata/faulty: %v\n%s", err, out)
+		if faultyErr = testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/faulty", Name: "faulty.bin"}); faultyErr != nil {
 			return
 		}
 		link := func(src, name string) {
