@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,9 +46,29 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Most of this package's time is spent waiting: for plugins to start,
+	// for timeouts (--step-timeout, close grace, parent death) to expire.
+	// Its tests that wait run in parallel, each with plugins of its own
+	// (ownPlugins); more of them at once than the default of one per core
+	// unless -parallel says otherwise.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// skipShort skips the test under -short (make test-short), naming what it
+// covers; go test without -short (make test, CI) runs it.
+func skipShort(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: skips %s; go test without -short (make test) runs it", what)
+	}
 }
 
 // bench runs the CLI in process (the plugins are still real processes) and

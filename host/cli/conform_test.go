@@ -111,18 +111,35 @@ func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 
 // TestConformPasses: every shipped plugin and the Go example pass every
 // rule over every transport, parent death included, and leave no process.
+// With -short, only ts and the broken plugins' conforming mode are
+// checked: plugins/*'s own TestConformance runs the same rules in process.
 func TestConformPasses(t *testing.T) {
-	plugins := map[string]string{}
+	t.Parallel() // with plugins of its own: see ownPlugins
+	type target struct {
+		dir, name string
+		byPath    bool // named by its path, else by name in --plugin-dir
+	}
+	plugins := map[string]target{}
 	for _, n := range shipped {
-		plugins[n] = n
+		if n == "ts" || !testing.Short() {
+			plugins[n] = target{filepath.Join(binDir, "plugins"), n, false}
+		}
 	}
 	if !testing.Short() {
-		plugins["ucb1 (examples/ucb1)"] = ucb1Plugin(t)
+		plugins["ucb1 (examples/ucb1)"] = target{filepath.Dir(ucb1Plugin(t)), "ucb1", true}
 	}
-	plugins["bad-ok (the broken plugins' conforming mode)"] = filepath.Join(badPlugins(t), "bench-plugin-bad-ok")
-	for name, arg := range plugins {
+	plugins["bad-ok (the broken plugins' conforming mode)"] = target{badPlugins(t), "bad-ok", true}
+	for name, p := range plugins {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "conform", "--quick", arg)
+			// Checks wait for plugins to start and exit: in parallel,
+			// each with plugins of its own.
+			t.Parallel()
+			own := ownPlugins(t, p.dir, p.name)
+			arg := p.name
+			if p.byPath {
+				arg = filepath.Join(own, "bench-plugin-"+p.name)
+			}
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", arg)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 			}
@@ -138,7 +155,7 @@ func TestConformPasses(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout)
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -147,6 +164,7 @@ func TestConformPasses(t *testing.T) {
 // reason naming what went wrong and where, exit 1, and leaves no process
 // behind even when it is the one that does not exit on parent death.
 func TestConformBroken(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := badPlugins(t)
 	for _, c := range []struct {
 		mode string
@@ -162,7 +180,9 @@ func TestConformBroken(t *testing.T) {
 		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, true},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "bad-"+c.mode)
+			t.Parallel()
+			own := ownPlugins(t, dir, "bad-"+c.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "bad-"+c.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
@@ -200,7 +220,7 @@ func TestConformBroken(t *testing.T) {
 					}
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -240,9 +260,7 @@ func TestConformUsage(t *testing.T) {
 // package (installed, or from sdk/python as the plugins fall back to).
 func pythonSDK(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs Python plugins")
-	}
+	skipShort(t, "bench conform over Python plugins")
 	probe := fmt.Sprintf("import sys; sys.path.append(%q); import grpc, google.protobuf, numpy, regretbench",
 		filepath.Join(repoRoot(t), "sdk", "python"))
 	if out, err := exec.Command("/usr/bin/python3", "-c", probe).CombinedOutput(); err != nil {
@@ -253,6 +271,7 @@ func pythonSDK(t *testing.T) {
 
 // TestConformPythonExamples: every Python example passes every rule.
 func TestConformPythonExamples(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	pythonSDK(t)
 	if _, err := os.Stat(filepath.Join(repoRoot(t), "sdk", "python", "regretbench")); err != nil {
 		t.Skipf("examples/python is written on sdk/python, which this tree lacks: %v", err)
@@ -263,6 +282,8 @@ func TestConformPythonExamples(t *testing.T) {
 	}
 	for _, path := range examples {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			// Mostly waiting for Python to start: in parallel.
+			t.Parallel()
 			stdout, stderr, code := bench(t, "conform", "--quick", path)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
@@ -320,6 +341,7 @@ func TestConformProtocol1(t *testing.T) {
 // script in its conforming mode passes those rules. Only the rules at
 // stake are checked (--rule): a Python plugin is slow to start.
 func TestConformPythonBroken(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	pythonSDK(t)
 	dir := filepath.Join(binDir, "pybad")
 	script, err := filepath.Abs(filepath.Join("testdata", "pybroken", "bench-plugin-pybad"))
@@ -353,7 +375,9 @@ func TestConformPythonBroken(t *testing.T) {
 		}
 	}
 	t.Run("ok", func(t *testing.T) {
-		stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		t.Parallel()
+		own := ownPlugins(t, dir, "pybad-ok")
+		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 		}
@@ -363,11 +387,13 @@ func TestConformPythonBroken(t *testing.T) {
 				t.Errorf("rule %s not passed:\n%s", r, stdout)
 			}
 		}
-		assertNoPlugins(t)
+		assertNoPluginsIn(t, own)
 	})
 	for _, m := range modes {
 		t.Run(m.mode, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			t.Parallel()
+			own := ownPlugins(t, dir, "pybad-"+m.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
@@ -391,7 +417,7 @@ func TestConformPythonBroken(t *testing.T) {
 			if failed == 0 {
 				t.Errorf("no line for rule %s", m.rule)
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }

@@ -17,9 +17,7 @@ import (
 // rebuilding bench. It also checks the plugin identity recorded in results
 // and the sha256 pin.
 func TestExternalGoPlugin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds examples/ucb1")
-	}
+	skipShort(t, "an installed bench running examples/ucb1 built from its own module")
 	// An installed bench: the executable with plugins/ beside it.
 	inst := t.TempDir()
 	benchExe := filepath.Join(inst, "bench")

@@ -102,6 +102,7 @@ policies:
 // of these ways fails only its own policies, with an error naming it, and
 // leaves no process behind.
 func TestPluginFaults(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	type fault struct {
 		name   string
@@ -180,9 +181,13 @@ func TestPluginFaults(t *testing.T) {
 			[]string{"--start-timeout", "1s"}, []string{"--start-timeout", "faulty slow-start: warming up"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Most faults are waited out (timeouts): the cases run in
+			// parallel, each with plugins of its own.
+			t.Parallel()
 			t.Logf("rule: %s", c.rule)
+			own := ownPlugins(t, dir, c.plugin, "ts")
 			out := filepath.Join(t.TempDir(), "r.json")
-			args := append([]string{"--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q"}, c.args...)
+			args := append([]string{"--plugin-dir", own, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q"}, c.args...)
 			stdout, stderr, code := bench(t, args...)
 			t.Logf("stderr:\n%s", stderr)
 			if code != cli.ExitPolicy {
@@ -217,7 +222,7 @@ func TestPluginFaults(t *testing.T) {
 			if ts == nil || ts.Status != results.StatusOK || len(ts.Final["regret"]) != 3 {
 				t.Errorf("TS did not finish: %+v", ts)
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -225,6 +230,7 @@ func TestPluginFaults(t *testing.T) {
 // TestHarmlessFaults: plugin output that go-plugin tolerates does not fail
 // the run.
 func TestHarmlessFaults(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	for _, c := range []struct{ name, plugin, rule string }{
 		{"stdout after the handshake", "faulty-stdout-after", "after the handshake a plugin's stdout is drained and ignored"},
@@ -232,10 +238,12 @@ func TestHarmlessFaults(t *testing.T) {
 		{"1 MiB line on stdout", "faulty-stdout-flood", "a line of any length on stdout is drained and ignored too"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			t.Logf("rule: %s", c.rule)
+			own := ownPlugins(t, dir, c.plugin, "ts")
 			out := filepath.Join(t.TempDir(), "r.json")
 			// A plugin blocked writing stdout would fail at the step timeout.
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q", "--step-timeout", "30s")
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q", "--step-timeout", "30s")
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
@@ -247,7 +255,7 @@ func TestHarmlessFaults(t *testing.T) {
 					t.Errorf("%s: status %q", p.Label, p.Status)
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -270,18 +278,18 @@ func policyByLabel(f *results.File, label string) *results.Policy {
 	return nil
 }
 
-// pluginProc is a live process started from a plugin file under binDir.
+// pluginProc is a live process started from a plugin file.
 type pluginProc struct {
 	pid  int
 	ppid int
 	path string
 }
 
-// pluginProcs lists live (non-zombie) processes whose program, or script
-// run by an interpreter, is a bench-plugin-* file under binDir.
-func pluginProcs(t *testing.T) []pluginProc {
+// pluginProcsIn lists live (non-zombie) processes whose program, or
+// script run by an interpreter, is a bench-plugin-* file under dir.
+func pluginProcsIn(t *testing.T, dir string) []pluginProc {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(binDir)
+	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +321,7 @@ func pluginProcs(t *testing.T) []pluginProc {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		for _, a := range append([]string{exe}, argv[:min(2, len(argv))]...) {
 			if strings.HasPrefix(filepath.Base(a), "bench-plugin-") &&
-				(strings.HasPrefix(a, root+"/") || strings.HasPrefix(a, binDir+"/")) {
+				(strings.HasPrefix(a, root+"/") || strings.HasPrefix(a, dir+"/")) {
 				out = append(out, pluginProc{pid, ppid, a})
 				break
 			}
@@ -326,9 +334,17 @@ func pluginProcs(t *testing.T) []pluginProc {
 // (the SDK's parent watchdog polls once a second).
 func assertNoPlugins(t *testing.T) {
 	t.Helper()
+	assertNoPluginsIn(t, binDir)
+}
+
+// assertNoPluginsIn is assertNoPlugins for the plugins under dir alone: a
+// test that runs in parallel with others checks its own directory (see
+// ownPlugins), not the processes of the others.
+func assertNoPluginsIn(t *testing.T, dir string) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left := pluginProcs(t)
+		left := pluginProcsIn(t, dir)
 		if len(left) == 0 {
 			return
 		}
@@ -341,6 +357,37 @@ func assertNoPlugins(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ownPlugins returns a new plugin directory under binDir of the test's
+// own, holding the plugins named (bench-plugin-NAME) from the directory
+// src: hard links, or new symbolic links for symbolic links, so that each
+// runs as the same program under the same name. Tests that run in
+// parallel run their plugins from their own directories, and check their
+// own processes with pluginProcsIn and assertNoPluginsIn on it.
+func ownPlugins(t *testing.T, src string, names ...string) string {
+	t.Helper()
+	parent := filepath.Join(binDir, "own")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		from, to := filepath.Join(src, "bench-plugin-"+n), filepath.Join(dir, "bench-plugin-"+n)
+		var err error
+		if target, rerr := os.Readlink(from); rerr == nil {
+			err = os.Symlink(target, to)
+		} else {
+			err = os.Link(from, to)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func syscallKill(pid int) {
