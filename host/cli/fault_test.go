@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -709,4 +710,46 @@ func TestBadResultsFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "x.json")); err == nil {
 		t.Errorf("a refused merge wrote its --out file")
 	}
+}
+
+// TestOwnPlugins: a process run from a test's own plugin directory is seen
+// by pluginProcsIn on that directory, not on another test's, and by the
+// whole-package check on binDir; once it is gone, assertNoPluginsIn passes.
+func TestOwnPlugins(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1)")
+	}
+	mine, other := ownPlugins(t, binDir), ownPlugins(t, binDir)
+	exe := filepath.Join(mine, "bench-plugin-sleeper")
+	linkOrCopy(t, sleep, exe)
+	cmd := exec.Command(exe, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	pid := cmd.Process.Pid
+	has := func(ps []pluginProc) bool {
+		for _, p := range ps {
+			if p.pid == pid {
+				return true
+			}
+		}
+		return false
+	}
+	if ps := pluginProcsIn(t, mine); len(ps) != 1 || ps[0].pid != pid || ps[0].path != exe {
+		t.Errorf("its own directory: %+v, want pid %d running %s alone", ps, pid, exe)
+	}
+	if has(pluginProcsIn(t, other)) {
+		t.Errorf("another test's directory sees pid %d", pid)
+	}
+	if !has(pluginProcsIn(t, binDir)) {
+		t.Errorf("binDir does not see pid %d: assertNoPlugins would miss what a test left behind", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	assertNoPluginsIn(t, mine)
 }
