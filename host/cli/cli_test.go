@@ -93,6 +93,7 @@ func writeFile(t *testing.T, name, content string) string {
 // TestResultsFileKeys: the acceptance run of the foundation issue writes a
 // results file with every key of design §7, and prints both tables.
 func TestResultsFileKeys(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := bench(t, "--scenario", "three_arm", "--runs", "50", "--horizon", "2000", "--out", out)
 	if code != 0 {
@@ -149,6 +150,7 @@ func TestResultsFileKeys(t *testing.T) {
 // results through a real go-plugin process and in process, with the
 // streaming and the unary Step alike.
 func TestPluginProcessMatchesInProcess(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse("t.yaml", []byte(`
 environment: {means: [0.5, 0.45, 0.3], noise_sd: 0.2}
 horizon: 300
@@ -195,6 +197,7 @@ policies: [{plugin: ts, label: TS}]
 
 // TestBadInput: each mistake gets a clear message and exit code 2.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	unknownKey := writeFile(t, "typo.yaml", `
 environment: {means: [1, 0], noise_sd: 1, noisesd: 2}
 horizon: 10
@@ -266,6 +269,7 @@ func TestEnvironmentBinding(t *testing.T) {
 // TestBinaryExitCodes runs the built bench executable itself: the default
 // plugin directory is plugins/ beside it, and errors exit non-zero.
 func TestBinaryExitCodes(t *testing.T) {
+	t.Parallel()
 	exe := filepath.Join(binDir, "bench")
 	cmd := exec.Command(exe, "--scenario", "quick", "--runs", "5", "--horizon", "100")
 	cmd.Dir = t.TempDir()

@@ -228,6 +228,7 @@ func TestConformBroken(t *testing.T) {
 // TestConformUsage: a plugin that is not there, a directory, or no
 // argument at all are usage errors (exit 2), naming what was looked for.
 func TestConformUsage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -308,6 +309,7 @@ func TestConformPythonExamples(t *testing.T) {
 // skipped, naming the protocol, for a plugin that speaks protocol 1 only,
 // and checks (and passes) it for a protocol 2 plugin.
 func TestConformProtocol1(t *testing.T) {
+	t.Parallel()
 	old := filepath.Join(proto1Plugins(t), "bench-plugin-old")
 	stdout, stderr, code := bench(t, "conform", "--quick", "--rule", "delayed-feedback", old)
 	if code != cli.ExitOK {

@@ -18,6 +18,7 @@ import (
 // and the sha256 pin.
 func TestExternalGoPlugin(t *testing.T) {
 	skipShort(t, "an installed bench running examples/ucb1 built from its own module")
+	t.Parallel()
 	// An installed bench: the executable with plugins/ beside it.
 	inst := t.TempDir()
 	benchExe := filepath.Join(inst, "bench")
@@ -127,6 +128,7 @@ func stderrOf(err error) string {
 // TestRecordedSHA256 checks the identity of the shipped plugins in a
 // results file written by the in-process CLI.
 func TestRecordedSHA256(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	if _, stderr, code := bench(t, "--scenario", "quick", "--runs", "2", "--horizon", "50", "--out", out, "--quiet"); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

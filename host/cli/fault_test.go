@@ -576,6 +576,7 @@ func checkSteps(t *testing.T, recs []map[string]json.RawMessage, means []float64
 // are written against: the messages a plugin receives have only the
 // fields listed above.
 func TestProtocolCarriesNoMeans(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "sdk", "proto", "policy.proto"))
 	if err != nil {
 		t.Fatal(err)
@@ -629,6 +630,7 @@ func setOf(xs []string) map[string]bool {
 // another schema version, or arrays of mismatched lengths, with exit code
 // 2 and a message naming the file and what is wrong with it.
 func TestBadResultsFiles(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	run := func(out string, extra ...string) {
 		t.Helper()
@@ -716,6 +718,7 @@ func TestBadResultsFiles(t *testing.T) {
 // by pluginProcsIn on that directory, not on another test's, and by the
 // whole-package check on binDir; once it is gone, assertNoPluginsIn passes.
 func TestOwnPlugins(t *testing.T) {
+	t.Parallel()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skip("no sleep(1)")

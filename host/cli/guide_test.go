@@ -45,6 +45,7 @@ func guideSection(t *testing.T, title string) []guideBlock {
 // the unpublished module and never to run `go mod tidy`; neither worked.
 func TestWritingPluginsGuide(t *testing.T) {
 	skipShort(t, "the commands of examples/WRITING-PLUGINS.md, building a plugin module from scratch")
+	t.Parallel()
 	blocks := guideSection(t, "Go in five minutes")
 	var sh, gofiles []string
 	for _, b := range blocks {

@@ -18,6 +18,7 @@ import (
 // TestPanicStack: the error paragraph of a panicking policy is short; the
 // full stack is on stderr and in the results file's error.
 func TestPanicStack(t *testing.T) {
+	t.Parallel()
 	dir := faultyPlugins(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, "faulty-panic"), "--out", out, "-q")
@@ -192,6 +193,7 @@ func TestPaperInterrupted(t *testing.T) {
 // limit, as a full disk would), the tables are printed all the same and
 // bench fails naming --out.
 func TestOutUnwritable(t *testing.T) {
+	t.Parallel()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Skip("no prlimit(1)")

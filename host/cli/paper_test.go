@@ -16,6 +16,7 @@ import (
 // although it schedules policies longest first across scenarios.
 func TestPaper(t *testing.T) {
 	skipShort(t, "bench paper over every scenario of the paper")
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir)
 	if code != 0 {

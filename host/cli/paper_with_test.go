@@ -16,6 +16,7 @@ import (
 // plain run computes them, and prints and writes the comparison.
 func TestPaperWith(t *testing.T) {
 	skipShort(t, "bench paper --with (every scenario of the paper, small scale)")
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--plot-format", "svg", "-q", "--with", "ts:inflation=2@TS x2")
 	if code != 0 {
@@ -81,6 +82,7 @@ func TestPaperWith(t *testing.T) {
 // shipped rows, with the comparison printed and written into index.html.
 func TestPaperWithExternalPlugin(t *testing.T) {
 	skipShort(t, "bench paper --with examples/ucb1 (every scenario of the paper, small scale)")
+	t.Parallel()
 	dir := t.TempDir()
 	plugins := filepath.Join(dir, "plugins")
 	if err := os.MkdirAll(plugins, 0o755); err != nil {
