@@ -112,29 +112,30 @@ func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 // TestConformPasses: every shipped plugin and the Go example pass every
 // rule over every transport, parent death included, and leave no process.
 // With -short, only ts and the broken plugins' conforming mode are
-// checked: plugins/*'s own TestConformance runs the same rules in process.
+// checked; plugins/*'s own TestConformance runs the rules in process.
 func TestConformPasses(t *testing.T) {
 	t.Parallel() // with plugins of its own: see ownPlugins
 	type target struct {
-		dir, name string
-		byPath    bool // named by its path, else by name in --plugin-dir
+		dir    func(*testing.T) string
+		name   string
+		byPath bool // named by its path, else by name in --plugin-dir
+		short  bool // checked under -short too
 	}
 	plugins := map[string]target{}
 	for _, n := range shipped {
-		if n == "ts" || !testing.Short() {
-			plugins[n] = target{filepath.Join(binDir, "plugins"), n, false}
-		}
+		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts"}
 	}
-	if !testing.Short() {
-		plugins["ucb1 (examples/ucb1)"] = target{filepath.Dir(ucb1Plugin(t)), "ucb1", true}
-	}
-	plugins["bad-ok (the broken plugins' conforming mode)"] = target{badPlugins(t), "bad-ok", true}
+	plugins["ucb1 (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1", true, false}
+	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, true}
 	for name, p := range plugins {
 		t.Run(name, func(t *testing.T) {
+			if !p.short {
+				skipShort(t, "bench conform over "+name)
+			}
 			// Checks wait for plugins to start and exit: in parallel,
 			// each with plugins of its own.
 			t.Parallel()
-			own := ownPlugins(t, p.dir, p.name)
+			own := ownPlugins(t, p.dir(t), p.name)
 			arg := p.name
 			if p.byPath {
 				arg = filepath.Join(own, "bench-plugin-"+p.name)
@@ -272,7 +273,7 @@ func pythonSDK(t *testing.T) {
 
 // TestConformPythonExamples: every Python example passes every rule.
 func TestConformPythonExamples(t *testing.T) {
-	t.Parallel() // with plugins of its own: see ownPlugins
+	t.Parallel() // its plugins run from examples/python, not binDir
 	pythonSDK(t)
 	if _, err := os.Stat(filepath.Join(repoRoot(t), "sdk", "python", "regretbench")); err != nil {
 		t.Skipf("examples/python is written on sdk/python, which this tree lacks: %v", err)
