@@ -46,11 +46,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// Most of this package's time is spent waiting: for plugins to start,
+	// Much of this package's time is spent waiting: for plugins to start,
 	// for timeouts (--step-timeout, close grace, parent death) to expire.
-	// Its tests that wait run in parallel, each with plugins of its own
-	// (ownPlugins); more of them at once than the default of one per core
-	// unless -parallel says otherwise.
+	// Its tests run in parallel unless they set environment variables or
+	// look at every plugin process (those that check processes while
+	// others run use plugins of their own: ownPlugins), and more of them
+	// at once than the default of one per core, unless -parallel is given.
 	flag.Parse()
 	parallelSet := false
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })

@@ -137,8 +137,8 @@ policies: [{plugin: %s, label: Wrapped}, {plugin: ts, label: TS}]
 // TestPaperInterrupted: bench paper stopped by a signal exits 130 or 143
 // and writes the scenarios that finished, and only those.
 func TestPaperInterrupted(t *testing.T) {
-	t.Parallel() // with plugins of its own: see ownPlugins
 	skipShort(t, "bench paper interrupted by SIGINT and SIGTERM (every scenario of the paper)")
+	t.Parallel() // with plugins of its own: see ownPlugins
 	faulty := faultyPlugins(t)
 	// The shipped plugins, but KL-UCB hangs on two arms: with one job at
 	// a time, cheapest last, it is the last job to run (remaxgrad_two_arm's
