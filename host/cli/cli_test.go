@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,12 +20,14 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
 )
 
 // binDir holds bench and the real plugin executables, built once by
-// TestMain exactly as `make build` lays them out.
+// TestMain exactly as `make build` lays them out (linked from the cache of
+// internal/testbin, which other test processes share).
 var binDir string
 
 var shipped = []string{"ts", "klucb", "remax", "remaxgrad"}
@@ -34,21 +39,38 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := func(out, pkg string) {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
-			os.Exit(1)
-		}
-	}
-	build(filepath.Join(dir, "bench"), "github.com/regretbench/regretbench/host")
+	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/host", Name: "bench"}}
 	for _, p := range shipped {
-		build(filepath.Join(dir, "plugins", "bench-plugin-"+p), "github.com/regretbench/regretbench/plugins/"+p)
+		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/" + p, Name: "plugins/bench-plugin-" + p})
+	}
+	if err := testbin.Build(dir, testbin.Options{}, mains...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Much of this package's time is spent waiting: for plugins to start,
+	// for timeouts (--step-timeout, close grace, parent death) to expire.
+	// Its tests run in parallel unless they set environment variables or
+	// look at every plugin process (those that check processes while
+	// others run use plugins of their own: ownPlugins), and more of them
+	// at once than the default of one per core, unless -parallel is given.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// skipShort skips the test under -short (make test-short), naming what it
+// covers; go test without -short (make test, CI) runs it.
+func skipShort(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: skips %s; go test without -short (make test) runs it", what)
+	}
 }
 
 // bench runs the CLI in process (the plugins are still real processes) and
@@ -73,6 +95,7 @@ func writeFile(t *testing.T, name, content string) string {
 // TestResultsFileKeys: the acceptance run of the foundation issue writes a
 // results file with every key of design §7, and prints both tables.
 func TestResultsFileKeys(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, stderr, code := bench(t, "--scenario", "three_arm", "--runs", "50", "--horizon", "2000", "--out", out)
 	if code != 0 {
@@ -129,6 +152,7 @@ func TestResultsFileKeys(t *testing.T) {
 // results through a real go-plugin process and in process, with the
 // streaming and the unary Step alike.
 func TestPluginProcessMatchesInProcess(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse("t.yaml", []byte(`
 environment: {means: [0.5, 0.45, 0.3], noise_sd: 0.2}
 horizon: 300
@@ -175,6 +199,7 @@ policies: [{plugin: ts, label: TS}]
 
 // TestBadInput: each mistake gets a clear message and exit code 2.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	unknownKey := writeFile(t, "typo.yaml", `
 environment: {means: [1, 0], noise_sd: 1, noisesd: 2}
 horizon: 10
@@ -246,6 +271,7 @@ func TestEnvironmentBinding(t *testing.T) {
 // TestBinaryExitCodes runs the built bench executable itself: the default
 // plugin directory is plugins/ beside it, and errors exit non-zero.
 func TestBinaryExitCodes(t *testing.T) {
+	t.Parallel()
 	exe := filepath.Join(binDir, "bench")
 	cmd := exec.Command(exe, "--scenario", "quick", "--runs", "5", "--horizon", "100")
 	cmd.Dir = t.TempDir()

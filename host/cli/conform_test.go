@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
@@ -34,8 +35,7 @@ func badPlugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "bad.bin")
-		if out, err := exec.Command("go", "build", "-o", exe, "./testdata/badplugin").CombinedOutput(); err != nil {
-			badErr = fmt.Errorf("building testdata/badplugin: %v\n%s", err, out)
+		if badErr = testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/badplugin", Name: "bad.bin"}); badErr != nil {
 			return
 		}
 		for _, m := range badModes {
@@ -61,14 +61,12 @@ var (
 func ucb1Plugin(t *testing.T) string {
 	t.Helper()
 	ucb1Once.Do(func() {
-		p := filepath.Join(binDir, "examples", "bench-plugin-ucb1")
-		cmd := exec.Command("go", "build", "-o", p, ".")
-		cmd.Dir = filepath.Join(repoRoot(t), "examples", "ucb1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			ucb1Err = fmt.Errorf("building examples/ucb1: %v\n%s", err, out)
+		dir := filepath.Join(binDir, "examples")
+		opts := testbin.Options{Dir: filepath.Join(repoRoot(t), "examples", "ucb1")}
+		if ucb1Err = testbin.Build(dir, opts, testbin.Main{Pkg: ".", Name: "bench-plugin-ucb1"}); ucb1Err != nil {
 			return
 		}
-		ucb1Path = p
+		ucb1Path = filepath.Join(dir, "bench-plugin-ucb1")
 	})
 	if ucb1Err != nil {
 		t.Fatal(ucb1Err)
@@ -113,18 +111,36 @@ func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 
 // TestConformPasses: every shipped plugin and the Go example pass every
 // rule over every transport, parent death included, and leave no process.
+// With -short, only ts and the broken plugins' conforming mode are
+// checked; plugins/*'s own TestConformance runs the rules in process.
 func TestConformPasses(t *testing.T) {
-	plugins := map[string]string{}
+	t.Parallel() // with plugins of its own: see ownPlugins
+	type target struct {
+		dir    func(*testing.T) string
+		name   string
+		byPath bool // named by its path, else by name in --plugin-dir
+		short  bool // checked under -short too
+	}
+	plugins := map[string]target{}
 	for _, n := range shipped {
-		plugins[n] = n
+		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts"}
 	}
-	if !testing.Short() {
-		plugins["ucb1 (examples/ucb1)"] = ucb1Plugin(t)
-	}
-	plugins["bad-ok (the broken plugins' conforming mode)"] = filepath.Join(badPlugins(t), "bench-plugin-bad-ok")
-	for name, arg := range plugins {
+	plugins["ucb1 (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1", true, false}
+	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, true}
+	for name, p := range plugins {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "conform", "--quick", arg)
+			if !p.short {
+				skipShort(t, "bench conform over "+name)
+			}
+			// Checks wait for plugins to start and exit: in parallel,
+			// each with plugins of its own.
+			t.Parallel()
+			own := ownPlugins(t, p.dir(t), p.name)
+			arg := p.name
+			if p.byPath {
+				arg = filepath.Join(own, "bench-plugin-"+p.name)
+			}
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", arg)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 			}
@@ -140,7 +156,7 @@ func TestConformPasses(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout)
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -149,6 +165,7 @@ func TestConformPasses(t *testing.T) {
 // reason naming what went wrong and where, exit 1, and leaves no process
 // behind even when it is the one that does not exit on parent death.
 func TestConformBroken(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := badPlugins(t)
 	for _, c := range []struct {
 		mode string
@@ -164,7 +181,9 @@ func TestConformBroken(t *testing.T) {
 		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, true},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "bad-"+c.mode)
+			t.Parallel()
+			own := ownPlugins(t, dir, "bad-"+c.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "bad-"+c.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
@@ -202,7 +221,7 @@ func TestConformBroken(t *testing.T) {
 					}
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -210,6 +229,7 @@ func TestConformBroken(t *testing.T) {
 // TestConformUsage: a plugin that is not there, a directory, or no
 // argument at all are usage errors (exit 2), naming what was looked for.
 func TestConformUsage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -242,9 +262,7 @@ func TestConformUsage(t *testing.T) {
 // package (installed, or from sdk/python as the plugins fall back to).
 func pythonSDK(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs Python plugins")
-	}
+	skipShort(t, "bench conform over Python plugins")
 	probe := fmt.Sprintf("import sys; sys.path.append(%q); import grpc, google.protobuf, numpy, regretbench",
 		filepath.Join(repoRoot(t), "sdk", "python"))
 	if out, err := exec.Command("/usr/bin/python3", "-c", probe).CombinedOutput(); err != nil {
@@ -255,6 +273,7 @@ func pythonSDK(t *testing.T) {
 
 // TestConformPythonExamples: every Python example passes every rule.
 func TestConformPythonExamples(t *testing.T) {
+	t.Parallel() // its plugins run from examples/python, not binDir
 	pythonSDK(t)
 	if _, err := os.Stat(filepath.Join(repoRoot(t), "sdk", "python", "regretbench")); err != nil {
 		t.Skipf("examples/python is written on sdk/python, which this tree lacks: %v", err)
@@ -265,6 +284,8 @@ func TestConformPythonExamples(t *testing.T) {
 	}
 	for _, path := range examples {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			// Mostly waiting for Python to start: in parallel.
+			t.Parallel()
 			stdout, stderr, code := bench(t, "conform", "--quick", path)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
@@ -289,6 +310,7 @@ func TestConformPythonExamples(t *testing.T) {
 // skipped, naming the protocol, for a plugin that speaks protocol 1 only,
 // and checks (and passes) it for a protocol 2 plugin.
 func TestConformProtocol1(t *testing.T) {
+	t.Parallel()
 	old := filepath.Join(proto1Plugins(t), "bench-plugin-old")
 	stdout, stderr, code := bench(t, "conform", "--quick", "--rule", "delayed-feedback", old)
 	if code != cli.ExitOK {
@@ -322,6 +344,7 @@ func TestConformProtocol1(t *testing.T) {
 // script in its conforming mode passes those rules. Only the rules at
 // stake are checked (--rule): a Python plugin is slow to start.
 func TestConformPythonBroken(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	pythonSDK(t)
 	dir := filepath.Join(binDir, "pybad")
 	script, err := filepath.Abs(filepath.Join("testdata", "pybroken", "bench-plugin-pybad"))
@@ -355,7 +378,9 @@ func TestConformPythonBroken(t *testing.T) {
 		}
 	}
 	t.Run("ok", func(t *testing.T) {
-		stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		t.Parallel()
+		own := ownPlugins(t, dir, "pybad-ok")
+		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 		}
@@ -365,11 +390,13 @@ func TestConformPythonBroken(t *testing.T) {
 				t.Errorf("rule %s not passed:\n%s", r, stdout)
 			}
 		}
-		assertNoPlugins(t)
+		assertNoPluginsIn(t, own)
 	})
 	for _, m := range modes {
 		t.Run(m.mode, func(t *testing.T) {
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			t.Parallel()
+			own := ownPlugins(t, dir, "pybad-"+m.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
@@ -393,7 +420,7 @@ func TestConformPythonBroken(t *testing.T) {
 			if failed == 0 {
 				t.Errorf("no line for rule %s", m.rule)
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -24,6 +24,7 @@ import (
 // same flags). Only the host version, the plugins' checksums and the
 // timings may differ.
 func TestImmediateResultsUnchanged(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"two_arm", "ten_arm"} {
 		t.Run(name, func(t *testing.T) {
 			got := runTo(t, t.TempDir(), name+".json", "--scenario", name, "--runs", "10", "--horizon", "1000")
@@ -234,6 +235,7 @@ policies:
 // are the same whatever the batch size and however the replications are
 // sharded (delays are keyed by replication, not by session).
 func TestDelayedResultsIndependentOfSplit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := writeFile(t, "delayed.yaml", delayedScenario)
 	full := runTo(t, dir, "full.json", "--scenario", sc)
@@ -264,6 +266,7 @@ func TestDelayedResultsIndependentOfSplit(t *testing.T) {
 // policy exactly what immediate feedback gives, so the results are those
 // of the scenario without feedback:.
 func TestDelayZeroIsImmediate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := strings.Replace(delayedScenario, "feedback: {delay: {geometric: 6}}\n", "", 1)
 	base = strings.Replace(base, ", feedback: {delay: 9}", "", 1)
@@ -302,9 +305,8 @@ func proto1Plugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "bench-plugin-faulty-spy")
-		cmd := exec.Command("go", "build", "-tags", "regretbench_proto1", "-o", exe, "./testdata/faulty")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			proto1Err = fmt.Errorf("building testdata/faulty for protocol 1: %v\n%s", err, out)
+		opts := testbin.Options{Tags: []string{"regretbench_proto1"}}
+		if proto1Err = testbin.Build(dir, opts, testbin.Main{Pkg: "./testdata/faulty", Name: "bench-plugin-faulty-spy"}); proto1Err != nil {
 			return
 		}
 		proto1Err = os.Link(exe, filepath.Join(dir, "bench-plugin-old"))
@@ -368,6 +370,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 // TestResumeDelayed: --resume keeps a policy whose feedback is unchanged
 // and reruns one whose feedback changed.
 func TestResumeDelayed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	sc := func(d string) string {

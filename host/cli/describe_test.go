@@ -142,6 +142,7 @@ func TestPluginsListing(t *testing.T) {
 // not its file's name warns on stderr and still runs it, recording the
 // scenario's name; a matching name gives no warning.
 func TestNameMismatchWarning(t *testing.T) {
+	t.Parallel()
 	dir := describeDir(t, []string{"ts"}, map[string]string{"ts-old": "ts"})
 	for _, c := range []struct {
 		plugin string

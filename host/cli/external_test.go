@@ -17,9 +17,8 @@ import (
 // rebuilding bench. It also checks the plugin identity recorded in results
 // and the sha256 pin.
 func TestExternalGoPlugin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds examples/ucb1")
-	}
+	skipShort(t, "an installed bench running examples/ucb1 built from its own module")
+	t.Parallel()
 	// An installed bench: the executable with plugins/ beside it.
 	inst := t.TempDir()
 	benchExe := filepath.Join(inst, "bench")
@@ -32,11 +31,7 @@ func TestExternalGoPlugin(t *testing.T) {
 
 	// Build the example from its own module, as its author would.
 	ucb1 := filepath.Join(plugins, "bench-plugin-ucb1")
-	build := exec.Command("go", "build", "-o", ucb1, ".")
-	build.Dir = filepath.Join(repoRoot(t), "examples", "ucb1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/ucb1: %v\n%s", err, out)
-	}
+	linkOrCopy(t, ucb1Plugin(t), ucb1)
 	ucb1Sum := fileSHA256(t, ucb1)
 
 	// means [1, 0.5, 0]: uniform play loses (0 + 0.5 + 1)/3 = 0.5 a round.
@@ -133,6 +128,7 @@ func stderrOf(err error) string {
 // TestRecordedSHA256 checks the identity of the shipped plugins in a
 // results file written by the in-process CLI.
 func TestRecordedSHA256(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	if _, stderr, code := bench(t, "--scenario", "quick", "--runs", "2", "--horizon", "50", "--out", out, "--quiet"); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -18,6 +18,7 @@ import (
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -49,9 +50,7 @@ func faultyPlugins(t *testing.T) string {
 			return
 		}
 		exe := filepath.Join(dir, "faulty.bin")
-		cmd := exec.Command("go", "build", "-o", exe, "./testdata/faulty")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			faultyErr = fmt.Errorf("building testdata/faulty: %v\n%s", err, out)
+		if faultyErr = testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/faulty", Name: "faulty.bin"}); faultyErr != nil {
 			return
 		}
 		link := func(src, name string) {
@@ -105,6 +104,7 @@ policies:
 // of these ways fails only its own policies, with an error naming it, and
 // leaves no process behind.
 func TestPluginFaults(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	type fault struct {
 		name   string
@@ -183,9 +183,13 @@ func TestPluginFaults(t *testing.T) {
 			[]string{"--start-timeout", "1s"}, []string{"--start-timeout", "faulty slow-start: warming up"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Most faults are waited out (timeouts): the cases run in
+			// parallel, each with plugins of its own.
+			t.Parallel()
 			t.Logf("rule: %s", c.rule)
+			own := ownPlugins(t, dir, c.plugin, "ts")
 			out := filepath.Join(t.TempDir(), "r.json")
-			args := append([]string{"--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q"}, c.args...)
+			args := append([]string{"--plugin-dir", own, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q"}, c.args...)
 			stdout, stderr, code := bench(t, args...)
 			t.Logf("stderr:\n%s", stderr)
 			if code != cli.ExitPolicy {
@@ -224,7 +228,7 @@ func TestPluginFaults(t *testing.T) {
 			if ts == nil || ts.Status != results.StatusOK || len(ts.Final["regret"]) != 3 {
 				t.Errorf("TS did not finish: %+v", ts)
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -232,6 +236,7 @@ func TestPluginFaults(t *testing.T) {
 // TestHarmlessFaults: plugin output that go-plugin tolerates does not fail
 // the run.
 func TestHarmlessFaults(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	for _, c := range []struct{ name, plugin, rule string }{
 		{"stdout after the handshake", "faulty-stdout-after", "after the handshake a plugin's stdout is drained and ignored"},
@@ -239,10 +244,12 @@ func TestHarmlessFaults(t *testing.T) {
 		{"1 MiB line on stdout", "faulty-stdout-flood", "a line of any length on stdout is drained and ignored too"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			t.Logf("rule: %s", c.rule)
+			own := ownPlugins(t, dir, c.plugin, "ts")
 			out := filepath.Join(t.TempDir(), "r.json")
 			// A plugin blocked writing stdout would fail at the step timeout.
-			stdout, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q", "--step-timeout", "30s")
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "--scenario", faultScenario(t, c.plugin), "--out", out, "-q", "--step-timeout", "30s")
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
@@ -254,7 +261,7 @@ func TestHarmlessFaults(t *testing.T) {
 					t.Errorf("%s: status %q", p.Label, p.Status)
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 		})
 	}
 }
@@ -277,18 +284,18 @@ func policyByLabel(f *results.File, label string) *results.Policy {
 	return nil
 }
 
-// pluginProc is a live process started from a plugin file under binDir.
+// pluginProc is a live process started from a plugin file.
 type pluginProc struct {
 	pid  int
 	ppid int
 	path string
 }
 
-// pluginProcs lists live (non-zombie) processes whose program, or script
-// run by an interpreter, is a bench-plugin-* file under binDir.
-func pluginProcs(t *testing.T) []pluginProc {
+// pluginProcsIn lists live (non-zombie) processes whose program, or
+// script run by an interpreter, is a bench-plugin-* file under dir.
+func pluginProcsIn(t *testing.T, dir string) []pluginProc {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(binDir)
+	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +327,7 @@ func pluginProcs(t *testing.T) []pluginProc {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		for _, a := range append([]string{exe}, argv[:min(2, len(argv))]...) {
 			if strings.HasPrefix(filepath.Base(a), "bench-plugin-") &&
-				(strings.HasPrefix(a, root+"/") || strings.HasPrefix(a, binDir+"/")) {
+				(strings.HasPrefix(a, root+"/") || strings.HasPrefix(a, dir+"/")) {
 				out = append(out, pluginProc{pid, ppid, a})
 				break
 			}
@@ -333,9 +340,17 @@ func pluginProcs(t *testing.T) []pluginProc {
 // (the SDK's parent watchdog polls once a second).
 func assertNoPlugins(t *testing.T) {
 	t.Helper()
+	assertNoPluginsIn(t, binDir)
+}
+
+// assertNoPluginsIn is assertNoPlugins for the plugins under dir alone: a
+// test that runs in parallel with others checks its own directory (see
+// ownPlugins), not the processes of the others.
+func assertNoPluginsIn(t *testing.T, dir string) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		left := pluginProcs(t)
+		left := pluginProcsIn(t, dir)
 		if len(left) == 0 {
 			return
 		}
@@ -348,6 +363,37 @@ func assertNoPlugins(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ownPlugins returns a new plugin directory under binDir of the test's
+// own, holding the plugins named (bench-plugin-NAME) from the directory
+// src: hard links, or new symbolic links for symbolic links, so that each
+// runs as the same program under the same name. Tests that run in
+// parallel run their plugins from their own directories, and check their
+// own processes with pluginProcsIn and assertNoPluginsIn on it.
+func ownPlugins(t *testing.T, src string, names ...string) string {
+	t.Helper()
+	parent := filepath.Join(binDir, "own")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(parent, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		from, to := filepath.Join(src, "bench-plugin-"+n), filepath.Join(dir, "bench-plugin-"+n)
+		var err error
+		if target, rerr := os.Readlink(from); rerr == nil {
+			err = os.Symlink(target, to)
+		} else {
+			err = os.Link(from, to)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func syscallKill(pid int) {
@@ -535,6 +581,7 @@ func checkSteps(t *testing.T, recs []map[string]json.RawMessage, means []float64
 // are written against: the messages a plugin receives have only the
 // fields listed above.
 func TestProtocolCarriesNoMeans(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "sdk", "proto", "policy.proto"))
 	if err != nil {
 		t.Fatal(err)
@@ -588,6 +635,7 @@ func setOf(xs []string) map[string]bool {
 // another schema version, or arrays of mismatched lengths, with exit code
 // 2 and a message naming the file and what is wrong with it.
 func TestBadResultsFiles(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	run := func(out string, extra ...string) {
 		t.Helper()
@@ -669,4 +717,47 @@ func TestBadResultsFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "x.json")); err == nil {
 		t.Errorf("a refused merge wrote its --out file")
 	}
+}
+
+// TestOwnPlugins: a process run from a test's own plugin directory is seen
+// by pluginProcsIn on that directory, not on another test's, and by the
+// whole-package check on binDir; once it is gone, assertNoPluginsIn passes.
+func TestOwnPlugins(t *testing.T) {
+	t.Parallel()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1)")
+	}
+	mine, other := ownPlugins(t, binDir), ownPlugins(t, binDir)
+	exe := filepath.Join(mine, "bench-plugin-sleeper")
+	linkOrCopy(t, sleep, exe)
+	cmd := exec.Command(exe, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	pid := cmd.Process.Pid
+	has := func(ps []pluginProc) bool {
+		for _, p := range ps {
+			if p.pid == pid {
+				return true
+			}
+		}
+		return false
+	}
+	if ps := pluginProcsIn(t, mine); len(ps) != 1 || ps[0].pid != pid || ps[0].path != exe {
+		t.Errorf("its own directory: %+v, want pid %d running %s alone", ps, pid, exe)
+	}
+	if has(pluginProcsIn(t, other)) {
+		t.Errorf("another test's directory sees pid %d", pid)
+	}
+	if !has(pluginProcsIn(t, binDir)) {
+		t.Errorf("binDir does not see pid %d: assertNoPlugins would miss what a test left behind", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	assertNoPluginsIn(t, mine)
 }

@@ -26,6 +26,7 @@ type gateJSON struct {
 // TestGateFormats: bench gate and the one-call form print the same
 // verdicts as a table, as Markdown and as JSON, with the same exit code.
 func TestGateFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	small := []string{"--runs", "60", "--horizon", "300"}
 	base := runTo(t, dir, "base.json", append([]string{"--scenario", gateScenario(t, "base", basePolicies)}, small...)...)

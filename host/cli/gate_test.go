@@ -127,6 +127,7 @@ func edit(t *testing.T, src, name string, mod func(f *results.File)) string {
 }
 
 func TestGate(t *testing.T) {
+	t.Parallel()
 	fx := gateFixtures(t)
 
 	// The injected regressions are real: both regressed policies' mean
@@ -287,6 +288,7 @@ func TestGate(t *testing.T) {
 // TestGateOneCall: bench --scenario X --baseline BASE.json runs, prints the
 // run tables, then the gate table, with gate's exit codes.
 func TestGateOneCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := gateScenario(t, "base", basePolicies)
 	reg := gateScenario(t, "regressed", regressedPolicies)

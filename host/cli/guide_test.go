@@ -44,9 +44,8 @@ func guideSection(t *testing.T, title string) []guideBlock {
 // for the clone at ../regretbench. The guide once told authors to `go get`
 // the unpublished module and never to run `go mod tidy`; neither worked.
 func TestWritingPluginsGuide(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a plugin module from scratch (-short)")
-	}
+	skipShort(t, "the commands of examples/WRITING-PLUGINS.md, building a plugin module from scratch")
+	t.Parallel()
 	blocks := guideSection(t, "Go in five minutes")
 	var sh, gofiles []string
 	for _, b := range blocks {

@@ -42,6 +42,7 @@ func benchReturns(t *testing.T, args ...string) (string, string, int) {
 // --step-timeout -1s panicked in time.NewTicker; negative --batch, --jobs
 // and timeouts, and bad gate flags without --baseline, were accepted.
 func TestBadFlagValues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := []string{"--scenario", "quick", "--runs", "10", "--horizon", "20", "-q"}
 	paper := []string{"paper", "--out", filepath.Join(dir, "paper"), "--runs", "2", "--horizon", "20"}
@@ -124,6 +125,7 @@ func TestBadFlagFromEnvironment(t *testing.T) {
 // the scenario, a results file or the --config file is refused at once
 // with exit 2, naming the file once.
 func TestSpecialInputFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfifo := func(name string) string {
 		p := filepath.Join(dir, name)

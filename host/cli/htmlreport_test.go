@@ -16,6 +16,7 @@ import (
 // shows them with the tables and figures, and refuses bad input with
 // exit 2 naming the fault.
 func TestRunRecordsProvenance(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "quick.json")
 	args := []string{"--scenario", "quick", "--runs", "6", "--horizon", "300", "-q", "--out", out}

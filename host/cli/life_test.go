@@ -18,6 +18,7 @@ import (
 // TestPanicStack: the error paragraph of a panicking policy is short; the
 // full stack is on stderr and in the results file's error.
 func TestPanicStack(t *testing.T) {
+	t.Parallel()
 	dir := faultyPlugins(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", faultScenario(t, "faulty-panic"), "--out", out, "-q")
@@ -136,25 +137,24 @@ policies: [{plugin: %s, label: Wrapped}, {plugin: ts, label: TS}]
 // TestPaperInterrupted: bench paper stopped by a signal exits 130 or 143
 // and writes the scenarios that finished, and only those.
 func TestPaperInterrupted(t *testing.T) {
+	skipShort(t, "bench paper interrupted by SIGINT and SIGTERM (every scenario of the paper)")
+	t.Parallel() // with plugins of its own: see ownPlugins
 	faulty := faultyPlugins(t)
 	// The shipped plugins, but KL-UCB hangs on two arms: with one job at
 	// a time, cheapest last, it is the last job to run (remaxgrad_two_arm's
 	// KL-UCB), so every other scenario has finished when it hangs.
-	dir := filepath.Join(t.TempDir(), "plugins")
-	os.Mkdir(dir, 0o755)
-	for _, p := range []string{"ts", "remax", "remaxgrad"} {
-		if err := os.Link(filepath.Join(binDir, "plugins", "bench-plugin-"+p), filepath.Join(dir, "bench-plugin-"+p)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Link(filepath.Join(faulty, "faulty.bin"), filepath.Join(dir, "bench-plugin-klucb")); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, cli.ExitInterrupted}, {syscall.SIGTERM, cli.ExitTerminated}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			// Under binDir (see ownPlugins): assertNoPluginsIn checks
+			// these plugins, as it could not in a t.TempDir().
+			dir := ownPlugins(t, filepath.Join(binDir, "plugins"), "ts", "remax", "remaxgrad")
+			if err := os.Link(filepath.Join(faulty, "faulty.bin"), filepath.Join(dir, "bench-plugin-klucb")); err != nil {
+				t.Fatal(err)
+			}
 			tmp := t.TempDir()
 			out, mark := filepath.Join(tmp, "paper"), filepath.Join(tmp, "mark")
 			b := startBench(t, []string{"FAULTY_MODE=hang-k2", "FAULTY_PROGRESS=" + mark},
@@ -184,7 +184,7 @@ func TestPaperInterrupted(t *testing.T) {
 					t.Errorf("the unfinished %s was written", name)
 				}
 			}
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, dir)
 		})
 	}
 }
@@ -193,6 +193,7 @@ func TestPaperInterrupted(t *testing.T) {
 // limit, as a full disk would), the tables are printed all the same and
 // bench fails naming --out.
 func TestOutUnwritable(t *testing.T) {
+	t.Parallel()
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
 		t.Skip("no prlimit(1)")

@@ -68,6 +68,7 @@ func jsonArr(v any, path ...any) []any          { return jsonAt(v, path...).([]a
 // (replication 2^63 or 2^64-1, traces.diagnostics missing in the first
 // shard, an extra checkpoint) and the others merged into wrong numbers.
 func TestMergeRefusesCraftedShards(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := writeFile(t, "shards.yaml", shardScenario)
 	var parts [3]string

@@ -15,6 +15,8 @@ import (
 // with policies in scenario order, and its numbers are those of the single-scenario runs
 // although it schedules policies longest first across scenarios.
 func TestPaper(t *testing.T) {
+	skipShort(t, "bench paper over every scenario of the paper")
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir)
 	if code != 0 {

@@ -15,6 +15,8 @@ import (
 // (and to the two-, three- and ten-arm files), leaves the shipped rows as a
 // plain run computes them, and prints and writes the comparison.
 func TestPaperWith(t *testing.T) {
+	skipShort(t, "bench paper --with (every scenario of the paper, small scale)")
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--plot-format", "svg", "-q", "--with", "ts:inflation=2@TS x2")
 	if code != 0 {
@@ -79,9 +81,8 @@ func TestPaperWith(t *testing.T) {
 // paper experiment with `bench paper --with NAME`, next to unchanged
 // shipped rows, with the comparison printed and written into index.html.
 func TestPaperWithExternalPlugin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds examples/ucb1 and runs the paper at small scale")
-	}
+	skipShort(t, "bench paper --with examples/ucb1 (every scenario of the paper, small scale)")
+	t.Parallel()
 	dir := t.TempDir()
 	plugins := filepath.Join(dir, "plugins")
 	if err := os.MkdirAll(plugins, 0o755); err != nil {

@@ -28,6 +28,7 @@ import (
 // missing.
 func pythonWithGRPC(t *testing.T) {
 	t.Helper()
+	skipShort(t, "runs of the Python examples (examples/python)")
 	const python = "/usr/bin/python3"
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("the Python examples run under %s, which is missing: %v", python, err)

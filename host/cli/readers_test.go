@@ -38,6 +38,7 @@ func rewriteFile(t *testing.T, src, dir, name, old, new string, n int) string {
 // the file and the field, and draws nothing. Before, 1.7e308 made it loop
 // forever.
 func TestPlotRefusesOverflow(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f, err := results.ReadFile(reportFixture)
 	if err != nil {
@@ -79,6 +80,7 @@ func TestPlotRefusesOverflow(t *testing.T) {
 // naming the baseline file, in bench gate and, before anything runs, in
 // the one-call form. Before, the gate compared nothing and exited 0.
 func TestGateEmptyBaseline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cur := reportFixture
 	f, err := results.ReadFile(reportFixture)

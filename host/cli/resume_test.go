@@ -36,6 +36,7 @@ const resumePolicies = `
 // Before, every case said "already holds every policy" and kept stale
 // numbers, and --at 50 wrote a file with mixed checkpoints and exited 2.
 func TestResumeReruns(t *testing.T) {
+	t.Parallel()
 	orig := resumeScenario(t, "orig", "", resumePolicies)
 	// A plugin directory whose ts is another executable: the same code
 	// with bytes appended, so its SHA-256 differs and nothing else.
@@ -118,6 +119,7 @@ func TestResumeReruns(t *testing.T) {
 // checkpoints would leave the others, which this run does not redo, at the
 // old ones: refused with exit 2, the file untouched.
 func TestResumeRefusesMixedCheckpoints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := resumeScenario(t, "orig", "", resumePolicies)
 	out := runTo(t, dir, "r.json", "--scenario", sc)

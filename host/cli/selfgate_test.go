@@ -21,6 +21,7 @@ var (
 // here through its parameters. Two policies each, to keep the test short;
 // .ci/run gates them all.
 func TestSelfGate(t *testing.T) {
+	t.Parallel()
 	gateArgs := []string{"--baseline", ciBaseline, "--margin", "0", "--require-same", "-q"}
 	stdout, stderr, code := bench(t, append([]string{"--scenario", ciGate, "--policy", "ReMax c2=2", "--policy", "TS"}, gateArgs...)...)
 	if code != 0 {
@@ -51,6 +52,7 @@ func TestSelfGate(t *testing.T) {
 // TestRequireSame: a policy that got better passes a plain gate (exit 0)
 // but fails with --require-same (exit 1), and so does one that is new.
 func TestRequireSame(t *testing.T) {
+	t.Parallel()
 	base, err := results.ReadFile(ciBaseline)
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func canonicalFile(t *testing.T, path string) string {
 // into exactly the unsharded run's file (timings aside), and merge refuses
 // an incomplete set with exit 2.
 func TestShardsAsProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"--scenario", "three_arm", "--runs", "30", "--horizon", "600", "-q"}
 	var cmds []*exec.Cmd
@@ -79,6 +80,7 @@ func TestShardsAsProcesses(t *testing.T) {
 // TestResume: --resume keeps the policies already in --out and runs the
 // rest; the result equals a fresh run.
 func TestResume(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"--scenario", "quick", "--runs", "20", "--horizon", "300", "-q"}
 	fresh := filepath.Join(dir, "fresh.json")

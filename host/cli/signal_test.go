@@ -100,6 +100,7 @@ func (b *benchProc) exit(t *testing.T, limit time.Duration) int {
 // results and exit codes 130/143 for SIGINT/SIGTERM, and for every signal,
 // SIGKILL included, no plugin process.
 func TestSignals(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	// Fast answers at once and says when the host closes its session, its
 	// rounds all played; Slow sleeps 5 ms a round, so it is still running
@@ -138,14 +139,18 @@ policies:
 		{"SIGKILL, a plugin is frozen", "faulty-sigstop", syscall.SIGKILL, false, false, -1, "a frozen plugin of a killed bench goes too: its process group is orphaned, so the kernel sends it SIGHUP and SIGCONT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case waits for bench to stop its plugins: they run in
+			// parallel, each with plugins of its own.
+			t.Parallel()
 			t.Logf("rule: %s", c.rule)
 			if c.timeout && timeout == "" {
 				t.Skip("no timeout(1)")
 			}
+			own := ownPlugins(t, dir, "faulty-finisher", c.second)
 			tmp := t.TempDir()
 			out := filepath.Join(tmp, "r.json")
 			progress, finished, mark := filepath.Join(tmp, "progress"), filepath.Join(tmp, "done"), filepath.Join(tmp, "mark")
-			argv := []string{filepath.Join(binDir, "bench"), "--plugin-dir", dir, "--scenario", scen(c.second), "--out", out, "-q",
+			argv := []string{filepath.Join(binDir, "bench"), "--plugin-dir", own, "--scenario", scen(c.second), "--out", out, "-q",
 				"--step-timeout", "10m"} // a hang is not cut short by the step timeout
 			if c.timeout {
 				argv = append([]string{timeout, "600"}, argv...)
@@ -166,7 +171,7 @@ policies:
 			} else {
 				b.waitFiles(t, mark)
 			}
-			if n := len(pluginProcs(t)); n != 2 {
+			if n := len(pluginProcsIn(t, own)); n != 2 {
 				t.Errorf("%d plugin processes running, want 2", n)
 			}
 			pid := b.cmd.Process.Pid
@@ -178,7 +183,7 @@ policies:
 			}
 			// Bounded well below a Kubernetes grace period of 30 s.
 			code := b.exit(t, 25*time.Second)
-			assertNoPlugins(t)
+			assertNoPluginsIn(t, own)
 			if c.code < 0 {
 				return
 			}

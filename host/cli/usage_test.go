@@ -9,6 +9,7 @@ import (
 // is exit 2 with the usage hint of the command at fault. The errors are
 // typed (markUsage), not recognised by their wording.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		msg  string

@@ -20,6 +20,7 @@ var small = []string{"--scenario", "quick", "--runs", "20", "--horizon", "200", 
 // bit for bit (common random numbers), appends them after the scenario's
 // own, and an added copy of a shipped policy ties with it exactly.
 func TestWithKeepsOtherRows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain := runTo(t, dir, "plain.json", small...)
 	with := runTo(t, dir, "with.json", append(slices(small), "--with", "ts:inflation=2@TS x2", "--with", "klucb:c=0.5", "--with", "ts@TS copy")...)
@@ -63,6 +64,7 @@ func TestWithKeepsOtherRows(t *testing.T) {
 func slices(s []string) []string { return append([]string(nil), s...) }
 
 func TestWithBadSpecs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ spec, fault string }{
 		{"nosuchplugin", `no bench-plugin-nosuchplugin`},
 		{"ts:bogus=1", `unknown parameter "bogus"`},
@@ -86,6 +88,7 @@ func TestWithBadSpecs(t *testing.T) {
 }
 
 func TestComparisonFormats(t *testing.T) {
+	t.Parallel()
 	args := append(slices(small), "--with", "ts:inflation=3@TS x3")
 	out, stderr, code := bench(t, append(args, "--format", "markdown")...)
 	if code != 0 || !strings.Contains(out, "**Comparison in quick: regret at T=200") || !strings.Contains(out, "| TS x3 ") {
@@ -116,6 +119,7 @@ func TestComparisonFormats(t *testing.T) {
 }
 
 func TestCompareTo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.json")
 	out, stderr, code := bench(t, append(slices(small), "--compare-to", "KL-UCB", "--out", path)...)
 	if code != 0 || !strings.Contains(out, "Comparison in quick") {
@@ -134,6 +138,7 @@ func TestCompareTo(t *testing.T) {
 // TestWithShardsMerge: shards of a run with --with merge into the
 // comparison of the unsharded run (recomputed over all replications).
 func TestWithShardsMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := append(slices(small), "--with", "ts:inflation=2@TS x2")
 	whole := runTo(t, dir, "whole.json", args...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -41,9 +41,9 @@ func pluginBinary(b *testing.B, name string) string {
 	}
 	out := filepath.Join(buildDir, "bench-plugin-"+name)
 	if _, err := os.Stat(out); err != nil {
-		cmd := exec.Command("go", "build", "-o", out, "github.com/regretbench/regretbench/plugins/"+name)
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("build %s: %v\n%s", name, err, msg)
+		m := testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/" + name, Name: "bench-plugin-" + name}
+		if err := testbin.Build(buildDir, testbin.Options{}, m); err != nil {
+			b.Fatal(err)
 		}
 	}
 	return out

@@ -272,6 +272,9 @@ func TestRunExecutable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
 	}
+	// A plain go build, not the module's internal/testbin: a plugin
+	// author's go mod tidy follows this test's imports (see
+	// host/cli's TestWritingPluginsGuide).
 	exe := filepath.Join(t.TempDir(), "bench-plugin-klucb")
 	if out, err := exec.Command("go", "build", "-o", exe, "../../plugins/klucb").CombinedOutput(); err != nil {
 		t.Fatalf("building plugins/klucb: %v\n%s", err, out)
