@@ -54,7 +54,7 @@ func TestPolicyDiagnosticsChecked(t *testing.T) {
 					}
 					conn = l
 				} else {
-					rc, err := sdk.ServeInProcess(ctx, p)
+					rc, err := client.ServeInProcess(ctx, p)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,10 +1,11 @@
 package sdk
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // names returns n distinct names.
@@ -17,8 +18,8 @@ func names(n int) []string {
 }
 
 // TestPluginLimits: the SDK tells an author at once, when it checks the
-// Plugin value, that a declaration is beyond what bench accepts. Serve,
-// ServeInProcess and the host's in-process connection all check it as
+// Plugin value, that a declaration is beyond what bench accepts. Serve and
+// the host's in-process connections (wire.InProcess) all check it as
 // newCore does; the host's own refusal of such a plugin is tested in
 // host/client (TestDescribeLimits).
 func TestPluginLimits(t *testing.T) {
@@ -39,9 +40,10 @@ func TestPluginLimits(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("newCore: %v, want an error containing %q", err, c.want)
 			}
-			// What an author calls: the same check, before serving.
-			if _, err := ServeInProcess(context.Background(), c.p); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("ServeInProcess: %v, want an error containing %q", err, c.want)
+			// What the conformance kit and the host's in-process
+			// connections call: the same check, before serving.
+			if _, err := wire.InProcess(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("wire.InProcess: %v, want an error containing %q", err, c.want)
 			}
 		})
 	}

@@ -23,7 +23,7 @@ func TestOpenErrorSaysOpenOnce(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rc, err := sdk.ServeInProcess(ctx, picky)
+	rc, err := client.ServeInProcess(ctx, picky)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rc, err := sdk.ServeInProcess(ctx, toy)
+	rc, err := client.ServeInProcess(ctx, toy)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package sdk
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,35 +66,5 @@ func watchParent(ppid int, every time.Duration) {
 			fmt.Fprintf(os.Stderr, "regretbench plugin: host process %d is gone, exiting\n", ppid)
 			os.Exit(3)
 		}
-	}
-}
-
-// ServeInProcess serves p in the calling process over real gRPC (go-plugin's
-// test mode) until ctx is cancelled, and returns the reattach configuration
-// that Attach connects to. Tests and the conformance kit use it to exercise
-// the wire path without building a binary.
-func ServeInProcess(ctx context.Context, p Plugin) (*plugin.ReattachConfig, error) {
-	c, err := newCore(p)
-	if err != nil {
-		return nil, err
-	}
-	ch := make(chan *plugin.ReattachConfig, 1)
-	closed := make(chan struct{})
-	go plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig: wire.Handshake,
-		// Test mode sends no version list: serve the newest version only
-		// (go-plugin would fall back to the oldest).
-		VersionedPlugins: wire.PluginSets(c, servedVersions[len(servedVersions)-1:]),
-		GRPCServer:       wire.NewGRPCServer,
-		Logger:           hclog.NewNullLogger(),
-		Test:             &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed},
-	})
-	select {
-	case rc := <-ch:
-		return rc, nil
-	case <-closed:
-		return nil, fmt.Errorf("sdk: in-process plugin %s stopped before serving", p.Name)
-	case <-time.After(10 * time.Second):
-		return nil, fmt.Errorf("sdk: in-process plugin %s did not start", p.Name)
 	}
 }

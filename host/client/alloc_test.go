@@ -68,7 +68,7 @@ func TestSocketStepAllocations(t *testing.T) {
 	defer cancel()
 	const n = 500
 	p := sdk.Plugin{Name: "c", Version: "0", New: func(s sdk.Session, r sdk.Replica) (sdk.Policy, error) { return &constPolicy{k: s.Arms}, nil }}
-	rc, err := sdk.ServeInProcess(ctx, p)
+	rc, err := ServeInProcess(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestArrivalsOverEveryTransport(t *testing.T) {
 				}
 				c = l
 			} else {
-				rc, err := sdk.ServeInProcess(ctx, p)
+				rc, err := ServeInProcess(ctx, p)
 				if err != nil {
 					t.Fatal(err)
 				}

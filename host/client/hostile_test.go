@@ -61,7 +61,7 @@ func (p *rogueGRPC) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.Client
 	return nil, errors.New("plugin side only")
 }
 
-// serveRogue serves srv in process, as sdk.ServeInProcess serves a
+// serveRogue serves srv in process, as ServeInProcess serves a
 // Plugin, and attaches a Client to it.
 func serveRogue(t *testing.T, srv pb.PolicyServer, opts LaunchOptions) *Client {
 	t.Helper()

@@ -22,7 +22,7 @@ func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *cl
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	p := sdk.Plugin{Name: "fn", Version: "0.0.1", NewBatch: func(sdk.Session, []sdk.Replica) (sdk.BatchPolicy, error) { return step, nil }}
-	rc, err := sdk.ServeInProcess(ctx, p)
+	rc, err := ServeInProcess(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

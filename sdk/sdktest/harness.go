@@ -61,7 +61,7 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 // serveConn serves p over go-plugin in this process and connects to it.
 func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions) (client.Conn, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
-	rc, err := sdk.ServeInProcess(ctx, p)
+	rc, err := client.ServeInProcess(ctx, p)
 	if err != nil {
 		cancel()
 		return nil, nil, err

@@ -20,7 +20,7 @@
 //	}
 //
 // A plugin value is checked in process (client.NewLocal) and over go-plugin
-// served in process (sdk.ServeInProcess and client.Attach), with the rounds on
+// served in process (client.ServeInProcess and client.Attach), with the rounds on
 // the step socket, the Steps stream and the unary Step. An executable is
 // launched as bench launches it (client.Launch), once per transport it offers:
 // the step socket when it offers one, the Steps stream when Describe reports
