@@ -425,62 +425,71 @@ func (s *clientSession) Step(ctx context.Context, st *Step) (StepResult, error) 
 		}
 		return s.result(st.Round, r.Arms, r.Diagnostics, st.WantDiag)
 	}
-	round, prevArms, prevRewards, arrivals, wantDiag := st.Round, st.PrevArms, st.PrevRewards, st.Arrivals, st.WantDiag
-	if s.delayed {
-		prevRewards = nil
-	} else {
-		arrivals = nil
+	s.setRequest(st)
+	resp, err := s.roundTrip(ctx)
+	if err != nil {
+		return StepResult{}, s.c.rpcErr(stepOp(st.Round), err)
 	}
-	s.req.Round = uint64(round)
-	s.req.PrevArms = prevArms
-	s.req.PrevRewards = prevRewards
-	s.req.WantDiagnostics = wantDiag
+	return s.grpcResult(st.Round, resp, st.WantDiag)
+}
+
+// setRequest fills the session's reused gRPC request with st: like the
+// step socket, it carries the fields of the session's feedback mode only,
+// the previous rewards under immediate feedback and the arrivals under
+// delayed. Arrival messages are reused across rounds.
+func (s *clientSession) setRequest(st *Step) {
+	s.req.Round = uint64(st.Round)
+	s.req.PrevArms = st.PrevArms
+	s.req.PrevRewards = nil
+	s.req.WantDiagnostics = st.WantDiag
 	s.req.Arrivals = s.req.Arrivals[:0]
-	for j, a := range arrivals {
-		if j < len(s.arrivals) {
-			*s.arrivals[j] = pb.Arrival{Index: uint32(a.Index), Round: uint64(a.Round), Arm: a.Arm, Reward: a.Reward}
-		} else {
-			s.arrivals = append(s.arrivals, &pb.Arrival{Index: uint32(a.Index), Round: uint64(a.Round), Arm: a.Arm, Reward: a.Reward})
+	if !s.delayed {
+		s.req.PrevRewards = st.PrevRewards
+		return
+	}
+	for j, a := range st.Arrivals {
+		if j == len(s.arrivals) {
+			s.arrivals = append(s.arrivals, &pb.Arrival{})
 		}
+		*s.arrivals[j] = pb.Arrival{Index: uint32(a.Index), Round: uint64(a.Round), Arm: a.Arm, Reward: a.Reward}
 		s.req.Arrivals = append(s.req.Arrivals, s.arrivals[j])
 	}
-	var resp *pb.StepResponse
-	if s.c.stream {
-		if s.stream == nil {
-			sctx, cancel := context.WithCancel(context.Background())
-			st, err := s.c.rpc.Steps(sctx, s.callOpts...)
-			if err != nil {
-				cancel()
-				return StepResult{}, s.c.rpcErr(stepOp(round), err)
-			}
-			s.stream, s.cancel = st, cancel
-		}
-		if ctx.Done() != nil {
-			stop := context.AfterFunc(ctx, s.cancel)
-			defer stop()
-		}
-		err := s.stream.Send(&s.req)
-		if err == nil {
-			err = s.stream.RecvMsg(&s.resp)
-		}
-		if err != nil {
-			if err == io.EOF {
-				_, err = s.stream.Recv()
-			}
-			if ctx.Err() != nil {
-				err = fmt.Errorf("%w: %v", ctx.Err(), err)
-			}
-			return StepResult{}, s.c.rpcErr(stepOp(round), err)
-		}
-		resp = &s.resp
-	} else {
-		r, err := s.c.rpc.Step(ctx, &s.req, s.callOpts...)
-		if err != nil {
-			return StepResult{}, s.c.rpcErr(stepOp(round), err)
-		}
-		resp = r
+}
+
+// roundTrip sends the request on the session's Steps stream, opened at
+// its first round, or as a unary Step when the plugin serves no stream,
+// and returns the answer. A cancelled ctx ends the stream.
+func (s *clientSession) roundTrip(ctx context.Context) (*pb.StepResponse, error) {
+	if !s.c.stream {
+		return s.c.rpc.Step(ctx, &s.req, s.callOpts...)
 	}
-	return s.grpcResult(round, resp, wantDiag)
+	if s.stream == nil {
+		sctx, cancel := context.WithCancel(context.Background())
+		stream, err := s.c.rpc.Steps(sctx, s.callOpts...)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		s.stream, s.cancel = stream, cancel
+	}
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, s.cancel)
+		defer stop()
+	}
+	err := s.stream.Send(&s.req)
+	if err == nil {
+		err = s.stream.RecvMsg(&s.resp)
+	}
+	if err != nil {
+		if err == io.EOF {
+			_, err = s.stream.Recv()
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %v", ctx.Err(), err)
+		}
+		return nil, err
+	}
+	return &s.resp, nil
 }
 
 // grpcResult checks a plugin's answer to a Step on gRPC: the counts as on
