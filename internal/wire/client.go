@@ -97,8 +97,3 @@ func (ss *StepSocket) Close() error {
 	}
 	return ss.conn.Close()
 }
-
-// CheckCounts checks the numbers of arms and diagnostics in a plugin's
-// answer against what its session expects: an arm per replication, and
-// the declared diagnostics when they were asked for, none otherwise.
-func CheckCounts(arms, n, diags, ndiag int) error { return checkCounts(arms, n, diags, ndiag) }

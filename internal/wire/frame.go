@@ -294,7 +294,7 @@ func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 	if len(p) < 4 {
 		return errShortFrame
 	}
-	if err := checkCounts(int(le.Uint32(p)), n, ndiag, ndiag); err != nil {
+	if err := CheckCounts(int(le.Uint32(p)), n, ndiag, ndiag); err != nil {
 		return err
 	}
 	p = p[4:]
@@ -307,7 +307,7 @@ func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 	}
 	p = p[4*n:]
 	d := int(le.Uint32(p))
-	if err := checkCounts(n, n, d, ndiag); err != nil {
+	if err := CheckCounts(n, n, d, ndiag); err != nil {
 		return err
 	}
 	p = p[4:]
@@ -328,10 +328,11 @@ func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 	return nil
 }
 
-// checkCounts checks the numbers of arms and diagnostics in a plugin's
+// CheckCounts checks the numbers of arms and diagnostics in a plugin's
 // answer against what its session expects: an arm per replication, and
-// the declared diagnostics when they were asked for, none otherwise.
-func checkCounts(arms, n, diags, ndiag int) error {
+// the declared diagnostics when they were asked for, none otherwise. Both
+// the step socket's decoder and the host's gRPC client use it.
+func CheckCounts(arms, n, diags, ndiag int) error {
 	switch {
 	case arms != n:
 		return fmt.Errorf("returned %d arms for %d replications", arms, n)
