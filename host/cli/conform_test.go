@@ -92,6 +92,34 @@ func conformResults(t *testing.T, stdout string) (status, reason map[string]stri
 	return status, reason
 }
 
+// ofRule reports whether the status line n (RULE or RULE/TRANSPORT) is
+// one of rule's.
+func ofRule(n, rule string) bool { return n == rule || strings.HasPrefix(n, rule+"/") }
+
+// ruleFails checks that rule has at least one line, each FAIL with a
+// reason containing every string of want.
+func ruleFails(t *testing.T, status, reason map[string]string, rule string, want []string) {
+	t.Helper()
+	lines := 0
+	for n, s := range status {
+		if !ofRule(n, rule) {
+			continue
+		}
+		lines++
+		if s != "FAIL" {
+			t.Errorf("%s %s, want FAIL", s, n)
+		}
+		for _, w := range want {
+			if !strings.Contains(reason[n], w) {
+				t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
+			}
+		}
+	}
+	if lines == 0 {
+		t.Errorf("no line for rule %s", rule)
+	}
+}
+
 // checkEveryRule asserts that stdout reports every rule of the catalogue,
 // per transport for those checked over each.
 func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
@@ -193,26 +221,13 @@ func TestConformBroken(t *testing.T) {
 			}
 			status, reason := conformResults(t, stdout)
 			checkEveryRule(t, stdout, status)
-			failed := 0
-			for n, s := range status {
-				if n != c.rule && !strings.HasPrefix(n, c.rule+"/") {
-					if c.only && s != "PASS" {
+			ruleFails(t, status, reason, c.rule, c.want)
+			if c.only {
+				for n, s := range status {
+					if !ofRule(n, c.rule) && s != "PASS" {
 						t.Errorf("%s %s: %s, want PASS: the plugin breaks %s only", s, n, reason[n], c.rule)
 					}
-					continue
 				}
-				failed++
-				if s != "FAIL" {
-					t.Errorf("%s %s, want FAIL", s, n)
-				}
-				for _, w := range c.want {
-					if !strings.Contains(reason[n], w) {
-						t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
-					}
-				}
-			}
-			if failed == 0 {
-				t.Errorf("no line for rule %s", c.rule)
 			}
 			if c.rule == "handshake" {
 				for n, s := range status {
@@ -402,24 +417,7 @@ func TestConformPythonBroken(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
 			}
 			status, reason := conformResults(t, stdout)
-			failed := 0
-			for n, s := range status {
-				if n != m.rule && !strings.HasPrefix(n, m.rule+"/") {
-					continue
-				}
-				failed++
-				if s != "FAIL" {
-					t.Errorf("%s %s, want FAIL", s, n)
-				}
-				for _, w := range m.want {
-					if !strings.Contains(reason[n], w) {
-						t.Errorf("FAIL %s: the reason lacks %q: %s", n, w, reason[n])
-					}
-				}
-			}
-			if failed == 0 {
-				t.Errorf("no line for rule %s", m.rule)
-			}
+			ruleFails(t, status, reason, m.rule, m.want)
 			assertNoPluginsIn(t, own)
 		})
 	}
