@@ -134,7 +134,7 @@ func TestRunOptions(t *testing.T) {
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
 				stepTimeout: time.Minute, startTimeout: 2 * time.Second, quiet: true, with: []string{"ts:c=1,d=2@X", "klucb"}})
-			eq(t, "seed", o.seed, uint64(3))
+			eq(t, "seed", o.seed, seedOptions{value: "3"})
 			eq(t, "policies", o.policies, []string{"TS", "KL-UCB"})
 			eq(t, "out", o.out, "r.json")
 			eq(t, "batch", o.batch, 4)

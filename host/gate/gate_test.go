@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -62,10 +63,10 @@ func policy(label string, final []float64) *results.Policy {
 	}}
 }
 
-func file(seed uint64, n int, pols ...*results.Policy) *results.File {
+func file(s uint64, n int, pols ...*results.Policy) *results.File {
 	return &results.File{
 		Schema: results.Schema,
-		Scenario: results.Scenario{Name: "s", Family: "gaussian", Arms: 2, Horizon: 1000, Runs: n, Seed: seed,
+		Scenario: results.Scenario{Name: "s", Family: "gaussian", Arms: 2, Horizon: 1000, Runs: n, Seed: seed.Int(s),
 			InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 0.2},
 		Shard:    results.Shard{Count: 1},
 		Complete: true,
@@ -196,7 +197,7 @@ func TestPairingAndCompatibility(t *testing.T) {
 		reason    string
 	}{
 		{name: "same", paired: true, reason: "common random numbers"},
-		{name: "other seed", mod: func(f *results.File) { f.Scenario.Seed = 2 }, reason: "seeds differ (baseline 1, current 2)"},
+		{name: "other seed", mod: func(f *results.File) { f.Scenario.Seed = seed.Int(2) }, reason: "seeds differ (baseline 1, current 2)"},
 		{name: "other replications", mod: func(f *results.File) {
 			f.Shard.Replications = make([]uint64, n)
 			for i := range f.Shard.Replications {
@@ -304,7 +305,7 @@ func TestWriteTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Unpaired as well, for the footnote.
-	c.Scenario.Seed = 2
+	c.Scenario.Seed = seed.Int(2)
 	rep, err = Compare(b, c, DefaultOptions)
 	if err != nil {
 		t.Fatal(err)

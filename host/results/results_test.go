@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // validFile is a small well-formed results file: two policies (one failed)
@@ -21,7 +23,7 @@ func validFile() *File {
 	}
 	return &File{
 		Schema: Schema,
-		Scenario: Scenario{Name: "t", Family: "gaussian", Arms: 2, Horizon: 10, Runs: 3, Seed: 1, InitPulls: 1,
+		Scenario: Scenario{Name: "t", Family: "gaussian", Arms: 2, Horizon: 10, Runs: 3, Seed: seed.Int(1), InitPulls: 1,
 			Means: []float64{0.5, 0.4}, NoiseSD: 1, Checkpoints: []int{5, 10}},
 		Shard:    Shard{Index: 0, Count: 1},
 		Complete: true,

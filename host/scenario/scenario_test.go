@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -25,7 +26,7 @@ func TestShippedScenariosParse(t *testing.T) {
 	if got := Shipped(); !slices.Equal(got, want) {
 		t.Fatalf("Shipped() = %v, want %v", got, want)
 	}
-	seeds := map[uint64]string{}
+	seeds := map[seed.Seed]string{}
 	for _, name := range want {
 		s, err := Named(name)
 		if err != nil {
@@ -52,7 +53,7 @@ func TestShippedScenariosParse(t *testing.T) {
 		// have seeds of their own.
 		key := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "robust_"), "delayed_")
 		if other, dup := seeds[s.Seed]; dup && other != key {
-			t.Errorf("%s and %s share seed %d", name, other, s.Seed)
+			t.Errorf("%s and %s share seed %v", name, other, s.Seed)
 		}
 		seeds[s.Seed] = key
 		if got := s.Checkpoints[len(s.Checkpoints)-1]; got != s.Horizon {
@@ -163,7 +164,7 @@ func TestShippedParams(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s.Seed != b.Seed || !slices.Equal(s.Environment.Means, b.Environment.Means) || s.Runs > b.Runs {
-			t.Errorf("%s: seed %d, means %v, %d runs; want the first runs of %s (seed %d, means %v)",
+			t.Errorf("%s: seed %v, means %v, %d runs; want the first runs of %s (seed %v, means %v)",
 				name, s.Seed, s.Environment.Means, s.Runs, base, b.Seed, b.Environment.Means)
 		}
 		if p := s.Policies[0]; p.Plugin != "remax" || len(p.Params) != 0 {
@@ -255,7 +256,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Name != "mini" || s.InitPulls != 1 || s.Environment.Family != "gaussian" ||
-		s.Environment.NoiseKnown == nil || !*s.Environment.NoiseKnown || s.Seed != 3 {
+		s.Environment.NoiseKnown == nil || !*s.Environment.NoiseKnown || s.Seed != seed.Int(3) {
 		t.Errorf("defaults: %+v", s)
 	}
 	if !slices.Equal(s.Checkpoints, DefaultCheckpoints(100)) {
@@ -284,7 +285,7 @@ policies:
 	if !reflect.DeepEqual(p.Params, wantParams) {
 		t.Errorf("params %#v, want %#v", p.Params, wantParams)
 	}
-	if s.Horizon != 2000 || s.Seed != math.MaxUint64 || s.InitPulls != 2 || s.Environment.IsNoiseKnown() ||
+	if s.Horizon != 2000 || s.Seed != seed.Int(math.MaxUint64) || s.InitPulls != 2 || s.Environment.IsNoiseKnown() ||
 		s.Family() != sdk.Bernoulli || !slices.Equal(s.Checkpoints, []int{10, 100, 2000}) {
 		t.Errorf("got %+v", s)
 	}
