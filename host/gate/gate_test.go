@@ -251,6 +251,58 @@ func TestPairingAndCompatibility(t *testing.T) {
 	}
 }
 
+// TestPairingSecretSeeds: secret seeds pair like integers, by equality:
+// the same secret pairs, another secret or an integer does not. Verdicts
+// name a secret by its first 8 hex digits, in every format, never in full:
+// a verdict is often published while its secret is kept.
+func TestPairingSecretSeeds(t *testing.T) {
+	const n = 40
+	secret := func(b byte) seed.Seed {
+		var k [seed.SecretLen]byte
+		for i := range k {
+			k[i] = b ^ byte(i*37)
+		}
+		return seed.FromKey(k)
+	}
+	a, b := secret(0xa1), secret(0xb2)
+	mk := func(s seed.Seed) *results.File {
+		f := file(1, n, policy("P", baseValues(n)))
+		f.Scenario.Seed = s
+		return f
+	}
+	for _, tc := range []struct {
+		name      string
+		base, cur seed.Seed
+		paired    bool
+		reason    string
+	}{
+		{"same secret", a, a, true, "common random numbers: same scenario, seed " + a.Abbrev() + ", replications 0..39"},
+		{"other secret", a, b, false, "seeds differ (baseline " + a.Abbrev() + ", current " + b.Abbrev() + ")"},
+		{"secret and integer", a, seed.Int(1), false, "seeds differ (baseline " + a.Abbrev() + ", current 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Compare(mk(tc.base), mk(tc.cur), DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Paired != tc.paired || rep.Pairing != tc.reason {
+				t.Errorf("paired %v (%s), want %v (%s)", rep.Paired, rep.Pairing, tc.paired, tc.reason)
+			}
+			for _, format := range Formats {
+				var sb strings.Builder
+				if err := Write(&sb, rep, "base.json", "new.json", format); err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range []seed.Seed{tc.base, tc.cur} {
+					if full := s.String(); s.Secret() && strings.Contains(sb.String(), full[10:]) {
+						t.Errorf("%s verdict shows the secret %s in full:\n%s", format, s.Abbrev(), sb.String())
+					}
+				}
+			}
+		})
+	}
+}
+
 func TestOptionsCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
