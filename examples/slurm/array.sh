@@ -9,8 +9,8 @@
 # A sealed run (README, Sealed runs): one secret seed, drawn once into a
 # file only you can read, shared by every task, so the shards merge
 # exactly. The secret never appears on a command line (sbatch's, the
-# tasks', /proc/PID/cmdline) nor in the tasks' output; it is in the
-# results files, written when each task ends.
+# tasks', /proc/PID/cmdline); a task shows it only once its shard is
+# over, in its results file and its tables' title.
 #
 #   (umask 077 && printf '0x%s\n' "$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" >sealed.seed)
 #   sbatch --array=0-7 examples/slurm/array.sh failure_mode 8 sealed.seed
