@@ -30,7 +30,7 @@ type seedOptions struct {
 
 func addSeedFlags(fs *pflag.FlagSet, o *seedOptions) {
 	fs.StringVar(&o.value, "seed", "", "override the scenario's `SEED`: an integer; random, a secret drawn from the OS (a sealed run: nothing a plugin receives reveals it; recorded in the results after the run); or 0x followed by 64 hex digits, such a secret given again")
-	fs.StringVar(&o.file, "seed-file", "", "read the seed (an integer or 0x followed by 64 hex digits, surrounding space ignored) from this `FILE`, so that a secret stays off the command line; warns when others may read it")
+	fs.StringVar(&o.file, "seed-file", "", "read the seed (an integer or 0x followed by 64 hex digits, surrounding space ignored) from this `FILE`, so that a secret stays off the command line; warns when its group or others may access it")
 }
 
 // check refuses, before anything is loaded: --seed together with
