@@ -24,6 +24,9 @@ type Plugin struct {
 	Conn   client.Conn
 	Desc   *client.Description
 	SHA256 string // hex, "" when unknown (in-process)
+	// Sandbox names the confinement the plugin runs under ("strict",
+	// "off", "landlock+seccomp"; package sandbox), "" when unknown.
+	Sandbox string
 }
 
 // Launcher connects to the plugin of a scenario policy. An error wrapped
@@ -175,6 +178,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		}
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
+		j.res.Sandbox = j.plugin.Sandbox
 		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)
