@@ -1,0 +1,171 @@
+//go:build linux
+
+// Command escapeprobe is a plugin for host/cli's sandbox tests
+// (sandbox_cheat_linux_test.go), written on the public SDK: it tries one
+// way out of its sandbox when bench opens a session, and reports how that
+// went as its Open error, the one channel every sandbox must leave open
+// (bench records it in the results file). The test links it under one
+// name per attempt, bench-plugin-cheat-probe-ATTEMPT, so that each attempt
+// runs in a process of its own: a sandbox that kills a process for a
+// forbidden system call ends that attempt alone.
+//
+// The report is "escape-probe ATTEMPT: ok: DETAIL" or
+// "escape-probe ATTEMPT: failed: ERROR". Attempts:
+//
+//	tcp           connect to the TCP address in parameter addr, send the token
+//	udp-connect   connect a UDP socket to addr, send the token
+//	udp-sendto    send the token to addr from an unconnected UDP socket
+//	ptrace        ptrace(PTRACE_SEIZE) the parent process (bench)
+//	vm-read       process_vm_readv a page of the parent's memory
+//	environ       read /proc/PPID/environ (bench's environment)
+//	proc-scan     find another process whose command line has --scenario
+//	read          read the file named by parameter path (the scenario)
+//	write         create the file named by parameter path (outside the temp dir)
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/regretbench/regretbench/sdk"
+)
+
+var attempt = strings.TrimPrefix(filepath.Base(os.Args[0]), "bench-plugin-cheat-probe-")
+
+// try makes the attempt and returns what it got.
+func try(p sdk.Params) (string, error) {
+	addr, path, token := p.String("addr"), p.String("path"), p.String("token")
+	ppid := os.Getppid()
+	switch attempt {
+	case "tcp", "udp-connect":
+		network := map[string]string{"tcp": "tcp", "udp-connect": "udp"}[attempt]
+		c, err := net.DialTimeout(network, addr, 2*time.Second)
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte(token)); err != nil {
+			return "", err
+		}
+		return "connected to " + addr, nil
+	case "udp-sendto":
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		to, err := net.ResolveUDPAddr("udp", addr)
+		if err != nil {
+			return "", err
+		}
+		if _, err := c.WriteTo([]byte(token), to); err != nil {
+			return "", err
+		}
+		return "sent to " + addr, nil
+	case "ptrace":
+		// PTRACE_SEIZE needs what PTRACE_ATTACH needs but does not stop
+		// bench; the tracer thread ends with the goroutine (it stays
+		// locked), which detaches it.
+		done := make(chan error)
+		go func() {
+			runtime.LockOSThread()
+			done <- unix.PtraceSeize(ppid)
+		}()
+		if err := <-done; err != nil {
+			return "", fmt.Errorf("pid %d: %w", ppid, err)
+		}
+		return fmt.Sprintf("seized pid %d", ppid), nil
+	case "vm-read":
+		addr, err := firstReadable(ppid)
+		if err != nil {
+			return "", err
+		}
+		buf := make([]byte, 64)
+		n, err := unix.ProcessVMReadv(ppid, []unix.Iovec{{Base: &buf[0], Len: 64}},
+			[]unix.RemoteIovec{{Base: addr, Len: 64}}, 0)
+		if err != nil {
+			return "", fmt.Errorf("pid %d: %w", ppid, err)
+		}
+		return fmt.Sprintf("read %d bytes of pid %d", n, ppid), nil
+	case "environ":
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", ppid))
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d variables of pid %d", strings.Count(string(data), "\x00"), ppid), nil
+	case "proc-scan":
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if strings.Contains(string(argv), "--scenario\x00") {
+				return fmt.Sprintf("pid %d: %s", pid, strings.ReplaceAll(string(argv), "\x00", " ")), nil
+			}
+		}
+		return "", fmt.Errorf("no process with --scenario among %d entries of /proc", len(ents))
+	case "read":
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d bytes", len(data)), nil
+	case "write":
+		if err := os.WriteFile(path, []byte(token), 0o644); err != nil {
+			return "", err
+		}
+		return "wrote " + path, nil
+	}
+	return "", errors.New("unknown attempt")
+}
+
+// firstReadable returns the start of pid's first readable mapping.
+func firstReadable(pid int) (uintptr, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var lo, hi uint64
+		var perms string
+		if _, err := fmt.Sscanf(sc.Text(), "%x-%x %s", &lo, &hi, &perms); err == nil && strings.HasPrefix(perms, "r") {
+			return uintptr(lo), nil
+		}
+	}
+	return 0, fmt.Errorf("no readable mapping in /proc/%d/maps", pid)
+}
+
+func main() {
+	str := func(name, doc string) sdk.Param {
+		return sdk.Param{Name: name, Type: sdk.String, Default: "", Doc: doc}
+	}
+	sdk.Serve(sdk.Plugin{
+		Name: "cheat-probe-" + attempt, Version: "0.0.1",
+		Params: []sdk.Param{str("addr", "host:port to reach"), str("path", "file to read or write"),
+			str("token", "what to send or write")},
+		NewBatch: func(s sdk.Session, _ []sdk.Replica) (sdk.BatchPolicy, error) {
+			detail, err := try(s.Params)
+			if err != nil {
+				return nil, fmt.Errorf("escape-probe %s: failed: %v", attempt, err)
+			}
+			return nil, fmt.Errorf("escape-probe %s: ok: %s", attempt, detail)
+		},
+	})
+}
