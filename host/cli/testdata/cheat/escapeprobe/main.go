@@ -21,6 +21,10 @@
 //	proc-scan     find another process whose command line has --scenario
 //	read          read the file named by parameter path (the scenario)
 //	write         create the file named by parameter path (outside the temp dir)
+//	write-beside  create a file beside its own executable (where other
+//	              plugins live: it could replace one)
+//	signal        kill(PPID, 0): may it signal bench (or, alike, another
+//	              policy's plugin, to stop or kill it)?
 package main
 
 import (
@@ -125,11 +129,26 @@ func try(p sdk.Params) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("%d bytes", len(data)), nil
-	case "write":
+	case "write", "write-beside":
+		if attempt == "write-beside" {
+			exe, err := os.Executable()
+			if err != nil {
+				return "", err
+			}
+			path = filepath.Join(filepath.Dir(exe), "escaped-"+token)
+		}
 		if err := os.WriteFile(path, []byte(token), 0o644); err != nil {
 			return "", err
 		}
 		return "wrote " + path, nil
+	case "signal":
+		if ppid <= 0 {
+			return "", fmt.Errorf("no parent in sight (ppid %d)", ppid)
+		}
+		if err := unix.Kill(ppid, 0); err != nil {
+			return "", fmt.Errorf("pid %d: %w", ppid, err)
+		}
+		return fmt.Sprintf("may signal pid %d", ppid), nil
 	}
 	return "", errors.New("unknown attempt")
 }
