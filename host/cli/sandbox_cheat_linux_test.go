@@ -36,7 +36,7 @@ import (
 
 // probeAttempts are the escape attempts of testdata/cheat/escapeprobe,
 // each linked as bench-plugin-cheat-probe-ATTEMPT.
-var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal"}
+var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal"}
 
 var (
 	cheatOnce sync.Once
@@ -301,52 +301,67 @@ policies: [{plugin: ts, label: TS}, {plugin: cheat-brute-seed, label: Cheat}]
 	}
 }
 
-// listener collects the tokens sent to a TCP and a UDP socket on
-// 127.0.0.1.
+// listener collects the tokens sent to its sockets: TCP and UDP on
+// 127.0.0.1, a unix stream and a unix datagram socket in dir.
 type listener struct {
-	tcp, udp string // their addresses
-	mu       sync.Mutex
-	got      map[string]bool
+	addr map[string]string // by attempt
+	mu   sync.Mutex
+	got  map[string]bool
 }
 
-func listen(t *testing.T) *listener {
+func listen(t *testing.T, dir string) *listener {
 	t.Helper()
 	l := &listener{got: map[string]bool{}}
-	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ul, err := net.ListenPacket("udp", "127.0.0.1:0")
+	stream, err := net.Listen("unix", filepath.Join(dir, "stream.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tl.Close(); ul.Close() })
-	l.tcp, l.udp = tl.Addr().String(), ul.LocalAddr().String()
-	go func() {
-		for {
-			c, err := tl.Accept()
-			if err != nil {
-				return
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dgram, err := net.ListenPacket("unixgram", filepath.Join(dir, "dgram.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close(); stream.Close(); udp.Close(); dgram.Close() })
+	l.addr = map[string]string{
+		"tcp": tcp.Addr().String(), "udp-connect": udp.LocalAddr().String(), "udp-sendto": udp.LocalAddr().String(),
+		"unix-connect": stream.Addr().String(), "unix-sendto": dgram.LocalAddr().String(),
+	}
+	for _, ln := range []net.Listener{tcp, stream} {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					c.SetReadDeadline(time.Now().Add(5 * time.Second))
+					buf := make([]byte, 256)
+					n, _ := c.Read(buf)
+					l.add(string(buf[:n]))
+				}()
 			}
-			go func() {
-				defer c.Close()
-				c.SetReadDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 256)
-				n, _ := c.Read(buf)
+		}()
+	}
+	for _, pc := range []net.PacketConn{udp, dgram} {
+		go func() {
+			buf := make([]byte, 256)
+			for {
+				n, _, err := pc.ReadFrom(buf)
+				if err != nil {
+					return
+				}
 				l.add(string(buf[:n]))
-			}()
-		}
-	}()
-	go func() {
-		buf := make([]byte, 256)
-		for {
-			n, _, err := ul.ReadFrom(buf)
-			if err != nil {
-				return
 			}
-			l.add(string(buf[:n]))
-		}
-	}()
+		}()
+	}
 	return l
 }
 
@@ -382,7 +397,8 @@ func yamaBlocksParent() (bool, string) {
 var probeReport = regexp.MustCompile(`escape-probe (\S+): (ok|failed): (.*)`)
 
 // TestCheatEscapeProbe: each way out of the sandbox that
-// testdata/cheat/escapeprobe tries (TCP and UDP to 127.0.0.1, ptrace and
+// testdata/cheat/escapeprobe tries (TCP and UDP to 127.0.0.1, a unix
+// stream and a unix datagram socket outside its directories, ptrace and
 // process_vm_readv of bench, bench's environment, other processes'
 // command lines, reading the scenario file, writing outside its temporary
 // directory or beside its executable, signalling bench) works without the
@@ -401,17 +417,14 @@ func TestCheatEscapeProbe(t *testing.T) {
 				names = append(names, "cheat-probe-"+a)
 			}
 			dir := cheatDirOf(t, names...)
-			l := listen(t)
 			tmp := t.TempDir()
+			l := listen(t, tmp)
 			written := filepath.Join(tmp, "escaped")
 			tok := map[string]string{}
 			var pols strings.Builder
 			for _, a := range probeAttempts {
 				tok[a] = a + "-" + token()
-				addr := l.udp
-				if a == "tcp" {
-					addr = l.tcp
-				}
+				addr := l.addr[a]
 				path := filepath.Join(tmp, "s.yaml") // the scenario itself
 				if a == "write" {
 					path = written
@@ -448,7 +461,7 @@ policies:
 				// What the outside world saw, where it can see it.
 				var arrived bool
 				switch a {
-				case "tcp", "udp-connect", "udp-sendto":
+				case "tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto":
 					wait := 200 * time.Millisecond
 					if level == "off" {
 						wait = 2 * time.Second

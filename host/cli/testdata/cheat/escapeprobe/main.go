@@ -15,6 +15,9 @@
 //	tcp           connect to the TCP address in parameter addr, send the token
 //	udp-connect   connect a UDP socket to addr, send the token
 //	udp-sendto    send the token to addr from an unconnected UDP socket
+//	unix-connect  connect to the unix stream socket at path addr, send the token
+//	unix-sendto   send the token as a datagram to the unix socket at path
+//	              addr, without connect(2): only the path stands in the way
 //	ptrace        ptrace(PTRACE_SEIZE) the parent process (bench)
 //	vm-read       process_vm_readv a page of the parent's memory
 //	environ       read /proc/PPID/environ (bench's environment)
@@ -51,8 +54,8 @@ func try(p sdk.Params) (string, error) {
 	addr, path, token := p.String("addr"), p.String("path"), p.String("token")
 	ppid := os.Getppid()
 	switch attempt {
-	case "tcp", "udp-connect":
-		network := map[string]string{"tcp": "tcp", "udp-connect": "udp"}[attempt]
+	case "tcp", "udp-connect", "unix-connect":
+		network := map[string]string{"tcp": "tcp", "udp-connect": "udp", "unix-connect": "unix"}[attempt]
 		c, err := net.DialTimeout(network, addr, 2*time.Second)
 		if err != nil {
 			return "", err
@@ -73,6 +76,16 @@ func try(p sdk.Params) (string, error) {
 			return "", err
 		}
 		if _, err := c.WriteTo([]byte(token), to); err != nil {
+			return "", err
+		}
+		return "sent to " + addr, nil
+	case "unix-sendto":
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err != nil {
+			return "", err
+		}
+		defer unix.Close(fd)
+		if err := unix.Sendto(fd, []byte(token), 0, &unix.SockaddrUnix{Name: addr}); err != nil {
 			return "", err
 		}
 		return "sent to " + addr, nil
