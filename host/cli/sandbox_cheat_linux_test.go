@@ -183,8 +183,9 @@ func token() string {
 // TestCheatReadsHost: a plugin that reads the scenario off the machine
 // (testdata/cheat/readshost: BENCH_SCENARIO or BENCH_CONFIG in its
 // environment or bench's, bench's command line, the scenarios embedded in
-// bench's executable) beats Thompson sampling by far without the sandbox,
-// and under it learns nothing and loses (its fallback is round robin).
+// bench's executable, scenario files on disk of the session's shape)
+// beats Thompson sampling by far without the sandbox, and under it learns
+// nothing and loses (its fallback is round robin).
 func TestCheatReadsHost(t *testing.T) {
 	t.Parallel()
 	// ten_arm with its arms permuted: the best (0.1) is arm 6, where the

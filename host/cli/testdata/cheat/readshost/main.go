@@ -15,8 +15,8 @@
 //   - exe-match: no name at all; every scenario embedded in an ancestor's
 //     executable (/proc/PID/exe: bench embeds the shipped ones) whose arms,
 //     family and noise sd fit the session's;
-//   - fs-scan: no name either; every *.yaml file (up to 1 MiB) under its
-//     working directory (bench's), $HOME and the temporary directory, four
+//   - fs-scan: no name either; every *.yaml file (up to 1 MiB) under the
+//     temporary directory, its working directory (bench's) and $HOME, four
 //     levels deep, that fits the session, the newest of those with the
 //     session's horizon first.
 //
@@ -201,7 +201,7 @@ func scanFiles(s sdk.Session) []float64 {
 	var best *scenarioDoc
 	var bestScore int64
 	seen := 0
-	for _, root := range []string{".", os.Getenv("HOME"), os.TempDir()} {
+	for _, root := range []string{os.TempDir(), ".", os.Getenv("HOME")} {
 		if root == "" {
 			continue
 		}
