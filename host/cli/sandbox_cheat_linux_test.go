@@ -445,7 +445,7 @@ policies:
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "r.json")
-			stderr, code := runBenchExe(t, nil,
+			stderr, code := runBenchExe(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
 				append([]string{"--plugin-dir", dir, "--scenario", sc, "--out", out, "-q"}, sb...)...)
 			if code != 3 { // every probe fails its Open on purpose
 				t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)

@@ -18,16 +18,21 @@
 //	unix-connect  connect to the unix stream socket at path addr, send the token
 //	unix-sendto   send the token as a datagram to the unix socket at path
 //	              addr, without connect(2): only the path stands in the way
-//	ptrace        ptrace(PTRACE_SEIZE) the parent process (bench)
-//	vm-read       process_vm_readv a page of the parent's memory
-//	environ       read /proc/PPID/environ (bench's environment)
+//	ptrace        ptrace(PTRACE_SEIZE) bench
+//	vm-read       process_vm_readv a page of bench's memory
+//	environ       find the token in an ancestor's /proc/PID/environ (the
+//	              test puts it into bench's environment)
 //	proc-scan     find another process whose command line has --scenario
 //	read          read the file named by parameter path (the scenario)
 //	write         create the file named by parameter path (outside the temp dir)
 //	write-beside  create a file beside its own executable (where other
 //	              plugins live: it could replace one)
-//	signal        kill(PPID, 0): may it signal bench (or, alike, another
+//	signal        kill(bench, 0): may it signal bench (or, alike, another
 //	              policy's plugin, to stop or kill it)?
+//
+// Bench is the nearest ancestor whose command line has --scenario, else
+// the parent: a sandbox may put a process of its own between bench and
+// the plugin, and reaching that one is no escape.
 package main
 
 import (
@@ -52,7 +57,7 @@ var attempt = strings.TrimPrefix(filepath.Base(os.Args[0]), "bench-plugin-cheat-
 // try makes the attempt and returns what it got.
 func try(p sdk.Params) (string, error) {
 	addr, path, token := p.String("addr"), p.String("path"), p.String("token")
-	ppid := os.Getppid()
+	bench, seen := benchPid()
 	switch attempt {
 	case "tcp", "udp-connect", "unix-connect":
 		network := map[string]string{"tcp": "tcp", "udp-connect": "udp", "unix-connect": "unix"}[attempt]
@@ -96,30 +101,34 @@ func try(p sdk.Params) (string, error) {
 		done := make(chan error)
 		go func() {
 			runtime.LockOSThread()
-			done <- unix.PtraceSeize(ppid)
+			done <- unix.PtraceSeize(bench)
 		}()
 		if err := <-done; err != nil {
-			return "", fmt.Errorf("pid %d: %w", ppid, err)
+			return "", fmt.Errorf("pid %d: %w", bench, err)
 		}
-		return fmt.Sprintf("seized pid %d", ppid), nil
+		return fmt.Sprintf("seized pid %d", bench), nil
 	case "vm-read":
-		addr, err := firstReadable(ppid)
+		addr, err := firstReadable(bench)
 		if err != nil {
 			return "", err
 		}
 		buf := make([]byte, 64)
-		n, err := unix.ProcessVMReadv(ppid, []unix.Iovec{{Base: &buf[0], Len: 64}},
+		n, err := unix.ProcessVMReadv(bench, []unix.Iovec{{Base: &buf[0], Len: 64}},
 			[]unix.RemoteIovec{{Base: addr, Len: 64}}, 0)
 		if err != nil {
-			return "", fmt.Errorf("pid %d: %w", ppid, err)
+			return "", fmt.Errorf("pid %d: %w", bench, err)
 		}
-		return fmt.Sprintf("read %d bytes of pid %d", n, ppid), nil
+		return fmt.Sprintf("read %d bytes of pid %d", n, bench), nil
 	case "environ":
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", ppid))
-		if err != nil {
-			return "", err
+		var errs []error
+		for _, pid := range ancestors() {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if err == nil && strings.Contains(string(data), "="+token+"\x00") {
+				return fmt.Sprintf("the token is in the environment of pid %d", pid), nil
+			}
+			errs = append(errs, err)
 		}
-		return fmt.Sprintf("%d variables of pid %d", strings.Count(string(data), "\x00"), ppid), nil
+		return "", fmt.Errorf("the token is in no ancestor's environment (%d ancestors: %v)", len(errs), errors.Join(errs...))
 	case "proc-scan":
 		ents, err := os.ReadDir("/proc")
 		if err != nil {
@@ -155,15 +164,45 @@ func try(p sdk.Params) (string, error) {
 		}
 		return "wrote " + path, nil
 	case "signal":
-		if ppid <= 0 {
-			return "", fmt.Errorf("no parent in sight (ppid %d)", ppid)
+		if !seen {
+			return "", fmt.Errorf("no bench in sight (parent %d)", bench)
 		}
-		if err := unix.Kill(ppid, 0); err != nil {
-			return "", fmt.Errorf("pid %d: %w", ppid, err)
+		if err := unix.Kill(bench, 0); err != nil {
+			return "", fmt.Errorf("pid %d: %w", bench, err)
 		}
-		return fmt.Sprintf("may signal pid %d", ppid), nil
+		return fmt.Sprintf("may signal pid %d", bench), nil
 	}
 	return "", errors.New("unknown attempt")
+}
+
+// ancestors lists the parent, its parent and so on, up to init.
+func ancestors() []int {
+	var out []int
+	for pid := os.Getppid(); pid > 1 && len(out) < 16; {
+		out = append(out, pid)
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])) // state ppid ...
+		if len(f) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(f[1])
+	}
+	return out
+}
+
+// benchPid returns the nearest ancestor whose command line has
+// --scenario, and true; else the parent and false.
+func benchPid() (int, bool) {
+	for _, pid := range ancestors() {
+		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(argv), "--scenario\x00") {
+			return pid, true
+		}
+	}
+	return os.Getppid(), false
 }
 
 // firstReadable returns the start of pid's first readable mapping.
