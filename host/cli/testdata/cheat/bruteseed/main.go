@@ -1,5 +1,5 @@
 // Command bruteseed is a cheating plugin for host/cli's sandbox tests
-// (sandbox_cheat_test.go), written on the public SDK alone and reading
+// (sandbox_cheat_linux_test.go), written on the public SDK alone and reading
 // nothing but the protocol: no sandbox can stop it, only a seed it cannot
 // guess.
 //
