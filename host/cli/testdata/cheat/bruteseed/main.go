@@ -16,7 +16,7 @@
 //  2. enumerates the means jointly on the grid 0, 0.01, ..., 1, keeping the
 //     vector whose streams reproduce the first reward of every arm it saw.
 //     The key covers all means together, so the search is joint: 101^K
-//     keys, done only for K <= 3 (a million SHA-256, about a second);
+//     keys, done only for K <= 3 (a million SHA-256, well under a second);
 //
 // then pulls the best arm for good. Gaussian rewards with a known sd only.
 // Without a match it plays round robin. Everything is bounded by a 20 s
