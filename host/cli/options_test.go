@@ -181,6 +181,15 @@ func TestRunOptions(t *testing.T) {
 	},
 		{name: "--runs 0", args: []string{"run", "--scenario", "two_arm", "--runs", "0"}, err: "--runs 0: must be >= 1"},
 		{name: "BENCH_JOBS=-1", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_JOBS": "-1"}, err: "--jobs -1"},
+		{name: "BENCH_SANDBOX=none", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "none"}, err: `--sandbox: sandbox level "none": want auto, strict or off`},
+		{name: "sandbox in the config", args: []string{"run", "--scenario", "two_arm"}, config: "sandbox: strict\nsandbox-read: [/opt/data]\n",
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "sandbox", o.sandbox, sandboxOptions{level: "strict", read: []string{"/opt/data"}})
+			}},
+		{name: "BENCH_SANDBOX beats the config", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "off"}, config: "sandbox: strict\n",
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "sandbox", o.sandbox.level, "off")
+			}},
 		{name: "bad --shard", args: []string{"run", "--scenario", "two_arm", "--shard", "3/3"}, err: "--shard"},
 		{name: "bad --margin in the config", args: []string{"run", "--scenario", "two_arm"}, config: "margin: lots\n", err: "--margin"},
 		{name: "no --scenario", args: []string{"run"}, err: "--scenario is required"},

@@ -25,15 +25,23 @@ func addSandboxFlags(fs *pflag.FlagSet, o *sandboxOptions) {
 	fs.StringArrayVar(&o.read, "sandbox-read", nil, "let a confined plugin also read (and execute) this file or directory (repeatable)")
 }
 
+// check checks --sandbox's value before anything runs: exit 2 naming it.
+func (o *sandboxOptions) check() error {
+	if _, err := sandbox.ParseLevel(o.level); err != nil {
+		return withCode(ExitInput, fmt.Errorf("--sandbox: %w", err))
+	}
+	return nil
+}
+
 // plan checks the flags and decides the sandbox on this machine. Under
 // auto it prints, on stderr, the one line that says what is missing, if
 // anything is. A bad level, a missing --sandbox-read path, or strict on a
 // machine that cannot have it, is exit 2.
 func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
-	level, err := sandbox.ParseLevel(o.level)
-	if err != nil {
-		return nil, withCode(ExitInput, fmt.Errorf("--sandbox: %w", err))
+	if err := o.check(); err != nil {
+		return nil, err
 	}
+	level, _ := sandbox.ParseLevel(o.level)
 	p, err := sandbox.Config{Level: level, Read: o.read}.Plan()
 	if err != nil {
 		return nil, withCode(ExitInput, err)
