@@ -593,6 +593,7 @@ func TestCheatSetsidHelper(t *testing.T) {
 		{"go/off", "cheat-setsid", "off", false},
 		{"go/default", "cheat-setsid", "default", false},
 		{"go/default, bench killed", "cheat-setsid", "default", true},
+		{"go/off, bench killed", "cheat-setsid", "off", true},
 		{"python/off", "cheat-setsid-py", "off", false},
 		{"python/default", "cheat-setsid-py", "default", false},
 	} {
