@@ -519,7 +519,7 @@ func TestConformPythonExamples(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			// Mostly waiting for Python to start: in parallel.
 			t.Parallel()
-			stdout, stderr, code := bench(t, "conform", "--quick", path)
+			stdout, stderr, code := bench(t, "conform", "--quick", "-v", path)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 			}
@@ -587,19 +587,17 @@ func TestConformPythonBroken(t *testing.T) {
 	type pyMode struct {
 		mode, rule string
 		want       []string
+		doc        string // in the rule's explanation: the Python SDK's names
 	}
 	modes := []pyMode{
-		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}},
-		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}},
-		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}},
-		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}},
-		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}},
+		{"arm-range", "valid-arms", []string{"step round ", "returned arm ", ", want 0.."}, ""},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}, "(use replica.rng)"},
+		{"shared-rand", "batch-split", []string{"(round ", "replication "}, "or rb.KeyedDraws(s.seed,"},
+		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}, ""},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, ""},
 	}
 	var rules []string
-	for _, m := range append(modes, struct {
-		mode, rule string
-		want       []string
-	}{mode: "ok"}) {
+	for _, m := range append(modes, pyMode{mode: "ok"}) {
 		if m.rule != "" {
 			rules = append(rules, m.rule)
 		}
@@ -613,7 +611,7 @@ func TestConformPythonBroken(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
 		own := ownPlugins(t, dir, "pybad-ok")
-		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--rule", strings.Join(rules, ","), "pybad-ok")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 		}
@@ -629,13 +627,22 @@ func TestConformPythonBroken(t *testing.T) {
 		t.Run(m.mode, func(t *testing.T) {
 			t.Parallel()
 			own := ownPlugins(t, dir, "pybad-"+m.mode)
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--rule", m.rule, "pybad-"+m.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
 			}
 			status, reason := conformResults(t, stdout)
 			ruleFails(t, status, reason, m.rule, m.want)
+			// A Python author is told in the Python SDK's terms.
+			if m.doc != "" && !strings.Contains(stdout, m.doc) {
+				t.Errorf("no rule explanation says %q", m.doc)
+			}
+			for _, goName := range []string{"Replica.Rand", "BatchFactory", "BatchStep.Arrivals", "Session.Feedback.Delayed", "Select("} {
+				if strings.Contains(stdout, goName) {
+					t.Errorf("a Python plugin is told about Go's %s", goName)
+				}
+			}
 			assertNoPluginsIn(t, own)
 		})
 	}

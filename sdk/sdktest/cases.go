@@ -29,6 +29,10 @@ type Rule struct {
 // doc explains the rule in the terms of vocabulary v.
 func (r Rule) doc(v vocab) string { return r.explain(v) }
 
+// Once reports whether the rule is checked once per plugin, not over
+// every transport.
+func (r Rule) Once() bool { return r.once }
+
 // Rules returns the kit's catalogue, in the order it checks them. Run,
 // TestPlugin, RunExecutable, CheckExecutable and `bench conform` all check
 // exactly these.

@@ -26,7 +26,7 @@ const (
 	// batch-split adds a batch of midMin..longMax rounds (log-uniform),
 	// so that horizons between the general sessions' and the long ones'
 	// are played too.
-	longMin, longMax = 20_000, 30_000
+	longMin, longMax = 20_000, 25_000
 	midMin           = 1_000
 	// minSelect is the fewest rounds a general session plays after the
 	// forced ones, so that the policy decides something.

@@ -30,27 +30,31 @@
 //
 // Every session's policy seed, number of arms, horizon, replication count
 // and replication indices are drawn from one 64-bit seed, the kit's seed,
-// within the ranges of real scenarios: K in 2..20, horizons from tens of
-// rounds to 2,000 (500 with Quick), 1 to 300 replications (100 with Quick)
-// within a budget of replications x rounds per session, the first
-// replication anywhere below 1,000,000, and policy seeds uniform over 64
-// bits, as a run's are (a hash of the scenario seed). Over the fastest
-// transport (in process: without RPC; an executable: the step socket) the
-// rules that compare sessions also play long ones, of 20,000 to 25,000
-// rounds with 1 or 2 replications: valid-arms, deterministic-seed and
-// batch-split. So a plugin cannot tell the kit's sessions from a run's by
-// their seed, arms, horizon or replications, and a fault after round 1000
-// fails a rule. Only the size of a session as a whole, replications x
-// rounds, stays below a real run's: a check has to finish in seconds.
+// within the ranges of real scenarios: K in 2..20; horizons from tens of
+// rounds to 1,000 (300 with Quick); 1 to 300 replications (100 with
+// Quick), within 8,000 replications x rounds per session (2,000 with
+// Quick); the first replication 0, or anywhere below 1,000,000; policy
+// seeds uniform over 64 bits, as a run's are (a hash of the scenario
+// seed). Over the fastest transport (in process: the path without RPC; an
+// executable: the step socket) rule valid-arms also plays a long session,
+// of 20,000 to 25,000 rounds, so that a fault after round 1000 fails a
+// rule. For an executable, which may be anyone's, deterministic-seed also
+// replays a long session on a fresh process, and batch-split also splits a
+// batch of 2 replications over 1,000 to 25,000 rounds (log-uniform). So a
+// plugin cannot tell the kit's sessions from a run's by their seed, arms,
+// horizon or replications. Only a session's size as a whole, replications
+// x rounds, stays below a run's: a check has to finish in seconds.
 //
 // Each check (a rule over a transport) draws its sessions from the kit's
 // seed and its own name only, so it replays alike whichever other rules
-// run with it. The seed is random by default (crypto/rand): each run of
-// the kit explores other sizes, and a plugin that behaves only on fixed
-// seeds or sizes fails sooner or later. A failure reports the seed; replay
-// it with WithSeed, or without changing code by setting
-// REGRETBENCH_SDKTEST_SEED=0x... in the environment of go test. A CI that
-// wants the same sessions on every run passes WithSeed.
+// run with it. The seed is random by default (crypto/rand), so that each
+// run of the kit explores other sizes, and a plugin that behaves only on
+// some seeds or sizes fails sooner or later rather than never. A failure
+// reports the seed and the sessions; replay it with WithSeed, or, without
+// changing code, by setting REGRETBENCH_SDKTEST_SEED=0x... in the
+// environment of go test (go test caches results by that variable too). A
+// CI that wants the same sessions on every run passes WithSeed. Under
+// go test -short, Run and RunExecutable play Quick's sizes.
 //
 // # Timeouts
 //
