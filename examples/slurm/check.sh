@@ -2,7 +2,10 @@
 # Prove examples/slurm/array.sh on a real, single-node Slurm: run a small
 # scenario as the 4-task array plus the dependent `bench merge`, exactly as
 # array.sh's header says, and check that the merged results equal an
-# unsharded run's bit for bit (the summed `seconds` aside).
+# unsharded run's bit for bit (the summed `seconds` aside). Twice: with the
+# scenario's integer seed, and sealed, every task reading one secret seed
+# from a file (array.sh's third argument); the secret must then be the
+# merged file's seed and appear on no job's command line nor in its output.
 #
 #   sudo bash examples/slurm/check.sh
 #
@@ -126,7 +129,7 @@ trap 'exit 143' TERM
 
 logs() {
 	local f
-	for f in "$tmp"/work/slurm-*.out "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
+	for f in "$tmp"/work/*/slurm-*.out "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
 		[ -f "$f" ] || continue
 		printf '\n----- %s (last 40 lines) -----\n' "${f#"$tmp"/}" >&2
 		tail -n 40 "$f" >&2
@@ -234,10 +237,17 @@ idle*) ;;
 	;;
 esac
 
-# 4. The scenario, the array and the dependent merge, as array.sh documents.
+# 4. The scenario, the arrays and the dependent merges, as array.sh
+# documents: in plain/ with the scenario's seed, in sealed/ with a secret
+# seed file (drawn as array.sh's header shows, readable only by us).
 work=$tmp/work
-ln -s "$repo/bin" "$work/bin"
-cat >"$work/check.yaml" <<EOF
+modes=(plain sealed)
+declare -A array_ids merge_ids
+for mode in "${modes[@]}"; do
+	dir=$work/$mode
+	mkdir -p "$dir"/results
+	ln -s "$repo/bin" "$dir/bin"
+	cat >"$dir/check.yaml" <<EOF
 name: check
 description: small three-arm scenario for examples/slurm/check.sh
 environment:
@@ -252,57 +262,91 @@ policies:
   - {plugin: ts, label: TS}
   - {plugin: klucb, label: KL-UCB}
 EOF
-
-cd "$work"
-mkdir -p results
-array_id=$(sbatch --parsable --chdir="$work" --array=0-$((shards - 1)) "$array_sh" check.yaml "$shards") ||
-	fail_logs "sbatch of $array_sh was refused"
-array_id=${array_id%%;*}
-jobs_+=("$array_id")
-merge_id=$(sbatch --parsable --chdir="$work" --dependency=afterok:"$array_id" \
-	--job-name=regretbench-merge --output=slurm-merge-%j.out --wrap \
-	"bin/bench merge results/check.yaml/part-*.json --out results/check.json") ||
-	fail_logs "sbatch of the merge was refused"
-merge_id=${merge_id%%;*}
-jobs_+=("$merge_id")
+	seed_arg=()
+	if [ "$mode" = sealed ]; then
+		(cd "$dir" && umask 077 && printf '0x%s\n' "$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" >sealed.seed)
+		seed_arg=(sealed.seed)
+	fi
+	id=$(sbatch --parsable --chdir="$dir" --array=0-$((shards - 1)) "$array_sh" check.yaml "$shards" ${seed_arg[@]+"${seed_arg[@]}"}) ||
+		fail_logs "sbatch of $array_sh ($mode) was refused"
+	array_ids[$mode]=${id%%;*}
+	jobs_+=("${array_ids[$mode]}")
+	id=$(sbatch --parsable --chdir="$dir" --dependency=afterok:"${array_ids[$mode]}" \
+		--job-name=regretbench-merge --output=slurm-merge-%j.out --wrap \
+		"bin/bench merge results/check.yaml/part-*.json --out results/check.json") ||
+		fail_logs "sbatch of the $mode merge was refused"
+	merge_ids[$mode]=${id%%;*}
+	jobs_+=("${merge_ids[$mode]}")
+	say "submitted the $mode array job ${array_ids[$mode]} (tasks 0-$((shards - 1))) and merge job ${merge_ids[$mode]}"
+done
 submitted=$SECONDS
-say "submitted array job $array_id (tasks 0-$((shards - 1))) and merge job $merge_id"
 
-# The unsharded run, while Slurm works.
-bin/bench --scenario check.yaml --quiet --out results/unsharded.json >"$tmp"/unsharded.log 2>&1 ||
+# The unsharded runs, while Slurm works.
+(cd "$work/plain" && bin/bench --scenario check.yaml --quiet --out results/unsharded.json) >"$tmp"/unsharded.log 2>&1 ||
 	fail_logs "the unsharded run failed: $(cat "$tmp"/unsharded.log)"
+(cd "$work/sealed" && bin/bench --scenario check.yaml --quiet --seed-file sealed.seed --out results/unsharded.json) >"$tmp"/unsharded.log 2>&1 ||
+	fail_logs "the unsharded sealed run failed: $(cat "$tmp"/unsharded.log)"
 
 job_state() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
 deadline=$((SECONDS + wait_s))
-while :; do
-	st=$(job_state "$merge_id")
-	case $st in
-	COMPLETED) break ;;
-	FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
-		scontrol -o show job "$array_id" >&2 || true
-		fail_logs "merge job $merge_id ended $st"
-		;;
-	esac
-	if [ $SECONDS -ge $deadline ]; then
-		squeue >&2 || true
-		fail_logs "merge job $merge_id is still ${st:-unknown} after ${wait_s} s (CHECK_WAIT)"
+for mode in "${modes[@]}"; do
+	array_id=${array_ids[$mode]}
+	merge_id=${merge_ids[$mode]}
+	while :; do
+		st=$(job_state "$merge_id")
+		case $st in
+		COMPLETED) break ;;
+		FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
+			scontrol -o show job "$array_id" >&2 || true
+			fail_logs "$mode merge job $merge_id ended $st"
+			;;
+		esac
+		if [ $SECONDS -ge $deadline ]; then
+			squeue >&2 || true
+			fail_logs "$mode merge job $merge_id is still ${st:-unknown} after ${wait_s} s (CHECK_WAIT)"
+		fi
+		sleep 1
+	done
+	for i in $(seq 0 $((shards - 1))); do
+		st=$(job_state "${array_id}_${i}")
+		[ "$st" = COMPLETED ] || fail_logs "$mode array task ${array_id}_${i} is $st, want COMPLETED"
+		[ -f "$work/$mode/results/check.yaml/part-$i.json" ] || fail_logs "$mode array task $i wrote no results/check.yaml/part-$i.json"
+	done
+done
+say "arrays and merges completed $((SECONDS - submitted)) s after submission"
+
+# The sealed run's secret is on no job's command line, and in the jobs'
+# output only where a shard's tables end its run: in their title line.
+secret=$(tr -d ' \n' <"$work/sealed/sealed.seed")
+for id in "${array_ids[sealed]}" "${merge_ids[sealed]}"; do
+	if scontrol -o show job "$id" 2>/dev/null | grep -qF "$secret"; then
+		fail "the sealed run's secret shows in 'scontrol show job $id'"
 	fi
-	sleep 1
 done
-for i in $(seq 0 $((shards - 1))); do
-	st=$(job_state "${array_id}_${i}")
-	[ "$st" = COMPLETED ] || fail_logs "array task ${array_id}_${i} is $st, want COMPLETED"
-	[ -f "results/check.yaml/part-$i.json" ] || fail_logs "array task $i wrote no results/check.yaml/part-$i.json"
-done
-say "array and merge completed $((SECONDS - submitted)) s after submission"
+title="^check: K=3, T=${horizon}, [0-9]+ runs, seed ${secret}, shard [0-9]+/${shards}\$"
+if cat "$work"/sealed/slurm-*.out | grep -F "$secret" | grep -qvE "$title"; then
+	grep -HnF "$secret" "$work"/sealed/slurm-*.out >&2
+	fail "the sealed run's secret shows in the job output above, not only in a shard's title"
+fi
 
 # 5. Compare: identical but for the policies' summed seconds and the
-# provenance (bench.command, host, date) of the command that wrote each file.
-python3 - results/check.json results/unsharded.json "$runs" "$horizon" <<'EOF' || fail "the merged results differ from the unsharded run (above)"
+# provenance (bench.command, host, date) of the command that wrote each
+# file. The plain files record seed 15 and the SHA-256 streams, the sealed
+# ones the seed file's secret and the keyed streams.
+for mode in "${modes[@]}"; do
+	want_seed=15
+	if [ "$mode" = sealed ]; then
+		want_seed=$secret
+	fi
+	python3 - "$work/$mode/results/check.json" "$work/$mode/results/unsharded.json" "$runs" "$horizon" "$mode" "$want_seed" <<'EOF' ||
 import json, sys
 
-merged_path, whole_path, runs, horizon = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+merged_path, whole_path, runs, horizon, mode, want_seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 merged, whole = (json.load(open(p)) for p in (merged_path, whole_path))
+sealed = want_seed.startswith("0x")
+if not sealed:
+    want_seed = int(want_seed)
+want_streams = "hmac-sha256-v1" if sealed else "sha256-v2"
 
 def strip(f):
     for p in f["policies"]:
@@ -337,6 +381,9 @@ for name, f in (("merged", merged), ("unsharded", whole)):
     sc = f["scenario"]
     if not f.get("complete") or sc["runs"] != runs or sc["horizon"] != horizon:
         errors.append(f"{name}: complete={f.get('complete')} runs={sc['runs']} horizon={sc['horizon']}, want complete, {runs}, {horizon}")
+    if sc["seed"] != want_seed or sc.get("streams") != want_streams:
+        want = "the seed file's secret" if sealed else want_seed
+        errors.append(f"{name}: seed {sc['seed']!r}, streams {sc.get('streams')!r}; want {want} and {want_streams}")
     for p in f["policies"]:
         if p["status"] != "ok":
             errors.append(f"{name}: policy {p['label']} status {p['status']}: {p.get('error', '')}")
@@ -347,8 +394,11 @@ d = diff(strip(merged), strip(whole), "$")
 if d:
     errors.append("first difference at " + d)
 if errors:
-    print("\n".join(errors), file=sys.stderr)
+    print("\n".join(f"{mode}: {e}" for e in errors), file=sys.stderr)
     sys.exit(1)
 pols = ", ".join(p["label"] for p in merged["policies"])
-print(f"check.sh: merged == unsharded: {pols}; {runs} replications x T={horizon}, every field but the summed seconds and the provenance identical, per-replication finals included")
+seed = "a secret seed from a file" if sealed else f"seed {want_seed}"
+print(f"check.sh: {mode}: merged == unsharded: {pols}; {runs} replications x T={horizon}, {seed}, every field but the summed seconds and the provenance identical, per-replication finals included")
 EOF
+		fail "the $mode merged results differ from the unsharded run (above)"
+done

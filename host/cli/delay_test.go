@@ -14,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -111,7 +112,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 			}
 
 			// Replay: the arm and reward of every pull, and when it is due.
-			e, err := env.New(sdk.Gaussian, means, 0.5, 11)
+			e, err := env.New(sdk.Gaussian, means, 0.5, seed.Int(11))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -488,7 +489,7 @@ func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, kn
 	// The plugin gets the policy seed, a one-way function of the scenario
 	// seed, never the scenario seed itself (which would let it rebuild the
 	// reward streams of a known scenario).
-	if want := fmt.Sprintf(`"Seed":%d`, env.PolicySeed(11)); !strings.Contains(string(rec["open"]), want) {
+	if want := fmt.Sprintf(`"Seed":%d`, env.PolicySeed(seed.Int(11))); !strings.Contains(string(rec["open"]), want) {
 		t.Errorf("Open carries %s, want the policy seed (%s)", rec["open"], want)
 	}
 	if p, _ := open["Params"].(map[string]any); len(p) != 0 {
@@ -527,7 +528,7 @@ func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, kn
 func checkSteps(t *testing.T, recs []map[string]json.RawMessage, means []float64, n, T, initPulls int) {
 	t.Helper()
 	K := len(means)
-	e, err := env.New(sdk.Gaussian, means, 0.5, 11)
+	e, err := env.New(sdk.Gaussian, means, 0.5, seed.Int(11))
 	if err != nil {
 		t.Fatal(err)
 	}

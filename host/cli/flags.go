@@ -85,6 +85,9 @@ func (ro *runOptions) checkFlags() error {
 			return withCode(ExitInput, err)
 		}
 	}
+	if err := ro.seed.check(fs, ro.shard != "", ro.resume); err != nil {
+		return err
+	}
 	if _, err := ro.gate.options(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
 	}

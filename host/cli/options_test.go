@@ -134,7 +134,7 @@ func TestRunOptions(t *testing.T) {
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
 				stepTimeout: time.Minute, startTimeout: 2 * time.Second, quiet: true, with: []string{"ts:c=1,d=2@X", "klucb"}})
-			eq(t, "seed", o.seed, uint64(3))
+			eq(t, "seed", o.seed, seedOptions{value: "3"})
 			eq(t, "policies", o.policies, []string{"TS", "KL-UCB"})
 			eq(t, "out", o.out, "r.json")
 			eq(t, "batch", o.batch, 4)
@@ -182,6 +182,17 @@ func TestRunOptions(t *testing.T) {
 		{name: "bad --shard", args: []string{"run", "--scenario", "two_arm", "--shard", "3/3"}, err: "--shard"},
 		{name: "bad --margin in the config", args: []string{"run", "--scenario", "two_arm"}, config: "margin: lots\n", err: "--margin"},
 		{name: "no --scenario", args: []string{"run"}, err: "--scenario is required"},
+		{name: "BENCH_SEED_FILE", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SEED_FILE": "/run/sealed.seed"},
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "seed", o.seed, seedOptions{file: "/run/sealed.seed"})
+			}},
+		{name: "a secret seed in the config file", args: []string{"run", "--scenario", "two_arm"}, config: "seed: 0x" + strings.Repeat("e1", 32) + "\n",
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "seed", o.seed, seedOptions{value: "0x" + strings.Repeat("e1", 32)})
+			}},
+		{name: "--seed with BENCH_SEED_FILE", args: []string{"run", "--scenario", "two_arm", "--seed", "4"}, env: map[string]string{"BENCH_SEED_FILE": "/s"}, err: "--seed and --seed-file both given"},
+		{name: "bad --seed in the config", args: []string{"run", "--scenario", "two_arm"}, config: "seed: -4\n", err: "--seed: invalid seed"},
+		{name: "--seed random --shard", args: []string{"run", "--scenario", "two_arm", "--seed", "random", "--shard", "1/2"}, err: "--seed random with --shard"},
 	})
 }
 

@@ -76,7 +76,7 @@ type runOptions struct {
 
 	policyRunOptions
 	scenario  string
-	seed      uint64
+	seed      seedOptions // --seed, --seed-file
 	policies  []string
 	out       string
 	batch     int
@@ -95,7 +95,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 		jobs:    "policies run at once (0: one per core)",
 		with:    withHelp,
 	})
-	fs.Uint64Var(&ro.seed, "seed", 0, "override the scenario's seed")
+	addSeedFlags(fs, &ro.seed)
 	fs.StringArrayVar(&ro.policies, "policy", nil, "run only the policy with this label (repeatable)")
 	fs.StringVarP(&ro.out, "out", "o", "", "write the results file (JSON) here")
 	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
@@ -210,8 +210,10 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	if changed("runs") {
 		sc.Runs = ro.runs
 	}
-	if changed("seed") {
-		sc.Seed = ro.seed
+	if s, ok, err := ro.seed.resolve(ro.flags, ro.f.stderr); err != nil {
+		return nil, err
+	} else if ok {
+		sc.Seed = s
 	}
 	if changed("horizon") {
 		if err := sc.SetHorizon(ro.horizon); err != nil {
@@ -343,6 +345,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 			}
 		}
 	}
+	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
 	pr := progress.New(ro.f.stderr, !ro.quiet)
 	b := ro.batch
 	if b <= 0 {

@@ -79,7 +79,7 @@ func Record(sc *scenario.Scenario) results.Scenario {
 	return results.Scenario{
 		Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 		Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
-		Streams: env.StreamsVersion, Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
+		Streams: env.Streams(sc.Seed), Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
 		NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
 	}
 }

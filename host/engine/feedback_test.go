@@ -6,12 +6,13 @@ import (
 
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
 // TestScheduleDue: when a reward of round t arrives under each mode.
 func TestScheduleDue(t *testing.T) {
-	e, _ := env.New(sdk.Gaussian, []float64{1, 0}, 1, 1)
+	e, _ := env.New(sdk.Gaussian, []float64{1, 0}, 1, seed.Int(1))
 	for _, c := range []struct {
 		fb   sdk.Feedback
 		t    []int

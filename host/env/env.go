@@ -1,18 +1,26 @@
 // Package env is the bandit environment the host owns: true arm means and
 // the reward streams, drawn with common random numbers (design §4).
 //
-// Nothing here is for plugins. The reward streams are keyed by a SHA-256
-// of the scenario seed together with the family, the true means and the
-// noise sd (Key), so a plugin cannot rebuild them: it never receives the
-// scenario seed (only PolicySeed, a one-way function of it), and even a
-// plugin that guesses a published seed would need the very means it is
-// trying to learn.
+// Nothing here is for plugins. The reward streams are keyed by the scenario
+// seed together with the family, the true means and the noise sd, so a
+// plugin cannot rebuild them: it never receives the scenario seed, only
+// PolicySeed, a one-way function of it.
+//
+// An integer seed keys them by plain SHA-256 hashes (StreamsVersion): a
+// plugin that guesses a published or small seed would still need the very
+// means it is trying to learn, but one that enumerates candidate means can
+// check each guess against the rewards it observes. A secret seed (256
+// bits, seed.Seed.Secret) keys the policy seed, the reward streams and the
+// delay streams by HMAC-SHA256 keyed by the secret (SecretStreamsVersion),
+// so that none of them can be computed without it.
 package env
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"math"
 	"math/rand/v2"
 
@@ -20,21 +28,51 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// StreamsVersion names the way reward streams are derived. Results files
-// record it: runs with different versions face different rewards, so they
-// cannot be paired or merged.
+// StreamsVersion names the way reward streams are derived from an integer
+// seed. Results files record it: runs with different versions face
+// different rewards, so they cannot be paired or merged.
 const StreamsVersion = "sha256-v2"
 
-// PolicySeed is the seed a plugin receives for a scenario seed: the first 8
-// bytes of SHA-256 over a domain tag and the seed. It is one-way: a plugin
-// cannot recover the scenario seed from it, and it depends on nothing else,
-// so every policy of a scenario, every batch and every shard gets the same
-// one and sdk.ReplicaRand(PolicySeed(seed), r) is a replication's own
-// randomness.
-func PolicySeed(seed uint64) uint64 {
+// SecretStreamsVersion names the way reward and delay streams are derived
+// from a secret seed: HMAC-SHA256 keyed by the secret.
+const SecretStreamsVersion = "hmac-sha256-v1"
+
+// Streams is the streams version results files record for seed s:
+// StreamsVersion for an integer seed, SecretStreamsVersion for a secret.
+func Streams(s seed.Seed) string {
+	if s.Secret() {
+		return SecretStreamsVersion
+	}
+	return StreamsVersion
+}
+
+// Domain tags of the keyed derivations from a secret seed. Each HMAC keyed
+// by the secret starts its message with one, so that no two uses share an
+// output.
+const (
+	tagSecretPolicy  = "regretbench/secret/policy-seed/v1\x00"
+	tagSecretRewards = "regretbench/secret/rewards/v1\x00"
+	tagSecretDelays  = "regretbench/secret/delays/v1\x00"
+)
+
+// PolicySeed is the seed a plugin receives for the scenario seed s. For an
+// integer seed, the first 8 bytes of SHA-256 over a domain tag and the
+// integer; for a secret seed, the first 8 bytes of HMAC-SHA256 keyed by the
+// secret over another domain tag, so that even a plugin that hashes every
+// candidate seed cannot find the scenario seed it came from. It is
+// one-way, and it depends on nothing else, so every policy of a scenario,
+// every batch and every shard gets the same one and
+// sdk.ReplicaRand(PolicySeed(s), r) is a replication's own randomness.
+func PolicySeed(s seed.Seed) uint64 {
+	if key, ok := s.Key(); ok {
+		m := hmac.New(sha256.New, key[:])
+		m.Write([]byte(tagSecretPolicy))
+		return binary.LittleEndian.Uint64(m.Sum(nil))
+	}
+	n, _ := s.Uint64()
 	h := sha256.New()
 	h.Write([]byte("regretbench/policy-seed/v2\x00"))
-	binary.Write(h, binary.LittleEndian, seed)
+	binary.Write(h, binary.LittleEndian, n)
 	return binary.LittleEndian.Uint64(h.Sum(nil))
 }
 
@@ -44,20 +82,33 @@ type Env struct {
 	Means   []float64
 	NoiseSD float64 // gaussian only
 
-	key  [2]uint64 // rewardKey: the reward streams' secret
+	key  [2]uint64 // rewardKey of an integer seed: every stream's key
 	best int
 	mu2  float64
 	gaps []float64
+
+	// Of a secret seed: the HMAC keys of the reward streams and of the
+	// delay streams (secretKeys); key is then unused.
+	secret              bool
+	rewardMAC, delayMAC [sha256.Size]byte
 }
 
-// rewardKey is the key of every reward stream of an environment: SHA-256
-// over a domain tag, the seed, the family, the number of arms, every mean
-// and the noise sd (as IEEE bits). Any change to the environment gives
-// unrelated streams.
-func rewardKey(seed uint64, family sdk.Family, means []float64, noiseSD float64) [2]uint64 {
+// rewardKey is the key of every reward stream of an environment of an
+// integer seed: SHA-256 over a domain tag, the seed, the family, the number
+// of arms, every mean and the noise sd (as IEEE bits). Any change to the
+// environment gives unrelated streams.
+func rewardKey(n uint64, family sdk.Family, means []float64, noiseSD float64) [2]uint64 {
 	h := sha256.New()
 	h.Write([]byte("regretbench/rewards/v2\x00"))
-	binary.Write(h, binary.LittleEndian, seed)
+	binary.Write(h, binary.LittleEndian, n)
+	writeEnv(h, family, means, noiseSD)
+	sum := h.Sum(nil)
+	return [2]uint64{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])}
+}
+
+// writeEnv writes what keys an environment's streams besides the seed: the
+// family, the number of arms, every mean and the noise sd (as IEEE bits).
+func writeEnv(h hash.Hash, family sdk.Family, means []float64, noiseSD float64) {
 	h.Write([]byte(family))
 	h.Write([]byte{0})
 	binary.Write(h, binary.LittleEndian, uint64(len(means)))
@@ -65,13 +116,28 @@ func rewardKey(seed uint64, family sdk.Family, means []float64, noiseSD float64)
 		binary.Write(h, binary.LittleEndian, math.Float64bits(m))
 	}
 	binary.Write(h, binary.LittleEndian, math.Float64bits(noiseSD))
-	sum := h.Sum(nil)
-	return [2]uint64{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])}
+}
+
+// secretKeys derives the keys of an environment of a secret seed: each an
+// HMAC-SHA256 keyed by the secret over a domain tag and the environment
+// (writeEnv), one for the reward streams and one for the delay streams.
+// Each stream of a replication is then keyed by an HMAC of its own under
+// one of them (Stream, Delays), so that even the state of one stream,
+// were it recovered from its outputs, tells nothing of another.
+func secretKeys(key [seed.SecretLen]byte, family sdk.Family, means []float64, noiseSD float64) (rewards, delays [sha256.Size]byte) {
+	derive := func(tag string) (out [sha256.Size]byte) {
+		m := hmac.New(sha256.New, key[:])
+		m.Write([]byte(tag))
+		writeEnv(m, family, means, noiseSD)
+		m.Sum(out[:0])
+		return out
+	}
+	return derive(tagSecretRewards), derive(tagSecretDelays)
 }
 
 // New returns the environment with the given means whose reward streams are
-// keyed by the scenario seed.
-func New(family sdk.Family, means []float64, noiseSD float64, seed uint64) (*Env, error) {
+// keyed by the scenario seed s.
+func New(family sdk.Family, means []float64, noiseSD float64, s seed.Seed) (*Env, error) {
 	if len(means) < 2 {
 		return nil, fmt.Errorf("env: need at least two arms, got %d", len(means))
 	}
@@ -79,7 +145,13 @@ func New(family sdk.Family, means []float64, noiseSD float64, seed uint64) (*Env
 		return nil, fmt.Errorf("env: unknown family %q", family)
 	}
 	e := &Env{Family: family, Means: append([]float64(nil), means...), NoiseSD: noiseSD}
-	e.key = rewardKey(seed, family, e.Means, noiseSD)
+	if key, ok := s.Key(); ok {
+		e.secret = true
+		e.rewardMAC, e.delayMAC = secretKeys(key, family, e.Means, noiseSD)
+	} else {
+		n, _ := s.Uint64()
+		e.key = rewardKey(n, family, e.Means, noiseSD)
+	}
 	for i, m := range means {
 		if m > means[e.best] {
 			e.best = i
@@ -119,11 +191,32 @@ type Stream struct {
 // Stream returns the reward streams of replication rep.
 func (e *Env) Stream(rep uint64) *Stream {
 	s := &Stream{e: e, arms: make([]*rand.Rand, len(e.Means))}
+	if e.secret {
+		m := hmac.New(sha256.New, e.rewardMAC[:])
+		for i := range s.arms {
+			m.Reset()
+			s.arms[i] = rand.New(macPCG(m, rep, uint64(i)))
+		}
+		return s
+	}
 	k := seed.Mix(e.key[0] ^ seed.Mix(rep))
 	for i := range s.arms {
 		s.arms[i] = rand.New(rand.NewPCG(k, seed.Mix(e.key[1]^uint64(i))))
 	}
 	return s
+}
+
+// macPCG seeds a PCG with the first 16 bytes of the HMAC m over the
+// little-endian words xs.
+func macPCG(m hash.Hash, xs ...uint64) *rand.PCG {
+	var b [8]byte
+	for _, x := range xs {
+		binary.LittleEndian.PutUint64(b[:], x)
+		m.Write(b[:])
+	}
+	var sum [sha256.Size]byte
+	m.Sum(sum[:0])
+	return rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16]))
 }
 
 // Pull returns the next reward of arm i.
@@ -146,6 +239,9 @@ const delayTag = 0x64656c6179732d31 // "delays-1"
 // of a scenario, every batch and every shard draws the same delays. The
 // engine draws from it once per round, in round order.
 func (e *Env) Delays(rep uint64) *rand.Rand {
+	if e.secret {
+		return rand.New(macPCG(hmac.New(sha256.New, e.delayMAC[:]), rep))
+	}
 	k := seed.Mix(e.key[0] ^ seed.Mix(rep))
 	return rand.New(rand.NewPCG(k^delayTag, seed.Mix(e.key[1]^delayTag)))
 }

@@ -43,13 +43,15 @@ func pairing(base, cur *results.File, diffs []string) (bool, string) {
 	case len(diffs) > 0:
 		return false, "the scenarios differ"
 	case base.Scenario.Seed != cur.Scenario.Seed:
-		return false, fmt.Sprintf("seeds differ (baseline %d, current %d)", base.Scenario.Seed, cur.Scenario.Seed)
+		return false, fmt.Sprintf("seeds differ (baseline %s, current %s)", base.Scenario.Seed.Abbrev(), cur.Scenario.Seed.Abbrev())
 	case base.Scenario.Streams != cur.Scenario.Streams:
 		return false, fmt.Sprintf("reward streams differ (baseline %s, current %s): one file predates bench's keyed reward streams", streams(base.Scenario.Streams), streams(cur.Scenario.Streams))
 	case !slices.Equal(replications(base), replications(cur)):
 		return false, fmt.Sprintf("replications differ (baseline %s, current %s)", span(replications(base)), span(replications(cur)))
 	}
-	return true, fmt.Sprintf("common random numbers: same scenario, seed %d, replications %s", cur.Scenario.Seed, span(replications(cur)))
+	// A secret seed only abbreviated: a verdict is often published (a
+	// pull-request comment) while the secret is kept for further runs.
+	return true, fmt.Sprintf("common random numbers: same scenario, seed %s, replications %s", cur.Scenario.Seed.Abbrev(), span(replications(cur)))
 }
 
 // span writes a replication list compactly: "0..199" when contiguous.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -62,10 +63,10 @@ func policy(label string, final []float64) *results.Policy {
 	}}
 }
 
-func file(seed uint64, n int, pols ...*results.Policy) *results.File {
+func file(s uint64, n int, pols ...*results.Policy) *results.File {
 	return &results.File{
 		Schema: results.Schema,
-		Scenario: results.Scenario{Name: "s", Family: "gaussian", Arms: 2, Horizon: 1000, Runs: n, Seed: seed,
+		Scenario: results.Scenario{Name: "s", Family: "gaussian", Arms: 2, Horizon: 1000, Runs: n, Seed: seed.Int(s),
 			InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 0.2},
 		Shard:    results.Shard{Count: 1},
 		Complete: true,
@@ -196,7 +197,7 @@ func TestPairingAndCompatibility(t *testing.T) {
 		reason    string
 	}{
 		{name: "same", paired: true, reason: "common random numbers"},
-		{name: "other seed", mod: func(f *results.File) { f.Scenario.Seed = 2 }, reason: "seeds differ (baseline 1, current 2)"},
+		{name: "other seed", mod: func(f *results.File) { f.Scenario.Seed = seed.Int(2) }, reason: "seeds differ (baseline 1, current 2)"},
 		{name: "other replications", mod: func(f *results.File) {
 			f.Shard.Replications = make([]uint64, n)
 			for i := range f.Shard.Replications {
@@ -245,6 +246,58 @@ func TestPairingAndCompatibility(t *testing.T) {
 			}
 			if tc.force && len(rep.Differences) == 0 {
 				t.Error("forced comparison does not record the differences")
+			}
+		})
+	}
+}
+
+// TestPairingSecretSeeds: secret seeds pair like integers, by equality:
+// the same secret pairs, another secret or an integer does not. Verdicts
+// name a secret by its first 8 hex digits, in every format, never in full:
+// a verdict is often published while its secret is kept.
+func TestPairingSecretSeeds(t *testing.T) {
+	const n = 40
+	secret := func(b byte) seed.Seed {
+		var k [seed.SecretLen]byte
+		for i := range k {
+			k[i] = b ^ byte(i*37)
+		}
+		return seed.FromKey(k)
+	}
+	a, b := secret(0xa1), secret(0xb2)
+	mk := func(s seed.Seed) *results.File {
+		f := file(1, n, policy("P", baseValues(n)))
+		f.Scenario.Seed = s
+		return f
+	}
+	for _, tc := range []struct {
+		name      string
+		base, cur seed.Seed
+		paired    bool
+		reason    string
+	}{
+		{"same secret", a, a, true, "common random numbers: same scenario, seed " + a.Abbrev() + ", replications 0..39"},
+		{"other secret", a, b, false, "seeds differ (baseline " + a.Abbrev() + ", current " + b.Abbrev() + ")"},
+		{"secret and integer", a, seed.Int(1), false, "seeds differ (baseline " + a.Abbrev() + ", current 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Compare(mk(tc.base), mk(tc.cur), DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Paired != tc.paired || rep.Pairing != tc.reason {
+				t.Errorf("paired %v (%s), want %v (%s)", rep.Paired, rep.Pairing, tc.paired, tc.reason)
+			}
+			for _, format := range Formats {
+				var sb strings.Builder
+				if err := Write(&sb, rep, "base.json", "new.json", format); err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range []seed.Seed{tc.base, tc.cur} {
+					if full := s.String(); s.Secret() && strings.Contains(sb.String(), full[10:]) {
+						t.Errorf("%s verdict shows the secret %s in full:\n%s", format, s.Abbrev(), sb.String())
+					}
+				}
 			}
 		})
 	}
@@ -304,7 +357,7 @@ func TestWriteTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Unpaired as well, for the footnote.
-	c.Scenario.Seed = 2
+	c.Scenario.Seed = seed.Int(2)
 	rep, err = Compare(b, c, DefaultOptions)
 	if err != nil {
 		t.Fatal(err)

@@ -268,7 +268,7 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		{"noise sd", noise},
 		{"horizon T", strconv.Itoa(sc.Horizon)},
 		{"replications", runs},
-		{"seed", strconv.FormatUint(sc.Seed, 10)},
+		{"seed", seedFact(sc)},
 		{"initial pulls per arm", strconv.Itoa(sc.InitPulls)},
 	}
 	if sc.Streams != "" {
@@ -295,6 +295,15 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 	}
 	e.Figures = figs
 	return e, nil
+}
+
+// seedFact shows a scenario's seed: the integer, or a secret's 0x form
+// marked as such (the report shows what reproduces the run).
+func seedFact(sc results.Scenario) string {
+	if sc.Seed.Secret() {
+		return sc.Seed.String() + " (secret)"
+	}
+	return sc.Seed.String()
 }
 
 // orNone returns s, or "not recorded" when s is empty.

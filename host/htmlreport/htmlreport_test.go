@@ -18,6 +18,7 @@ import (
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -494,5 +495,36 @@ func TestComparison(t *testing.T) {
 		if !slices.Contains(links, l) {
 			t.Errorf("no link to %s in %v", l, links)
 		}
+	}
+}
+
+// TestSecretSeedFact: a sealed run's page shows its secret seed in the 0x
+// form, marked secret, in the facts and in the title line.
+func TestSecretSeedFact(t *testing.T) {
+	f := read(t, "small.json")
+	secret, err := seed.Parse("0x" + strings.Repeat("5d", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Scenario.Seed = secret
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, []*results.File{f}, fixed); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := map[string]string{}
+	for _, d := range all(doc, tag("div")) {
+		if dt, dd := all(d, tag("dt")), all(d, tag("dd")); len(dt) == 1 && len(dd) == 1 {
+			facts[text(dt[0])] = text(dd[0])
+		}
+	}
+	if want := secret.String() + " (secret)"; facts["seed"] != want {
+		t.Errorf("fact seed = %q, want %q", facts["seed"], want)
+	}
+	if !strings.Contains(text(doc), "seed "+secret.String()) {
+		t.Error("the page's title line lacks the secret seed")
 	}
 }

@@ -30,7 +30,7 @@ func Title(f *results.File) string {
 	if ok := okPolicies(f); len(ok) > 0 {
 		runs = len(ok[0].Final["regret"]) // a shard's own count
 	}
-	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %d", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
+	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
 	if f.Shard.Count > 1 {
 		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
 	}

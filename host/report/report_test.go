@@ -12,6 +12,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -283,5 +284,32 @@ func TestJSON(t *testing.T) {
 	}
 	if !bytes.Equal(b.Bytes(), b2.Bytes()) {
 		t.Error("json output does not round-trip")
+	}
+}
+
+// TestTitleSeed: the title shows an integer seed as it always has and a
+// secret seed in its 0x form, in every format that has a title.
+func TestTitleSeed(t *testing.T) {
+	f := small(t)
+	if got := report.Title(f); !strings.HasSuffix(got, ", seed 3") {
+		t.Errorf("title %q, want it to end in the integer seed 3", got)
+	}
+	secret, err := seed.Parse("0x" + strings.Repeat("7e", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Scenario.Seed = secret
+	want := ", seed 0x" + strings.Repeat("7e", 32)
+	if got := report.Title(f); !strings.HasSuffix(got, want) {
+		t.Errorf("title %q, want it to end in %q", got, want)
+	}
+	for _, format := range []report.Format{report.FormatTable, report.FormatMarkdown} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s report lacks %q:\n%s", format, want, b.String())
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // TestDiffCoversEveryField: changing any one field of a scenario but its
@@ -11,7 +13,7 @@ import (
 // field added to Scenario cannot be forgotten by merge, gate and --resume.
 func TestDiffCoversEveryField(t *testing.T) {
 	yes := true
-	base := Scenario{Name: "s", Description: "d", Family: "gaussian", Arms: 2, Horizon: 100, Runs: 10, Seed: 1,
+	base := Scenario{Name: "s", Description: "d", Family: "gaussian", Arms: 2, Horizon: 100, Runs: 10, Seed: seed.Int(1),
 		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}, Feedback: "delay 10"}
 	if d := base.Diff(base); len(d) != 0 {
 		t.Fatalf("a scenario differs from itself: %v", d)
@@ -40,6 +42,11 @@ func TestDiffCoversEveryField(t *testing.T) {
 			}
 		case reflect.Pointer:
 			v.Set(reflect.ValueOf(&no))
+		case reflect.Struct:
+			if f.Type != reflect.TypeFor[seed.Seed]() {
+				t.Fatalf("field %s: no mutation for type %v; extend this test", f.Name, f.Type)
+			}
+			v.Set(reflect.ValueOf(seed.FromKey([seed.SecretLen]byte{1})))
 		default:
 			t.Fatalf("field %s: no mutation for kind %v; extend this test", f.Name, f.Type.Kind())
 		}
@@ -56,5 +63,15 @@ func TestDiffCoversEveryField(t *testing.T) {
 	}
 	if d := Only(base.Diff(Scenario{}), ExperimentFields...); len(d) != len(ExperimentFields) {
 		t.Errorf("Only kept %d of the experiment fields: %v", len(d), d)
+	}
+}
+
+// TestDiffAbbreviatesSecretSeeds: merge and --resume messages built from
+// Diff tell secret seeds apart without printing either in full.
+func TestDiffAbbreviatesSecretSeeds(t *testing.T) {
+	a, b := Scenario{Seed: seed.FromKey([seed.SecretLen]byte{0xab, 0xcd, 0xef, 0x01, 0x23})}, Scenario{Seed: seed.Int(7)}
+	d := Only(a.Diff(b), "seed")
+	if len(d) != 1 || d[0].A != "0xabcdef01…" || d[0].B != "7" {
+		t.Fatalf("Diff = %+v, want seed 0xabcdef01… vs 7", d)
 	}
 }

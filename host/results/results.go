@@ -13,6 +13,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Schema identifies version 1 of the results file.
@@ -43,10 +44,15 @@ type Scenario struct {
 	Arms        int    `json:"arms"`
 	Horizon     int    `json:"horizon"`
 	Runs        int    `json:"runs"`
-	Seed        uint64 `json:"seed"`
+	// Seed is the scenario seed: a JSON number for an integer seed, the
+	// string "0x" + 64 hex digits for a secret one (design §4, sealed
+	// runs), which a results file records in full so the run can be
+	// reproduced.
+	Seed seed.Seed `json:"seed"`
 	// Streams names how the reward streams were derived from the seed
-	// (env.StreamsVersion); empty in files from before version sha256-v2.
-	// Runs with different streams face different rewards.
+	// (env.Streams: "sha256-v2" for an integer seed, "hmac-sha256-v1" for
+	// a secret one); empty in files from before version sha256-v2. Runs
+	// with different streams face different rewards.
 	Streams   string    `json:"streams,omitempty"`
 	InitPulls int       `json:"init_pulls"`
 	Means     []float64 `json:"means"`
@@ -237,6 +243,9 @@ func Decode(data []byte) (*File, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("not valid JSON (truncated?): %w", err)
+		}
+		if errors.Is(err, seed.ErrInvalid) {
+			return nil, fmt.Errorf("scenario.seed: %w", err) // the one seed of the schema
 		}
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // validFile is a small well-formed results file: two policies (one failed)
@@ -21,7 +23,7 @@ func validFile() *File {
 	}
 	return &File{
 		Schema: Schema,
-		Scenario: Scenario{Name: "t", Family: "gaussian", Arms: 2, Horizon: 10, Runs: 3, Seed: 1, InitPulls: 1,
+		Scenario: Scenario{Name: "t", Family: "gaussian", Arms: 2, Horizon: 10, Runs: 3, Seed: seed.Int(1), InitPulls: 1,
 			Means: []float64{0.5, 0.4}, NoiseSD: 1, Checkpoints: []int{5, 10}},
 		Shard:    Shard{Index: 0, Count: 1},
 		Complete: true,
@@ -55,6 +57,29 @@ func TestDecodeValid(t *testing.T) {
 	}
 }
 
+// TestSecretSeedFile: a secret seed is written as the string "0x" + 64
+// hex digits and reads back; an integer seed stays a JSON number, as in
+// files written before secret seeds.
+func TestSecretSeedFile(t *testing.T) {
+	v := validFile()
+	s, err := seed.Parse("0x" + strings.Repeat("0123456789abcdef", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Scenario.Seed = s
+	data := encoded(t, v)
+	if want := `"seed": "0x` + strings.Repeat("0123456789abcdef", 4) + `",`; !bytes.Contains(data, []byte(want)) {
+		t.Errorf("the file lacks %s:\n%s", want, data)
+	}
+	f, err := Decode(data)
+	if err != nil || f.Scenario.Seed != s {
+		t.Fatalf("Decode: seed %v, %v; want %v", f.Scenario.Seed, err, s)
+	}
+	if !bytes.Contains(encoded(t, validFile()), []byte(`"seed": 1,`)) {
+		t.Error("an integer seed is no longer a JSON number")
+	}
+}
+
 // TestBadFiles is the catalogue of bad results files: each is refused with
 // a message saying what is wrong, and nothing panics. bench merge and bench
 // gate read files through ReadFile and exit 2 on these errors.
@@ -80,6 +105,10 @@ func TestBadFiles(t *testing.T) {
 		{"trailing garbage", append(append([]byte{}, valid...), "}x"...), "data after the results object"},
 		{"unknown field", bytes.Replace(valid, []byte(`"complete"`), []byte(`"completed": true, "complete"`), 1), `unknown field "completed"`},
 		{"wrong type", bytes.Replace(valid, []byte(`"arms": 2`), []byte(`"arms": "2"`), 1), "scenario.arms"},
+		{"negative seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": -1`), 1), "scenario.seed: invalid seed: want a non-negative integer"},
+		{"fractional seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": 1.5`), 1), "scenario.seed: invalid seed"},
+		{"seed as a decimal string", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": "1"`), 1), "scenario.seed: invalid seed: a string seed is a secret"},
+		{"secret seed of 63 digits", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": "0x`+strings.Repeat("a", 63)+`"`), 1), "scenario.seed: invalid seed: 0x followed by 63 hex digits"},
 		{"wrong schema version", edit(func(f *File) { f.Schema = "regretbench/results/v2" }), `schema "regretbench/results/v2", want "regretbench/results/v1"`},
 		{"no schema", edit(func(f *File) { f.Schema = "" }), `schema "", want`},
 		{"arms and means", edit(func(f *File) { f.Scenario.Means = f.Scenario.Means[:1] }), "scenario.arms = 2 but 1 means"},

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Limits on a scenario file, so that no file, however written, costs more
@@ -167,6 +168,10 @@ func (d *decoder) value(path string, line int, n *yaml.Node, v reflect.Value) {
 		return
 	}
 	d.set[path] = true
+	if v.Type() == seedType {
+		d.seed(path, line, n, v)
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(v.Type().Elem())
@@ -221,6 +226,42 @@ func (d *decoder) value(path string, line int, n *yaml.Node, v reflect.Value) {
 			d.fail(path, line, "%s", msg)
 		}
 	}
+}
+
+var seedType = reflect.TypeFor[seed.Seed]()
+
+// seed decodes a seed: a YAML integer, as the field always took (0x2a in
+// YAML is 42, so a YAML integer keeps its meaning), or a string holding a
+// secret, "0x" and 64 hex digits (a plain scalar of 64 hex digits is a
+// string to YAML already). A malformed string is refused with seed.Parse's
+// reason.
+func (d *decoder) seed(path string, line int, n *yaml.Node, v reflect.Value) {
+	var x any
+	if n.Kind == yaml.ScalarNode {
+		if err := n.Decode(&x); err != nil {
+			d.fail(path, line, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+			return
+		}
+	}
+	if str, ok := x.(string); ok {
+		s, err := seed.Parse(str)
+		if err != nil {
+			d.fail(path, line, "%v", err)
+			return
+		}
+		v.Set(reflect.ValueOf(s))
+		return
+	}
+	if n.Kind != yaml.ScalarNode {
+		d.fail(path, line, "expected a non-negative int or a secret seed (0x followed by 64 hex digits), got %s", nodeKind(n))
+		return
+	}
+	var u uint64
+	if msg := setScalar(reflect.ValueOf(&u).Elem(), x); msg != "" {
+		d.fail(path, line, "%s, or a secret seed (0x followed by 64 hex digits)", msg)
+		return
+	}
+	v.Set(reflect.ValueOf(seed.Int(u)))
 }
 
 // fields decodes the mapping n into the struct v by the fields' yaml

@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/scenarios"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -46,8 +47,10 @@ type Scenario struct {
 	Horizon int `yaml:"horizon"`
 	// Runs is the number of independent replications.
 	Runs int `yaml:"runs"`
-	// Seed fixes every reward stream and every policy's randomness.
-	Seed uint64 `yaml:"seed"`
+	// Seed fixes every reward stream and every policy's randomness: an
+	// integer (`seed: 42`), or a secret written as the string "0x" + 64 hex
+	// digits (design §4, sealed runs). 0 when absent from the file.
+	Seed seed.Seed `yaml:"seed"`
 	// InitPulls is the number of host-forced pulls of each arm, in arm
 	// order, before any policy rule runs; 1 when absent from the file.
 	InitPulls int `yaml:"init_pulls"`

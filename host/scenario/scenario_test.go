@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -25,7 +26,7 @@ func TestShippedScenariosParse(t *testing.T) {
 	if got := Shipped(); !slices.Equal(got, want) {
 		t.Fatalf("Shipped() = %v, want %v", got, want)
 	}
-	seeds := map[uint64]string{}
+	seeds := map[seed.Seed]string{}
 	for _, name := range want {
 		s, err := Named(name)
 		if err != nil {
@@ -52,7 +53,7 @@ func TestShippedScenariosParse(t *testing.T) {
 		// have seeds of their own.
 		key := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "remaxgrad_"), "robust_"), "delayed_")
 		if other, dup := seeds[s.Seed]; dup && other != key {
-			t.Errorf("%s and %s share seed %d", name, other, s.Seed)
+			t.Errorf("%s and %s share seed %v", name, other, s.Seed)
 		}
 		seeds[s.Seed] = key
 		if got := s.Checkpoints[len(s.Checkpoints)-1]; got != s.Horizon {
@@ -163,7 +164,7 @@ func TestShippedParams(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s.Seed != b.Seed || !slices.Equal(s.Environment.Means, b.Environment.Means) || s.Runs > b.Runs {
-			t.Errorf("%s: seed %d, means %v, %d runs; want the first runs of %s (seed %d, means %v)",
+			t.Errorf("%s: seed %v, means %v, %d runs; want the first runs of %s (seed %v, means %v)",
 				name, s.Seed, s.Environment.Means, s.Runs, base, b.Seed, b.Environment.Means)
 		}
 		if p := s.Policies[0]; p.Plugin != "remax" || len(p.Params) != 0 {
@@ -255,7 +256,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Name != "mini" || s.InitPulls != 1 || s.Environment.Family != "gaussian" ||
-		s.Environment.NoiseKnown == nil || !*s.Environment.NoiseKnown || s.Seed != 3 {
+		s.Environment.NoiseKnown == nil || !*s.Environment.NoiseKnown || s.Seed != seed.Int(3) {
 		t.Errorf("defaults: %+v", s)
 	}
 	if !slices.Equal(s.Checkpoints, DefaultCheckpoints(100)) {
@@ -284,7 +285,7 @@ policies:
 	if !reflect.DeepEqual(p.Params, wantParams) {
 		t.Errorf("params %#v, want %#v", p.Params, wantParams)
 	}
-	if s.Horizon != 2000 || s.Seed != math.MaxUint64 || s.InitPulls != 2 || s.Environment.IsNoiseKnown() ||
+	if s.Horizon != 2000 || s.Seed != seed.Int(math.MaxUint64) || s.InitPulls != 2 || s.Environment.IsNoiseKnown() ||
 		s.Family() != sdk.Bernoulli || !slices.Equal(s.Checkpoints, []int{10, 100, 2000}) {
 		t.Errorf("got %+v", s)
 	}
@@ -325,6 +326,14 @@ func TestMalformed(t *testing.T) {
 		{"mean string", repl("[0.9, 0.8]", `[0.9, high]`), []string{`environment.means[1]: expected number, got string "high"`}},
 		{"init_pulls bool", valid + "init_pulls: true\n", []string{"init_pulls: expected int, got bool true"}},
 		{"seed negative", repl("seed: 3", "seed: -3"), []string{"seed: expected non-negative int, got -3"}},
+		{"seed overflow", repl("seed: 3", "seed: 18446744073709551616"), []string{"seed: expected non-negative int, got number 1.8446744073709552e+19", "or a secret seed (0x followed by 64 hex digits) (line 7)"}},
+		{"seed fraction", repl("seed: 3", "seed: 1.5"), []string{"seed: expected non-negative int, got number 1.5"}},
+		{"seed list", repl("seed: 3", "seed: [1]"), []string{"seed: expected a non-negative int or a secret seed (0x followed by 64 hex digits), got a list (line 7)"}},
+		{"seed secret 63 digits", repl("seed: 3", "seed: 0x"+strings.Repeat("ab", 31)+"c"), []string{"seed: invalid seed: 0x followed by 63 hex digits; a secret seed has exactly 64 (line 7)"}},
+		{"seed secret 65 digits", repl("seed: 3", "seed: 0x"+strings.Repeat("ab", 32)+"c"), []string{"seed: invalid seed: 0x followed by 65 hex digits"}},
+		{"seed secret bad digit", repl("seed: 3", "seed: 0x"+strings.Repeat("ab", 31)+"zz"), []string{"seed: invalid seed: 0x...: 'z' at position 63 after 0x is not a hex digit (a secret seed is 0x followed by 64 hex digits) (line 7)"}},
+		{"seed quoted short hex", repl("seed: 3", `seed: "0x2a"`), []string{"seed: invalid seed: 0x followed by 2 hex digits; a secret seed has exactly 64 (for the integer seed 42, write it in decimal)"}},
+		{"seed string", repl("seed: 3", `seed: random`), []string{`seed: invalid seed: "random": 'r' is not a digit`}},
 		{"environment scalar", repl("environment:\n  means: [0.9, 0.8]\n  noise_sd: 0.15\n", "environment: 5\n"), []string{"environment: expected a mapping, got int"}},
 		{"noise_known string", repl("noise_sd: 0.15", "noise_sd: 0.15\n  noise_known: yes"), []string{`environment.noise_known: expected bool (true or false), got string "yes"`}},
 		{"mean NaN", repl("[0.9, 0.8]", "[0.9, .nan]"), []string{"environment.means[1]: must be finite, got NaN"}},
@@ -607,5 +616,52 @@ func TestParseMergeAndNull(t *testing.T) {
 		if _, err := Parse("n.yaml", []byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestSecretSeed: a scenario file may hold a secret seed, "0x" and 64 hex
+// digits, plain or quoted, in either case; it prints (YAML) as the
+// lower-case string and reads back as the same secret. A YAML integer
+// keeps the meaning it always had, hex included (0x2a is 42), and
+// integers print as integers.
+func TestSecretSeed(t *testing.T) {
+	const digits = "0123456789abcdef00112233445566778899aabbccddeeff0f1e2d3c4b5a6978"
+	want, err := seed.Parse("0x" + digits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, line string
+		want       seed.Seed
+	}{
+		{"plain", "seed: 0x" + digits, want},
+		{"quoted", `seed: "0x` + digits + `"`, want},
+		{"upper case", "seed: 0X" + strings.ToUpper(digits), want},
+		{"integer", "seed: 42", seed.Int(42)},
+		{"YAML hex integer", "seed: 0x2a", seed.Int(42)},
+		{"quoted integer", `seed: "42"`, seed.Int(42)},
+		{"largest integer", "seed: 18446744073709551615", seed.Int(math.MaxUint64)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("x.yaml", []byte(strings.Replace(valid, "seed: 3", c.line, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Seed != c.want {
+				t.Fatalf("seed %v, want %v", s.Seed, c.want)
+			}
+			out, err := s.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLine := "seed: " + c.want.String() // a secret needs no quotes: YAML reads 64 hex digits as a string
+			if !strings.Contains(string(out), "\n"+wantLine+"\n") {
+				t.Errorf("YAML() lacks %q:\n%s", wantLine, out)
+			}
+			back, err := Parse("back.yaml", out)
+			if err != nil || back.Seed != c.want {
+				t.Errorf("YAML() reads back as seed %v, %v; want %v", back.Seed, err, c.want)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/plugins/remax/remax"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
@@ -94,7 +95,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	a, b, c := runShard(t, shard.Spec{0, 3}), runShard(t, shard.Spec{1, 3}), runShard(t, shard.Spec{2, 3})
 	other := runShard(t, shard.Spec{2, 3})
-	other.Scenario.Seed = 99
+	other.Scenario.Seed = seed.Int(99)
 	for _, tc := range []struct {
 		name  string
 		files []*results.File

@@ -1,6 +1,10 @@
 // Package seed holds the key derivations that the host and the SDK share,
 // part of the determinism contract (docs/design.md): the SplitMix64
-// finaliser and the salt that keys the policies' own randomness.
+// finaliser and the salt that keys the policies' own randomness. It also
+// defines Seed, a scenario seed: a public integer or a 256-bit secret
+// (design §4, sealed runs), whose keyed derivations live in host/env.
+//
+// It imports nothing of the host: the SDK, and so every Go plugin, links it.
 package seed
 
 // SaltPolicy keys the policies' own randomness, apart from any other use a

@@ -1,0 +1,305 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// launcherName is the launcher's argv[0]: bench re-executes itself under
+// this name, and init then runs the launcher instead of the program.
+const launcherName = "regretbench-sandbox"
+
+// lifelineFD is the launcher's file descriptor of the pipe whose other end
+// bench holds: when it reads EOF, bench has died or wants the plugin gone.
+const lifelineFD = 3
+
+// spec is what bench tells the launcher, as JSON in its argv[1].
+type spec struct {
+	Path   string   `json:"path"`            // the plugin executable
+	Dir    string   `json:"dir"`             // the plugin's private directory: HOME, TMPDIR, cwd
+	Layers Layers   `json:"layers"`          // the confinement to apply
+	Read   []string `json:"read,omitempty"`  // paths it may read and execute
+	Write  []string `json:"write,omitempty"` // paths it may also write
+	Probe  bool     `json:"probe,omitempty"` // confine, report, exit: no plugin
+}
+
+func init() {
+	if len(os.Args) == 2 && os.Args[0] == launcherName {
+		os.Exit(launcherMain(os.Args[1]))
+	}
+}
+
+// Exit codes of the launcher itself; a plugin's own exit code is passed
+// on, and a plugin killed by signal N gives 128+N.
+const (
+	exitSetup = 125 // the sandbox could not be set up
+	exitStart = 126 // the plugin could not be started
+)
+
+func fail(code int, format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "regretbench sandbox: "+format+"\n", args...)
+	return code
+}
+
+// launcherMain confines the calling thread, starts the plugin from it, so
+// that the plugin inherits the confinement, and waits: for the plugin to
+// exit, for bench to die or to ask (EOF or SIGTERM), then kills every
+// descendant and exits.
+func launcherMain(arg string) int {
+	var s spec
+	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+		return fail(exitSetup, "bad launch spec: %v", err)
+	}
+	// Confinement is per thread (Landlock, seccomp without TSYNC, no new
+	// privileges, capabilities): all of it happens on this thread, which
+	// then starts the plugin, and is never unlocked, so that the runtime
+	// runs nothing else on it.
+	runtime.LockOSThread()
+	syscall.CloseOnExec(lifelineFD)
+	lifeline := os.NewFile(lifelineFD, "lifeline")
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fail(exitSetup, "becoming a child subreaper: %v", err)
+	}
+	ns := s.Layers&Namespaces != 0
+	if ns {
+		if err := setupNamespaces(); err != nil {
+			return fail(exitSetup, "%v", err)
+		}
+	}
+	if s.Layers != 0 {
+		if err := confine(s); err != nil {
+			return fail(exitSetup, "%v", err)
+		}
+	}
+	if s.Probe {
+		return 0
+	}
+
+	cmd := exec.Command(s.Path)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if s.Layers != 0 {
+		cmd.Dir = s.Dir
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		return fail(exitStart, "starting plugin %s: %v", s.Path, err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		cmd.Wait()
+		done <- exitCode(cmd.ProcessState)
+	}()
+	ended := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, lifeline) // returns at EOF: bench is gone or done
+		close(ended)
+	}()
+	code := 0
+	select {
+	case code = <-done:
+	case <-ended:
+		code = 128 + int(syscall.SIGKILL)
+	case sig := <-sigs:
+		code = 128 + int(sig.(syscall.Signal))
+	}
+	if ns {
+		// The PID namespace's init exiting kills all that is left in it.
+		return code
+	}
+	// Without a PID namespace, kill the descendants one generation at a
+	// time, from a thread that Landlock does not confine (this one may not
+	// read /proc): each one killed hands its own children to this process.
+	reaped := make(chan struct{})
+	go func() {
+		killDescendants()
+		close(reaped)
+	}()
+	<-reaped
+	return code
+}
+
+// exitCode is the exit code that passes st on: its own, or 128+N for a
+// process killed by signal N.
+func exitCode(st *os.ProcessState) int {
+	if st == nil {
+		return exitStart
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// setupNamespaces makes the mount namespace private and mounts a fresh
+// /proc for the new PID namespace, of which this process is init.
+func setupNamespaces() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("namespaces: making the mounts private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("namespaces: mounting a fresh /proc: %w", err)
+	}
+	unix.Sethostname([]byte("regretbench-sandbox"))
+	return nil
+}
+
+// confine applies s's Landlock and seccomp layers to the calling thread,
+// and drops every capability, for good: the plugin, started from this
+// thread, inherits all of it.
+func confine(s spec) error {
+	var rulesetFD = -1
+	var rulesetFlags uint32
+	if s.Layers&Landlock != 0 {
+		fd, flags, err := landlockRuleset(s)
+		if err != nil {
+			return fmt.Errorf("landlock: building the ruleset: %w", err)
+		}
+		if fd < 0 {
+			return errors.New("landlock: not available")
+		}
+		defer unix.Close(fd)
+		rulesetFD, rulesetFlags = fd, flags
+	}
+	var prog *unix.SockFprog
+	if s.Layers&Seccomp != 0 {
+		p, err := seccompProgram()
+		if err != nil {
+			return fmt.Errorf("seccomp: building the filter: %w", err)
+		}
+		prog = p
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if rulesetFD >= 0 {
+		if err := llsys.LandlockRestrictSelf(rulesetFD, rulesetFlags); err != nil {
+			return fmt.Errorf("landlock: enforcing the ruleset: %w", err)
+		}
+	}
+	if prog != nil {
+		if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafePointer(prog)), 0, 0); err != nil {
+			return fmt.Errorf("seccomp: loading the filter: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities makes sure that the plugin holds no capability: the
+// launcher is root in its user namespace (it mounted /proc), and bench may
+// run as root. With SECBIT_NOROOT an execve by uid 0 gains none, and the
+// bounding and ambient sets are emptied. An unprivileged launcher without
+// namespaces has no capability to drop, nor the right to set the bits.
+func dropCapabilities() error {
+	var hdr = unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("reading capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 {
+		return nil
+	}
+	const bits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 // NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, each locked
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting the secure bits: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}
+
+// killDescendants kills every child of this process with SIGKILL and reaps
+// it, until none is left. As a child subreaper, this process inherits the
+// children of each one killed, however deep they had nested or whatever
+// session they had started: the loop ends only when wait reports none.
+func killDescendants() {
+	self := os.Getpid()
+	for {
+		for _, pid := range childrenOf(self) {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.ECHILD) {
+			return
+		}
+		// Reap what has died; a child that is not dead yet (being killed,
+		// or just inherited) is found again on the next pass.
+		for {
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if err != nil || pid <= 0 {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	var kids []int
+	for _, n := range names {
+		p, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		if ppid, ok := parentOf(p); ok && ppid == pid {
+			kids = append(kids, p)
+		}
+	}
+	return kids
+}
+
+// parentOf reads the parent pid of pid from /proc/pid/stat.
+func parentOf(pid int) (int, bool) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(line, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(line[i+1:])
+	if len(fields) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	return ppid, err == nil
+}

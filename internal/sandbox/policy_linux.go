@@ -1,0 +1,135 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+func unsafePointer(p *unix.SockFprog) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// landlockRuleset builds the plugin's Landlock ruleset: read and execute
+// s.Read, read and write s.Write, nothing else; no TCP bind or connect; no
+// signals or abstract unix sockets leaving the domain. It degrades to the
+// kernel's ABI (best effort), and returns fd -1 when there is no Landlock.
+func landlockRuleset(s spec) (int, uint32, error) {
+	var rules []landlock.Rule
+	for _, p := range s.Read {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue // a path that vanished grants nothing
+		}
+		if st.IsDir() {
+			rules = append(rules, landlock.RODirs(p))
+		} else {
+			rules = append(rules, landlock.ROFiles(p))
+		}
+	}
+	for _, p := range s.Write {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			rules = append(rules, landlock.RWDirs(p))
+		} else {
+			rules = append(rules, landlock.RWFiles(p))
+		}
+	}
+	// No TCP: the rules above grant no port. The network namespace and
+	// seccomp stop the rest (UDP, and Multipath TCP, which Landlock does
+	// not see).
+	return landlock.V7.BestEffort().NewRulesetFD(rules...)
+}
+
+// denied lists the system calls a plugin may not make: they reach other
+// processes (ptrace, process_vm_*, pidfd_getfd, kcmp), the kernel's
+// configuration (bpf, keys, modules, kexec, mounts, namespaces, clocks,
+// swap, reboot), or bypass this filter (io_uring runs operations without
+// system calls). They fail with EPERM.
+var denied = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+	"process_madvise", "move_pages", "migrate_pages",
+	"bpf", "perf_event_open", "userfaultfd",
+	"keyctl", "add_key", "request_key",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"mount", "umount2", "pivot_root", "chroot", "mount_setattr", "move_mount",
+	"open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+	"unshare", "setns",
+	"open_by_handle_at", "name_to_handle_at",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"reboot", "swapon", "swapoff", "acct", "quotactl", "syslog",
+	"iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+	"sethostname", "setdomainname", "vhangup", "lookup_dcookie", "uselib",
+	"fanotify_init",
+	// connect(2) reaches another endpoint; a plugin only listens (its
+	// go-plugin socket and its step socket) and bench connects.
+	"connect",
+}
+
+// newNamespaces are clone(2)'s flags that make new namespaces.
+const newNamespaces = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
+	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME
+
+// seccompPolicy is the filter's policy: allow by default, deny the calls
+// above, sockets other than unix stream sockets, and clone(2) with a new
+// namespace; clone3, whose flags a filter cannot read, reports ENOSYS so
+// that the C library falls back to clone.
+func seccompPolicy() seccomp.Policy {
+	return seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno | seccomp.Action(unix.EPERM), Names: denied},
+			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"clone3"}},
+			{
+				Action: seccomp.ActionErrno | seccomp.Action(unix.EPERM),
+				NamesWithCondtions: []seccomp.NameWithConditions{
+					{Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}}},
+					// SOCK_STREAM is 1; every other type sets a bit of 0xe
+					// (the flags SOCK_NONBLOCK and SOCK_CLOEXEC lie above):
+					// a datagram socket could send to a path without
+					// connect(2).
+					{Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.BitsSet, Value: 0xe}}},
+					{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: newNamespaces}}},
+				},
+			},
+		},
+	}
+}
+
+// seccompProgram assembles the filter. Before the policy's own program, it
+// refuses every system call made through another architecture's entry
+// (int 0x80 on amd64 reports i386), which the policy, written for the
+// native table, would otherwise allow by default.
+func seccompProgram() (*unix.SockFprog, error) {
+	info, err := arch.GetInfo("")
+	if err != nil {
+		return nil, err
+	}
+	pol := seccompPolicy()
+	insts, err := pol.Assemble()
+	if err != nil {
+		return nil, err
+	}
+	const archOffset = 4 // seccomp_data.arch
+	guard := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: archOffset, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.ENOSYS)},
+	}
+	raw, err := bpf.Assemble(append(guard, insts...))
+	if err != nil {
+		return nil, fmt.Errorf("assembling: %w", err)
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	return &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}, nil
+}

@@ -1,0 +1,156 @@
+// Package sandbox runs plugin executables confined, so that bench can be
+// trusted to judge code written by strangers (docs/threat-model.md).
+//
+// A plugin is not started directly. bench re-executes itself as a small
+// launcher (this package's init recognises it), which confines itself and
+// then starts the plugin as its child:
+//
+//   - Namespaces: new user, mount, PID, network, IPC and UTS namespaces,
+//     with a fresh /proc that shows only the plugin's own processes. The
+//     launcher is the PID namespace's init: when it exits, the kernel kills
+//     everything left in the namespace.
+//   - Landlock: the plugin may read and execute its own directory, the
+//     system's library and interpreter trees and what its interpreter's
+//     prefix needs; it may write only its private temporary directory,
+//     which is also its HOME and TMPDIR. TCP bind and connect are denied,
+//     and so are signals and abstract unix sockets that leave the domain.
+//   - seccomp: no sockets but unix stream sockets, no connect(2), and no
+//     ptrace, process_vm_readv/writev, bpf, mount, keyctl, kexec, module
+//     loading, io_uring, new namespaces or the like; system calls of
+//     another architecture (the 32-bit ABIs) fail.
+//   - The environment is scrubbed to the protocol's variables plus PATH,
+//     LANG, HOME and TMPDIR.
+//
+// Level chooses how much of that applies: Strict all of it or nothing
+// (Plan fails naming what the machine lacks), Auto as much as the machine
+// allows, Off none. At every level, on Linux, the launcher is a child
+// subreaper: a descendant of the plugin, even one that started a session
+// of its own (setsid), is reparented to it, and killed when the plugin's
+// session ends or bench dies.
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Level is how strictly plugins are confined.
+type Level int
+
+const (
+	// Auto confines a plugin as far as the machine allows.
+	Auto Level = iota
+	// Strict confines a plugin with every layer, or refuses to start it.
+	Strict
+	// Off runs a plugin unconfined; only its descendants are still reaped.
+	Off
+)
+
+// Levels lists the level names, for help texts.
+const Levels = "auto, strict or off"
+
+// ParseLevel parses "auto", "strict" or "off".
+func ParseLevel(s string) (Level, error) {
+	switch strings.TrimSpace(strings.ToLower(s)) {
+	case "auto", "":
+		return Auto, nil
+	case "strict":
+		return Strict, nil
+	case "off":
+		return Off, nil
+	}
+	return Auto, fmt.Errorf("sandbox level %q: want %s", s, Levels)
+}
+
+func (l Level) String() string {
+	switch l {
+	case Strict:
+		return "strict"
+	case Off:
+		return "off"
+	}
+	return "auto"
+}
+
+// Layers is a set of confinement layers.
+type Layers uint8
+
+// The layers.
+const (
+	Namespaces Layers = 1 << iota
+	Landlock
+	Seccomp
+
+	// All is every layer: what Strict means.
+	All = Namespaces | Landlock | Seccomp
+)
+
+var layerNames = []struct {
+	l    Layers
+	name string
+}{{Namespaces, "namespaces"}, {Landlock, "landlock"}, {Seccomp, "seccomp"}}
+
+// String names the layers: "strict" for all of them, "off" for none, else
+// the layers joined by "+", e.g. "landlock+seccomp". Results files record
+// it as the sandbox a policy ran under.
+func (l Layers) String() string {
+	switch l {
+	case All:
+		return "strict"
+	case 0:
+		return "off"
+	}
+	var names []string
+	for _, n := range layerNames {
+		if l&n.l != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// Config is what a command asks of the sandbox.
+type Config struct {
+	Level Level
+	// Read lists more paths (files or directories) a confined plugin may
+	// read and execute, beyond its own directory and the system's trees:
+	// --sandbox-read.
+	Read []string
+}
+
+// Plan is what a Config gives on this machine: the layers that will
+// confine every plugin, and what Auto had to leave out.
+type Plan struct {
+	Level  Level
+	Layers Layers
+	// Missing says, per layer that Auto left out, why: "namespaces (clone:
+	// operation not permitted)".
+	Missing []string
+	// Read is Config.Read, made absolute.
+	Read []string
+	// reaper: plugins are started through the launcher, which reaps their
+	// descendants (Linux only).
+	reaper bool
+}
+
+// String is what a command says of the plan in one line: "strict",
+// "off", or the layers that apply and what is missing.
+func (p Plan) String() string {
+	s := p.Layers.String()
+	if len(p.Missing) > 0 {
+		s += " (missing: " + strings.Join(p.Missing, "; ") + ")"
+	}
+	return s
+}
+
+// Warning is the one line a command prints on stderr when Auto left
+// something out, or "" when nothing is missing.
+func (p Plan) Warning() string {
+	if p.Level != Auto || len(p.Missing) == 0 {
+		return ""
+	}
+	if p.Layers == 0 {
+		return fmt.Sprintf("warning: sandbox auto: plugins run unconfined; missing %s", strings.Join(p.Missing, "; "))
+	}
+	return fmt.Sprintf("warning: sandbox auto: plugins run under %s only; missing %s", p.Layers, strings.Join(p.Missing, "; "))
+}

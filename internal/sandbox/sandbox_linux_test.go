@@ -1,0 +1,334 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regretbench/regretbench/internal/testbin"
+)
+
+var escapeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "regretbench-sandbox-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/escape", Name: "escape"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	escapeBin = filepath.Join(dir, "escape")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fullPlan is the strict plan; this machine (and CI's) must allow it.
+func fullPlan(t *testing.T) Plan {
+	t.Helper()
+	p, err := Config{Level: Strict}.Plan()
+	if err != nil {
+		t.Fatalf("this machine cannot run the strict sandbox: %v", err)
+	}
+	if p.Layers != All {
+		t.Fatalf("strict plan has layers %v", p.Layers)
+	}
+	return p
+}
+
+// probe is one run of the escape program: its report per attempt, and
+// what the test set up for it to reach.
+type probe struct {
+	report  map[string]string // attempt -> "ok ..." or "denied: ..."
+	udpGot  bool              // the UDP listener received a datagram
+	marker  string            // in the argv of the setsid helper
+	stopped func()            // Stop, for ESCAPE_STAY runs
+}
+
+// runEscape runs the escape program under p and returns its report.
+func runEscape(t *testing.T, p Plan, stay bool) probe {
+	t.Helper()
+	secret := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := os.WriteFile(secret, []byte("means: [0.1, 0.9]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outdir := t.TempDir()
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	sock := filepath.Join(t.TempDir(), "host.sock")
+	ul, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	go func() {
+		for {
+			c, err := ul.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	marker := strconv.FormatInt(time.Now().UnixNano(), 36)
+	env := append(os.Environ(),
+		"ESCAPE_HOSTPID="+strconv.Itoa(os.Getpid()),
+		"ESCAPE_SECRET="+secret,
+		"ESCAPE_OUTDIR="+outdir,
+		"ESCAPE_TCP="+tcp.Addr().String(),
+		"ESCAPE_UDP="+udp.LocalAddr().String(),
+		"ESCAPE_UNIX="+sock,
+		"ESCAPE_MARKER="+marker,
+		"ESCAPE_LEAK=bench-secret",
+	)
+	if stay {
+		env = append(env, "ESCAPE_STAY=1")
+	}
+	dir := t.TempDir()
+	cmd, err := p.Command(escapeBin, env, dir, func(k string) bool {
+		return strings.HasPrefix(k, "ESCAPE_") && k != "ESCAPE_LEAK"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr := probe{report: map[string]string{}, marker: "escape-helper-" + marker}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "done" {
+			break
+		}
+		name, rest, _ := strings.Cut(line, " ")
+		pr.report[name] = rest
+	}
+	if stay {
+		cmd.Stop()
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+		}
+	}()
+	werr := cmd.Wait()
+	if !stay && werr != nil {
+		t.Fatalf("escape: %v\n%s", werr, stderr.String())
+	}
+	udp.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	var b [16]byte
+	if n, _, err := udp.ReadFrom(b[:]); err == nil && n > 0 {
+		pr.udpGot = true
+	}
+	if len(pr.report) == 0 {
+		t.Fatalf("escape reported nothing; stderr:\n%s", stderr.String())
+	}
+	return pr
+}
+
+// survivors lists the processes whose command line holds marker.
+func survivors(marker string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(marker)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// noSurvivor fails t if a process with marker is still alive a while
+// after its plugin's end (the kill is asynchronous: allow it to land).
+func noSurvivor(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left := survivors(marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("helper processes %v outlived their plugin", left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The attempts, and whether each must work unconfined: where it must,
+// the strict test's "denied" has teeth.
+var attempts = []struct {
+	name   string
+	offOK  bool // works with the sandbox off
+	strict bool // denied under strict
+}{
+	{"read-etc-passwd", true, true},
+	{"read-secret", true, true},
+	{"read-host-environ", true, true},
+	{"read-host-cmdline", true, true},
+	{"read-host-exe", true, true},
+	{"write-outside", true, true},
+	{"env-leak", true, true},
+	{"proc-others", true, true},
+	{"signal-host", true, true},
+	{"ptrace-parent", false, true},
+	{"ptrace-host", false, true},
+	{"process-vm-readv", false, true},
+	{"tcp-connect", true, true},
+	{"udp-send", true, true},
+	{"unix-connect", true, true},
+	{"socket-inet6", true, true},
+	{"socket-netlink", true, true},
+	{"socket-unix-dgram", true, true},
+	{"unshare-user", true, true},
+	{"mount", false, true},
+	{"io-uring", false, true},
+	{"capabilities", false, true},
+}
+
+func TestStrictDeniesEscapes(t *testing.T) {
+	p := fullPlan(t)
+	pr := runEscape(t, p, false)
+	for _, a := range attempts {
+		got, ok := pr.report[a.name]
+		if !ok {
+			t.Errorf("%s: not reported", a.name)
+			continue
+		}
+		if a.strict && !strings.HasPrefix(got, "denied") {
+			t.Errorf("%s under strict: %s, want denied", a.name, got)
+		}
+	}
+	if pr.udpGot {
+		t.Error("udp-send under strict: a datagram reached the host")
+	}
+	for _, name := range []string{"write-private", "listen-unix", "setsid-helper"} {
+		if got := pr.report[name]; !strings.HasPrefix(got, "ok") {
+			t.Errorf("%s under strict: %s, want ok (a plugin needs it)", name, got)
+		}
+	}
+	noSurvivor(t, pr.marker)
+}
+
+func TestOffAllowsEscapes(t *testing.T) {
+	p, err := Config{Level: Off}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := runEscape(t, p, false)
+	for _, a := range attempts {
+		if a.offOK && !strings.HasPrefix(pr.report[a.name], "ok") {
+			t.Errorf("%s with the sandbox off: %s, want ok (else the strict test proves nothing)", a.name, pr.report[a.name])
+		}
+	}
+	if !pr.udpGot {
+		t.Error("udp-send with the sandbox off: no datagram arrived")
+	}
+	// Off still reaps: the setsid helper goes with its plugin.
+	noSurvivor(t, pr.marker)
+}
+
+// TestNoNamespaces: where user namespaces are off (Ubuntu 24.04's
+// default), auto falls back to Landlock and seccomp; they still deny what
+// they cover, and the launcher, a child subreaper, still kills a setsid
+// helper.
+func TestNoNamespaces(t *testing.T) {
+	p := fullPlan(t)
+	p.Layers = Landlock | Seccomp
+	pr := runEscape(t, p, false)
+	for _, name := range []string{"read-etc-passwd", "read-secret", "read-host-environ", "read-host-exe", "write-outside",
+		"env-leak", "proc-others", "signal-host", "ptrace-host", "tcp-connect", "udp-send", "unix-connect", "socket-inet6",
+		"unshare-user", "io-uring"} {
+		if got := pr.report[name]; !strings.HasPrefix(got, "denied") {
+			t.Errorf("%s under landlock+seccomp: %s, want denied", name, got)
+		}
+	}
+	for _, name := range []string{"write-private", "listen-unix", "setsid-helper"} {
+		if got := pr.report[name]; !strings.HasPrefix(got, "ok") {
+			t.Errorf("%s under landlock+seccomp: %s, want ok", name, got)
+		}
+	}
+	noSurvivor(t, pr.marker)
+}
+
+// TestStopKillsDescendants: a plugin that is still running when bench asks
+// (or dies: the lifeline closes either way) goes, with its setsid helper,
+// at every level.
+func TestStopKillsDescendants(t *testing.T) {
+	full := fullPlan(t)
+	off, _ := Config{Level: Off}.Plan()
+	noNS := full
+	noNS.Layers = Landlock | Seccomp
+	for _, tc := range []struct {
+		name string
+		p    Plan
+	}{{"strict", full}, {"landlock+seccomp", noNS}, {"off", off}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := runEscape(t, tc.p, true)
+			if !strings.HasPrefix(pr.report["setsid-helper"], "ok") {
+				t.Fatalf("setsid-helper: %s", pr.report["setsid-helper"])
+			}
+			noSurvivor(t, pr.marker)
+		})
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Level
+		err  bool
+	}{{"auto", Auto, false}, {"", Auto, false}, {"STRICT", Strict, false}, {"off", Off, false}, {"none", Auto, true}} {
+		got, err := ParseLevel(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseLevel(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+	for _, tc := range []struct {
+		l    Layers
+		want string
+	}{{All, "strict"}, {0, "off"}, {Landlock | Seccomp, "landlock+seccomp"}, {Seccomp, "seccomp"}} {
+		if got := tc.l.String(); got != tc.want {
+			t.Errorf("%08b: %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}
