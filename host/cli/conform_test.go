@@ -443,6 +443,15 @@ func TestConformSeed(t *testing.T) {
 	if again != a {
 		t.Errorf("--seed %s did not replay the run:\n%s\nreplayed:\n%s", seedA, a, again)
 	}
+	// A config file's seed (or BENCH_SEED) is the scenario's, for runs:
+	// not the kit's, whatever its form.
+	for _, seed := range []string{"42", "0x" + strings.Repeat("ab", 32)} {
+		cfg := writeFile(t, "bench.yaml", "seed: "+seed+"\n")
+		out, stderr, code := bench(t, "--config", cfg, "--plugin-dir", own, "conform", "--quick", "--rule", "describe", "bad-ok")
+		if code != cli.ExitOK || out == a || strings.HasPrefix(out, "seed 0x000000000000002a\n") {
+			t.Errorf("with seed: %s in the config file: exit %d\n%s\n%s", seed, code, out, stderr)
+		}
+	}
 
 	// The reproduce line of a failure replays it.
 	fail, code := run("--quick", "--rule", "batch-split", "bad-shared-rand")
