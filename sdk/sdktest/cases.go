@@ -174,7 +174,8 @@ var catalogue = []Rule{
 			if err != nil {
 				return err
 			}
-			s := h.plan.session(draw{div: 2})
+			// Enough rounds that a policy drawing from the clock shows it.
+			s := h.plan.session(draw{div: 2, minSelect: 100})
 			first, err := h.playAll(c1, s)
 			if err != nil {
 				return err
@@ -320,7 +321,9 @@ var catalogue = []Rule{
 			if err != nil {
 				return err
 			}
-			s := h.plan.session(draw{div: 4, minReps: 2})
+			// Enough rounds that one random source shared by two
+			// replications shows.
+			s := h.plan.session(draw{div: 4, minReps: 2, minSelect: 100})
 			if h.cfg.fixed != nil {
 				s.reps = h.plan.reps(max(h.cfg.fixed.reps, h.cfg.sizes.batch))
 			}
