@@ -46,7 +46,9 @@ func comparable(t *testing.T, path string) string {
 	}
 	f.Bench = nil
 	for _, p := range f.Policies {
-		p.Seconds, p.PluginSHA256 = 0, ""
+		// What the machine did, not what the policy did: time, the
+		// executable's checksum and the sandbox it ran under.
+		p.Seconds, p.PluginSHA256, p.Sandbox = 0, "", ""
 	}
 	var b bytes.Buffer
 	if err := f.Encode(&b); err != nil {
@@ -97,7 +99,8 @@ feedback: %s
 policies: [{plugin: faulty-spy, label: Spy}]
 `, T, n, initPulls, c.yaml))
 			out := filepath.Join(t.TempDir(), "r.json")
-			if _, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", sc, "-q", "--out", out); code != 0 {
+			// The spy writes what it receives to the test's file: unconfined.
+			if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q", "--out", out); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if f := readResults(t, out); f.Scenario.Feedback != c.fb.String() || f.Policies[0].Feedback != c.fb.String() {
@@ -337,7 +340,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 `)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
-	if _, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", sc(""), "-q", "--out", out); code != 0 {
+	if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(""), "-q", "--out", out); code != 0 {
 		t.Fatalf("immediate feedback: exit %d\n%s", code, stderr)
 	}
 	if p := readResults(t, out).Policies[0]; p.Status != results.StatusOK {
@@ -348,7 +351,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 	}
 	os.Remove(spy)
 	for _, fb := range []string{", feedback: {delay: 0}", ", feedback: {batch: 3}"} {
-		_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", sc(fb), "-q")
+		_, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(fb), "-q")
 		if code != cli.ExitInput {
 			t.Fatalf("%s: exit %d, want %d\n%s", fb, code, cli.ExitInput, stderr)
 		}

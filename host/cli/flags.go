@@ -80,6 +80,9 @@ func (ro *runOptions) checkFlags() error {
 	if err := checkTimeouts(ro.stepTimeout, ro.startTimeout); err != nil {
 		return err
 	}
+	if err := ro.sandbox.check(); err != nil {
+		return err
+	}
 	if ro.shard != "" {
 		if _, err := shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
@@ -136,6 +139,9 @@ func (o *paperOptions) checkFlags() error {
 		return err
 	}
 	if err := checkNonNegative("jobs", o.jobs); err != nil {
+		return err
+	}
+	if err := o.sandbox.check(); err != nil {
 		return err
 	}
 	return checkTimeouts(o.stepTimeout, o.startTimeout)

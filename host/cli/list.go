@@ -12,20 +12,22 @@ import (
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
-// pluginsOptions are the options of bench plugins, which has no flags of
-// its own.
+// pluginsOptions are the options of bench plugins: the sandbox its
+// plugins are started under.
 type pluginsOptions struct {
 	f            *factory
 	startTimeout time.Duration // for each plugin's handshake
+	sandbox      sandboxOptions
 }
 
 // newCmdPlugins returns bench plugins. runF, when not nil, receives the
 // options in place of listing (for tests).
 func newCmdPlugins(f *factory, runF func(*pluginsOptions) error) *cobra.Command {
 	o := &pluginsOptions{f: f, startTimeout: defaultStartTimeout}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List the plugins in the plugin directory with their parameters",
 		Long: `List every bench-plugin-NAME executable in the plugin directory: its
@@ -43,7 +45,10 @@ directory cannot be read.
 
 A plugin whose Describe NAME differs from its file name is listed with a
 warning, not marked FAILED: renaming an executable is a legitimate way to
-install two versions of one plugin side by side.`,
+install two versions of one plugin side by side.
+
+Plugins are started under the sandbox (--sandbox), as a run starts them;
+the first line says which.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -54,13 +59,17 @@ install two versions of one plugin side by side.`,
 			if err != nil {
 				return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", dir.Path, err))
 			}
+			plan, err := o.sandbox.plan(o.f.stderr)
+			if err != nil {
+				return err
+			}
 			w := o.f.stdout
-			fmt.Fprintf(w, "plugins in %s:\n", dir.Path)
+			fmt.Fprintf(w, "plugins in %s (sandbox %s):\n", dir.Path, plan.Layers)
 			var failed []string
 			for _, name := range names {
 				path, _ := dir.Find(name)
 				sum, _ := registry.SHA256(path)
-				d, err := describe(path, o.startTimeout)
+				d, err := describe(path, o.startTimeout, plan)
 				if err != nil {
 					// Indent the quoted stderr lines under the mark.
 					msg := strings.ReplaceAll(strings.TrimRight(err.Error(), "\n"), "\n", "\n         ")
@@ -90,12 +99,15 @@ install two versions of one plugin side by side.`,
 			return nil
 		},
 	}
+	addSandboxFlags(cmd.Flags(), &o.sandbox)
+	return cmd
 }
 
-// describe starts the plugin at path, asks it to describe itself, stops
-// it, and checks that bench can use what it declared.
-func describe(path string, startTimeout time.Duration) (*client.Description, error) {
-	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: startTimeout})
+// describe starts the plugin at path under the sandbox plan, asks it to
+// describe itself, stops it, and checks that bench can use what it
+// declared.
+func describe(path string, startTimeout time.Duration, plan *sandbox.Plan) (*client.Description, error) {
+	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan})
 	if err != nil {
 		return nil, err
 	}

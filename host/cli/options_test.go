@@ -115,7 +115,7 @@ func TestRunOptions(t *testing.T) {
 		args: []string{"run", "--scenario", "two_arm"},
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "scenario", o.scenario, "two_arm")
-			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second})
+			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
 			eq(t, "runs changed", changed(o.flags, "runs"), false)
 			eq(t, "gate", [3]any{o.gate.metric, o.gate.margin, o.gate.alpha}, [3]any{"regret", "5%", 0.01})
 			eq(t, "gate.formatFlag", o.gate.formatFlag, "--gate-format")
@@ -130,10 +130,12 @@ func TestRunOptions(t *testing.T) {
 			"--start-timeout", "2s", "-q", "--shard", "1/3", "--resume", "--with", "ts:c=1,d=2@X", "--with", "klucb",
 			"--compare-to", "TS", "--baseline", "b.json", "--save-baseline", "s.json", "--gate-format", "json",
 			"--margin", "10%", "--metric", "underestimation", "--alpha", "0.05", "--force", "--require-conclusive",
-			"--require-same", "--format", "csv", "--at", "10,20", "--plot", "figs", "--plot-format", "svg"},
+			"--require-same", "--format", "csv", "--at", "10,20", "--plot", "figs", "--plot-format", "svg",
+			"--sandbox", "strict", "--sandbox-read", "/opt/a", "--sandbox-read", "/opt/b"},
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
-				stepTimeout: time.Minute, startTimeout: 2 * time.Second, quiet: true, with: []string{"ts:c=1,d=2@X", "klucb"}})
+				stepTimeout: time.Minute, startTimeout: 2 * time.Second, quiet: true, with: []string{"ts:c=1,d=2@X", "klucb"},
+				sandbox: sandboxOptions{level: "strict", read: []string{"/opt/a", "/opt/b"}}})
 			eq(t, "seed", o.seed, seedOptions{value: "3"})
 			eq(t, "policies", o.policies, []string{"TS", "KL-UCB"})
 			eq(t, "out", o.out, "r.json")
@@ -179,6 +181,15 @@ func TestRunOptions(t *testing.T) {
 	},
 		{name: "--runs 0", args: []string{"run", "--scenario", "two_arm", "--runs", "0"}, err: "--runs 0: must be >= 1"},
 		{name: "BENCH_JOBS=-1", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_JOBS": "-1"}, err: "--jobs -1"},
+		{name: "BENCH_SANDBOX=none", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "none"}, err: `--sandbox: sandbox level "none": want auto, strict or off`},
+		{name: "sandbox in the config", args: []string{"run", "--scenario", "two_arm"}, config: "sandbox: strict\nsandbox-read: [/opt/data]\n",
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "sandbox", o.sandbox, sandboxOptions{level: "strict", read: []string{"/opt/data"}})
+			}},
+		{name: "BENCH_SANDBOX beats the config", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "off"}, config: "sandbox: strict\n",
+			check: func(t *testing.T, o *runOptions, _ *factory) {
+				eq(t, "sandbox", o.sandbox.level, "off")
+			}},
 		{name: "bad --shard", args: []string{"run", "--scenario", "two_arm", "--shard", "3/3"}, err: "--shard"},
 		{name: "bad --margin in the config", args: []string{"run", "--scenario", "two_arm"}, config: "margin: lots\n", err: "--margin"},
 		{name: "no --scenario", args: []string{"run"}, err: "--scenario is required"},
@@ -223,7 +234,7 @@ func TestPaperOptions(t *testing.T) {
 		name: "defaults",
 		args: []string{"paper"},
 		check: func(t *testing.T, o *paperOptions, _ *factory) {
-			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second})
+			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
 			eq(t, "runs changed", changed(o.flags, "runs"), false)
 			eq(t, "dir", o.dir, "paper-results")
 			eq(t, "formats", o.formats, plot.DefaultFormats)
@@ -240,10 +251,12 @@ func TestPaperOptions(t *testing.T) {
 	}, {
 		name: "every flag",
 		args: []string{"paper", "-o", "d", "--plot-format", "svg,pdf", "--runs", "5", "--horizon", "100", "--jobs", "2",
-			"--step-timeout", "1m", "--start-timeout", "3s", "--with", "ts@X", "-q", "--metric", "regret_under", "--alpha", "0.1"},
+			"--step-timeout", "1m", "--start-timeout", "3s", "--with", "ts@X", "-q", "--metric", "regret_under", "--alpha", "0.1",
+			"--sandbox", "off"},
 		check: func(t *testing.T, o *paperOptions, _ *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
-				stepTimeout: time.Minute, startTimeout: 3 * time.Second, quiet: true, with: []string{"ts@X"}})
+				stepTimeout: time.Minute, startTimeout: 3 * time.Second, quiet: true, with: []string{"ts@X"},
+				sandbox: sandboxOptions{level: "off"}})
 			eq(t, "dir", o.dir, "d")
 			eq(t, "formats", o.formats, []string{"svg", "pdf"})
 			eq(t, "metric", o.metric, "regret_under")
@@ -364,12 +377,12 @@ func TestOptionsIndependent(t *testing.T) {
 	exec("--scenario", "three_arm")
 	exec("paper")
 
-	fresh := policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second}
+	fresh := policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}}
 	if len(runOpts) != 1 || len(rootOpts) != 1 || len(papers) != 2 {
 		t.Fatalf("runF calls: run %d, root %d, paper %d; want 1, 1, 2", len(runOpts), len(rootOpts), len(papers))
 	}
 	run, rootRun := runOpts[0], rootOpts[0]
-	eq(t, "run: policyRunOptions", run.policyRunOptions, policyRunOptions{horizon: 50, jobs: 2, stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second})
+	eq(t, "run: policyRunOptions", run.policyRunOptions, policyRunOptions{horizon: 50, jobs: 2, stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
 	eq(t, "run: gate", [3]any{run.gate.metric, run.gate.margin, run.gate.alpha}, [3]any{"regret", "5%", 0.01})
 	eq(t, "root: policyRunOptions", rootRun.policyRunOptions, fresh)
 	eq(t, "root: scenario", rootRun.scenario, "three_arm")

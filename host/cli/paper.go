@@ -158,7 +158,10 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	for _, sc := range scens {
 		taken = append(taken, labels(sc)...)
 	}
-	launch := o.f.launcher(o.startTimeout)
+	launch, err := o.launch(o.f)
+	if err != nil {
+		return err
+	}
 	added, err := o.withPolicies(ctx, launch, taken)
 	if err != nil {
 		return err

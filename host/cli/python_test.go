@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
@@ -49,8 +50,10 @@ func lastLine(s string) string {
 	return s
 }
 
-// installPython puts the Python example bench-plugin-NAME (klucbpy when
-// no name is given) into dir and returns its path.
+// installPython puts a symbolic link to the Python example
+// bench-plugin-NAME (klucbpy when no name is given) into dir and returns
+// its path. The example, unchanged, finds the SDK beside it in the
+// checkout (../../sdk/python from where the link leads).
 func installPython(t *testing.T, dir string, name ...string) string {
 	t.Helper()
 	n := "klucbpy"
@@ -58,8 +61,16 @@ func installPython(t *testing.T, dir string, name ...string) string {
 		n = name[0]
 	}
 	dst := filepath.Join(dir, "bench-plugin-"+n)
-	linkOrCopy(t, filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-"+n), dst)
+	if err := os.Symlink(filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-"+n), dst); err != nil {
+		t.Fatal(err)
+	}
 	return dst
+}
+
+// strictPython are the flags that run the Python examples, unchanged,
+// under the strict sandbox: they may read the checkout's SDK.
+func strictPython(t *testing.T) []string {
+	return []string{"--sandbox", "strict", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python")}
 }
 
 // TestPythonPlugin runs the Python KL-UCB next to its Go twin through the
@@ -91,7 +102,7 @@ policies:
   - {plugin: klucb, label: GO batch=20, feedback: {batch: 20}}
 `)
 	out := filepath.Join(t.TempDir(), "r.json")
-	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", scen, "--out", out, "--quiet")
+	_, stderr, code := bench(t, append([]string{"--plugin-dir", dir, "--scenario", scen, "--out", out, "--quiet"}, strictPython(t)...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -119,7 +130,7 @@ policies:
 	}
 
 	t.Run("listed", func(t *testing.T) {
-		stdout, stderr, code := bench(t, "--plugin-dir", dir, "plugins")
+		stdout, stderr, code := bench(t, append([]string{"--plugin-dir", dir, "plugins"}, strictPython(t)...)...)
 		if code != 0 || !strings.Contains(stdout, "klucbpy") || !strings.Contains(stdout, "exploration constant") {
 			t.Errorf("bench plugins: exit %d\n%s\n%s", code, stdout, stderr)
 		}
@@ -272,7 +283,7 @@ policies:
 	var finals [2][]map[string][]float64
 	for i, batch := range []string{"0", "3"} { // 0: bench's default
 		out := filepath.Join(t.TempDir(), "r.json")
-		args := []string{"--plugin-dir", dir, "--scenario", scen, "--quiet", "--out", out}
+		args := append([]string{"--plugin-dir", dir, "--scenario", scen, "--quiet", "--out", out}, strictPython(t)...)
 		if batch != "0" {
 			args = append(args, "--batch", batch)
 		}
@@ -295,6 +306,74 @@ policies:
 		if !reflect.DeepEqual(finals[0][j], finals[1][j]) {
 			t.Errorf("%s: results depend on the batch split:\n two sessions %v\n batches of 3 %v",
 				label, finals[0][j]["regret"], finals[1][j]["regret"])
+		}
+	}
+}
+
+// TestPythonVenvStrict: a Python plugin whose #! line names a venv made
+// with --system-site-packages, with the SDK installed into it, runs under
+// the strict sandbox with no flag: the venv's prefix and the system's
+// numpy and grpc are readable. Without a way to import the SDK (the same
+// script, the venv's interpreter, but the SDK not installed) it fails at
+// start, and bench says what the sandbox let it read.
+func TestPythonVenvStrict(t *testing.T) {
+	pythonWithGRPC(t)
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", venv).CombinedOutput(); err != nil {
+		t.Skipf("cannot make a venv (Debian: python3-venv): %v\n%s", err, out)
+	}
+	bare := filepath.Join(t.TempDir(), "bare")
+	if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	pip := exec.Command(filepath.Join(venv, "bin", "python"), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
+		filepath.Join(repoRoot(t), "sdk", "python"))
+	pip.Env = append(os.Environ(), "PIP_NO_INPUT=1")
+	if out, err := pip.CombinedOutput(); err != nil {
+		t.Skipf("cannot install the SDK into a venv offline: %v\n%s", err, out)
+	}
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-klucbpy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(src), "\n")
+	dir := freshPluginDir(t, "klucb")
+	for name, prefix := range map[string]string{"klucbpy": venv, "bare": bare} {
+		p := filepath.Join(dir, "bench-plugin-"+name)
+		if err := os.WriteFile(p, []byte("#!"+filepath.Join(prefix, "bin", "python")+"\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scen := writeFile(t, "venv.yaml", `
+name: venv
+environment: {means: [0.5, 0.2, 0.45], noise_sd: 0.7}
+horizon: 200
+runs: 4
+seed: 5
+policies:
+  - {plugin: klucbpy, label: PY}
+  - {plugin: klucb, label: GO}
+  - {plugin: bare, label: BARE}
+`)
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := bench(t, "--plugin-dir", dir, "--scenario", scen, "--out", out, "--quiet", "--sandbox", "strict")
+	if code != cli.ExitPolicy {
+		t.Fatalf("exit %d, want %d (BARE fails)\n%s", code, cli.ExitPolicy, stderr)
+	}
+	f := readResults(t, out)
+	py, gop, bareP := policyByLabel(f, "PY"), policyByLabel(f, "GO"), policyByLabel(f, "BARE")
+	if py.Status != results.StatusOK || py.Sandbox != "strict" {
+		t.Fatalf("PY: %s under %q: %s", py.Status, py.Sandbox, py.Error)
+	}
+	if !reflect.DeepEqual(py.Final, gop.Final) {
+		t.Errorf("the venv's KL-UCB differs from Go's:\n%v\n%v", py.Final["regret"], gop.Final["regret"])
+	}
+	if bareP.Status == results.StatusOK {
+		t.Fatal("BARE ran, but its venv has no SDK")
+	}
+	for _, want := range []string{"No module named 'regretbench'", "sandbox strict", "--sandbox-read"} {
+		if !strings.Contains(bareP.Error, want) {
+			t.Errorf("BARE's error lacks %q:\n%s", want, bareP.Error)
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -50,6 +51,21 @@ type policyRunOptions struct {
 	startTimeout time.Duration // --start-timeout
 	quiet        bool          // --quiet: no progress
 	with         []string      // --with SPEC: policies added to the scenarios
+	sandbox      sandboxOptions
+	plan         *sandbox.Plan // decided by launch, once
+}
+
+// launch returns the launcher of the command's plugins, deciding the
+// sandbox they run under on its first call.
+func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
+	if o.plan == nil {
+		p, err := o.sandbox.plan(f.stderr)
+		if err != nil {
+			return nil, err
+		}
+		o.plan = p
+	}
+	return f.launcher(o.startTimeout, o.plan), nil
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning
@@ -66,6 +82,7 @@ func addPolicyRunFlags(fs *pflag.FlagSet, o *policyRunOptions, help policyRunHel
 	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress")
 	fs.StringArrayVar(&o.with, "with", nil, help.with)
+	addSandboxFlags(fs, &o.sandbox)
 }
 
 // runOptions are the flags of a run: bench run, and the root's own form
@@ -231,9 +248,10 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-// launcher starts plugins from the plugin directory, checking pins, and
-// fails a plugin whose handshake takes longer than startTimeout.
-func (f *factory) launcher(startTimeout time.Duration) engine.Launcher {
+// launcher starts plugins from the plugin directory under the sandbox
+// plan, checking pins, and fails a plugin whose handshake takes longer
+// than startTimeout.
+func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
 	dir := f.dir()
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		path, err := dir.Find(p.Plugin)
@@ -244,7 +262,7 @@ func (f *factory) launcher(startTimeout time.Duration) engine.Launcher {
 		if err != nil {
 			return nil, fmt.Errorf("plugin %s: %w", path, err)
 		}
-		opts := client.LaunchOptions{StartTimeout: startTimeout}
+		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
 		if p.SHA256 != "" {
 			if p.SHA256 != sum {
 				return nil, fmt.Errorf("%w: plugin %s: SHA-256 is %s but the scenario pins sha256 %s; refusing to run it", engine.ErrInput, path, sum, p.SHA256)
@@ -272,7 +290,7 @@ func (f *factory) launcher(startTimeout time.Duration) engine.Launcher {
 		if w := nameMismatch(p.Plugin, d); w != "" {
 			fmt.Fprintf(f.stderr, "bench: warning: plugin %s: %s\n", path, w)
 		}
-		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum}, nil
+		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum, Sandbox: c.Sandbox().String()}, nil
 	}
 }
 
@@ -282,7 +300,11 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	added, err := ro.withPolicies(ctx, ro.f.launcher(ro.startTimeout), labels(sc))
+	launch, err := ro.launch(ro.f)
+	if err != nil {
+		return err
+	}
+	added, err := ro.withPolicies(ctx, launch, labels(sc))
 	if err != nil {
 		return err
 	}
@@ -305,7 +327,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
 	opts := engine.Options{
-		Launch:      ro.f.launcher(ro.startTimeout),
+		Launch:      launch,
 		Batch:       ro.batch,
 		Jobs:        ro.jobs,
 		StepTimeout: ro.stepTimeout,
@@ -492,7 +514,10 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 		shared = append(shared, fmt.Sprintf("bench.version was %s, now %q (reward streams belong to a build)", was, v))
 	}
 
-	launch := ro.f.launcher(ro.startTimeout)
+	launch, err := ro.launch(ro.f)
+	if err != nil {
+		return nil, err
+	}
 	plugins := map[string]*engine.Plugin{}
 	launchErr := map[string]error{}
 	defer func() {

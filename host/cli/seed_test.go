@@ -364,7 +364,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 		t.Helper()
 		spy := filepath.Join(t.TempDir(), "spy.jsonl")
 		t.Setenv("FAULTY_SPY_FILE", spy)
-		if _, stderr, code := bench(t, append([]string{"--plugin-dir", dir, "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
+		if _, stderr, code := bench(t, append([]string{"--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", seedArgs, code, stderr)
 		}
 		var open struct{ Seed uint64 }

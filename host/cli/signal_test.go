@@ -155,7 +155,8 @@ policies:
 			if c.timeout {
 				argv = append([]string{timeout, "600"}, argv...)
 			}
-			b := startBench(t, []string{"FAULTY_PROGRESS=" + progress, "FAULTY_DONE=" + finished, "FAULTY_MARK=" + mark}, argv...)
+			// The fixture marks its progress in the test's files: unconfined.
+			b := startBench(t, []string{"BENCH_SANDBOX=off", "FAULTY_PROGRESS=" + progress, "FAULTY_DONE=" + finished, "FAULTY_MARK=" + mark}, argv...)
 
 			// Wait until Fast's session is being closed, its rounds all
 			// played, and Slow is busy: some of its rounds played, or

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/regretbench/regretbench/internal/procrun"
+	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 )
@@ -40,6 +41,10 @@ type LaunchOptions struct {
 	NoSocket bool
 	// Log, when set, receives go-plugin's own log at debug level.
 	Log io.Writer
+	// Sandbox, when set, runs the plugin under that plan (package
+	// sandbox: confined as far as it says, its descendants reaped); nil
+	// runs it directly, as a plain go-plugin host would.
+	Sandbox *sandbox.Plan
 }
 
 // Client is a plugin process launched and spoken to over go-plugin.
@@ -91,7 +96,7 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		// The process runs in its own process group, with pipes bench
 		// owns and closes (proc.go); the runner checks the pinned
 		// checksum, as SecureConfig would.
-		RunnerFunc:       procrun.New(path, secure, func(r *procrun.Runner) { c.proc = r }),
+		RunnerFunc:       procrun.New(path, secure, opts.Sandbox, func(r *procrun.Runner) { c.proc = r }),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
 		// The raw stderr (panics, the SDK's log, anything written before
@@ -115,6 +120,15 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 		return nil, c.fail(op, err)
 	}
 	return c, nil
+}
+
+// Sandbox reports the sandbox layers the plugin runs under: 0 (off) for a
+// plugin launched without a plan, or attached to.
+func (c *Client) Sandbox() sandbox.Layers {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.Layers()
 }
 
 // Attach connects to a plugin served by ServeInProcess (or a debug-mode
@@ -180,6 +194,10 @@ func (c *Client) fail(op string, err error) error {
 		err = fmt.Errorf("it did not complete the handshake within the start timeout %v (raise --start-timeout if it is just slow)", c.startTimeout)
 	case strings.Contains(msg, "exec format error"):
 		err = fmt.Errorf("%w (the system cannot execute it: a binary for another OS or architecture, or a script without a #! line?)", err)
+	}
+	if op == "start" && c.Sandbox() != 0 {
+		err = fmt.Errorf("%w; it ran under sandbox %s, which lets it read only its own directory, the system's library and interpreter trees and its interpreter's prefix (a venv), "+
+			"and write only its private directory, with none of bench's environment variables: --sandbox-read PATH lets it read more, --sandbox off runs it unconfined", err, c.Sandbox())
 	}
 	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines)}
 }

@@ -24,6 +24,9 @@ type Plugin struct {
 	Conn   client.Conn
 	Desc   *client.Description
 	SHA256 string // hex, "" when unknown (in-process)
+	// Sandbox names the confinement the plugin runs under ("strict",
+	// "off", "landlock+seccomp"; package sandbox), "" when unknown.
+	Sandbox string
 }
 
 // Launcher connects to the plugin of a scenario policy. An error wrapped
@@ -124,8 +127,13 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 
 	// Connect every plugin and check every policy's parameters before any
 	// round is played: bad input must not cost a half-finished run.
-	plugins := map[string]*Plugin{}
-	launchErr := map[string]error{}
+	//
+	// Each policy gets a plugin process of its own, even when several
+	// use one executable (a parameter sweep): policies in one process
+	// could share what they observe, an explorer feeding an exploiter
+	// (docs/threat-model.md), which no sandbox of the process can stop.
+	plugins := map[int]*Plugin{}
+	launchErr := map[int]error{}
 	defer func() {
 		for _, p := range plugins {
 			p.Conn.Close()
@@ -133,7 +141,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}()
 	jobsList := make([]*job, len(sc.Policies))
 	for i, pol := range sc.Policies {
-		key := pol.Plugin + "@" + pol.SHA256
+		key := i
 		if ctx.Err() != nil {
 			// Interrupted while starting plugins: start no more.
 			jobsList[i] = &job{idx: i, pol: pol, res: &results.Policy{Label: pol.Label, Plugin: pol.Plugin, Status: "skipped"}}
@@ -175,6 +183,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		}
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
+		j.res.Sandbox = j.plugin.Sandbox
 		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)

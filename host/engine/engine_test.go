@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/client"
@@ -218,4 +219,50 @@ func TestBadParams(t *testing.T) {
 			t.Errorf("params %s: got %v, want ErrInput mentioning %q and the label", tc.params, err, tc.want)
 		}
 	}
+}
+
+// TestProcessPerPolicy: two policies of one plugin executable get a
+// plugin process each, so that neither can read what the other observes
+// (docs/threat-model.md: collusion); every connection is closed at the end.
+func TestProcessPerPolicy(t *testing.T) {
+	sc := parse(t, small) // A and B are both "scripted"
+	var mu sync.Mutex
+	launched := map[string]int{}
+	var conns []*countingConn
+	launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+		pl, err := local(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		launched[p.Plugin]++
+		c := &countingConn{Conn: pl.Conn}
+		conns = append(conns, c)
+		pl.Conn = c
+		return pl, nil
+	}
+	if _, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"ts": 1, "klucb": 1, "scripted": 2}
+	if !reflect.DeepEqual(launched, want) {
+		t.Errorf("launches per plugin %v, want %v", launched, want)
+	}
+	for i, c := range conns {
+		if c.closed != 1 {
+			t.Errorf("connection %d closed %d times, want 1", i, c.closed)
+		}
+	}
+}
+
+// countingConn counts Close calls.
+type countingConn struct {
+	client.Conn
+	closed int
+}
+
+func (c *countingConn) Close() error {
+	c.closed++
+	return c.Conn.Close()
 }

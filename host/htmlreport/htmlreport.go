@@ -161,7 +161,7 @@ type repro struct {
 }
 
 type pluginRow struct {
-	Label, Plugin, Version, SHA256, Params string
+	Label, Plugin, Version, SHA256, Sandbox, Params string
 }
 
 func build(files []*results.File, o Options) (*pageData, error) {
@@ -279,7 +279,7 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		if err != nil {
 			return nil, fmt.Errorf("policy %q: params: %w", p.Label, err)
 		}
-		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Params: string(params)})
+		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Sandbox: orNone(p.Sandbox), Params: string(params)})
 		if p.Status == results.StatusFailed {
 			e.Failures = append(e.Failures, failure{Label: p.Label, Plugin: p.Plugin, Error: p.Error})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -311,5 +312,29 @@ func TestTitleSeed(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%s report lacks %q:\n%s", format, want, b.String())
 		}
+	}
+}
+
+// TestTitleSandbox: the title says the sandbox the plugins ran under, one
+// word when they share it, each policy's when they do not, and nothing
+// for a file that recorded none.
+func TestTitleSandbox(t *testing.T) {
+	f := small(t)
+	if got := report.Title(f); strings.Contains(got, "sandbox") {
+		t.Errorf("title %q names a sandbox the file does not record", got)
+	}
+	if len(f.Policies) < 2 {
+		t.Fatalf("the fixture has %d policies, want at least 2", len(f.Policies))
+	}
+	for _, p := range f.Policies {
+		p.Sandbox = "strict"
+	}
+	if got := report.Title(f); !strings.HasSuffix(got, ", sandbox strict") {
+		t.Errorf("title %q, want it to end in \", sandbox strict\"", got)
+	}
+	f.Policies[1].Sandbox = "off"
+	want := fmt.Sprintf(", sandbox per policy: %s strict; %s off", f.Policies[0].Label, f.Policies[1].Label)
+	if got := report.Title(f); !strings.Contains(got, want) {
+		t.Errorf("title %q, want it to hold %q", got, want)
 	}
 }

@@ -140,11 +140,16 @@ const (
 
 // Policy is one policy's results.
 type Policy struct {
-	Label         string         `json:"label"`
-	Plugin        string         `json:"plugin"`
-	PluginVersion string         `json:"plugin_version"`
-	PluginSHA256  string         `json:"plugin_sha256,omitempty"`
-	Params        map[string]any `json:"params"`
+	Label         string `json:"label"`
+	Plugin        string `json:"plugin"`
+	PluginVersion string `json:"plugin_version"`
+	PluginSHA256  string `json:"plugin_sha256,omitempty"`
+	// Sandbox is the confinement the policy's plugin ran under: "strict",
+	// "off", or the layers auto could have, such as "landlock+seccomp".
+	// A merge of shards that ran under different ones names each,
+	// weakest first.
+	Sandbox string         `json:"sandbox,omitempty"`
+	Params  map[string]any `json:"params"`
 	// Feedback is the policy's feedback mode when not immediate (its own
 	// `feedback:` or the scenario's), as Scenario.Feedback.
 	Feedback    string                `json:"feedback,omitempty"`

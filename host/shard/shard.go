@@ -126,14 +126,19 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 	out := &results.File{Schema: results.Schema, Scenario: first.Scenario, Shard: results.Shard{Index: 0, Count: 1}, Complete: true, Bench: first.Bench}
 	for i, q := range first.Policies {
 		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Feedback: q.Feedback, Status: results.StatusOK}
+		var sandboxes []string
 		var failed []string
 		for _, k := range order {
 			f := files[k]
 			p.Seconds += f.Policies[i].Seconds
+			if s := f.Policies[i].Sandbox; !slices.Contains(sandboxes, s) {
+				sandboxes = append(sandboxes, s)
+			}
 			if f.Policies[i].Status != results.StatusOK {
 				failed = append(failed, fmt.Sprintf("shard %d: %s", f.Shard.Index, f.Policies[i].Error))
 			}
 		}
+		p.Sandbox = mergeSandboxes(sandboxes)
 		if len(failed) > 0 {
 			p.Status, p.Error = results.StatusFailed, strings.Join(failed, "; ")
 			out.Policies = append(out.Policies, p)
@@ -295,4 +300,31 @@ func atLeast(total, runs int) string {
 		return fmt.Sprintf("more than %d", runs)
 	}
 	return fmt.Sprint(total)
+}
+
+// mergeSandboxes names the sandboxes that the shards of one policy ran
+// under: the one they share, else each, the weakest first ("off" before a
+// partial one before "strict"), so that nobody reads a merged file as
+// more sealed than its weakest shard.
+func mergeSandboxes(s []string) string {
+	if len(s) == 1 {
+		return s[0]
+	}
+	rank := func(x string) int {
+		switch x {
+		case "", "off":
+			return 0
+		case "strict":
+			return 2
+		}
+		return 1
+	}
+	s = slices.Clone(s)
+	slices.SortStableFunc(s, func(a, b string) int { return rank(a) - rank(b) })
+	for i, x := range s {
+		if x == "" {
+			s[i] = "unrecorded"
+		}
+	}
+	return "mixed: " + strings.Join(s, ", ")
 }

@@ -20,6 +20,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // How long shutting a plugin down may take before bench stops waiting.
@@ -60,7 +63,8 @@ const (
 type Runner struct {
 	path   string
 	cmd    *exec.Cmd
-	dir    string // go-plugin's socket directory, removed when the process ends
+	sb     *sandbox.Cmd // the launcher's command; cmd is sb.Cmd
+	dir    string       // go-plugin's socket directory, removed when the process ends
 	stdout *pipeReader
 	stderr *pipeReader
 
@@ -72,9 +76,11 @@ type Runner struct {
 
 var _ runner.Runner = (*Runner)(nil)
 
-// New returns the RunnerFunc that starts the plugin at path,
-// checking its checksum against sc first when sc is set.
-func New(path string, sc *plugin.SecureConfig, made func(*Runner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+// New returns the RunnerFunc that starts the plugin at path, checking its
+// checksum against sc first when sc is set. With a sandbox plan sb, the
+// plugin runs under it (package sandbox), with go-plugin's socket
+// directory as its private directory; with nil, directly.
+func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, tmpl *exec.Cmd, dir string) (runner.Runner, error) {
 		if sc != nil {
 			ok, err := sc.Check(path)
@@ -86,16 +92,27 @@ func New(path string, sc *plugin.SecureConfig, made func(*Runner)) func(hclog.Lo
 				return nil, plugin.ErrChecksumsDoNotMatch
 			}
 		}
-		cmd := exec.Command(path)
 		// Not go-plugin's PLUGIN_UNIX_SOCKET_DIR, which it adds for a
 		// RunnerFunc: a plugin sees what it saw with a Cmd.
+		var env []string
 		for _, kv := range tmpl.Env {
 			if !strings.HasPrefix(kv, plugin.EnvUnixSocketDir+"=") {
-				cmd.Env = append(cmd.Env, kv)
+				env = append(env, kv)
 			}
 		}
-		setProcessGroup(cmd)
-		r := &Runner{path: path, cmd: cmd, dir: dir, exited: make(chan struct{})}
+		r := &Runner{path: path, dir: dir, exited: make(chan struct{})}
+		if sb != nil {
+			c, err := sb.Command(path, env, dir, isProtocolVar)
+			if err != nil {
+				os.RemoveAll(dir)
+				return nil, err
+			}
+			r.sb, r.cmd = c, c.Cmd
+		} else {
+			r.cmd = exec.Command(path)
+			r.cmd.Env = env
+		}
+		setProcessGroup(r.cmd)
 		made(r)
 		return r, nil
 	}
@@ -114,7 +131,11 @@ func (r *Runner) Start(context.Context) error {
 		return err
 	}
 	r.cmd.Stdout, r.cmd.Stderr = outW, errW
-	err = r.cmd.Start()
+	if r.sb != nil {
+		err = r.sb.Start()
+	} else {
+		err = r.cmd.Start()
+	}
 	outW.Close() // the child holds its own copies
 	errW.Close()
 	if err != nil {
@@ -142,6 +163,9 @@ func (r *Runner) wait() {
 	r.waitErr = r.cmd.Wait()
 	r.reaped = true
 	r.mu.Unlock()
+	if r.sb != nil {
+		r.sb.Stop()
+	}
 	close(r.exited)
 	time.AfterFunc(pipeGrace, func() {
 		r.stdout.Close()
@@ -151,13 +175,48 @@ func (r *Runner) wait() {
 }
 
 // KillGroup kills the plugin's process group, unless the process was reaped
-// already (its group was killed then).
+// already (its group was killed then). A plugin under the sandbox's
+// launcher is ended by it, with every descendant, even those that left
+// the group: at once in a PID namespace (the kernel kills what its init
+// leaves), else by asking the launcher (Stop), whose group is killed
+// only if it has not exited within KillGrace.
 func (r *Runner) KillGroup() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.reaped {
-		killGroup(r.cmd)
+	if r.reaped {
+		return
 	}
+	if r.sb == nil || r.sb.Contained() {
+		killGroup(r.cmd)
+		return
+	}
+	r.sb.Stop()
+	go func() {
+		select {
+		case <-r.exited:
+		case <-time.After(KillGrace):
+			r.mu.Lock()
+			if !r.reaped {
+				killGroup(r.cmd)
+			}
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// Layers reports the sandbox layers the plugin runs under.
+func (r *Runner) Layers() sandbox.Layers {
+	if r.sb == nil {
+		return 0
+	}
+	return r.sb.Layers
+}
+
+// isProtocolVar reports whether the environment variable key is one that
+// go-plugin's handshake needs: its PLUGIN_* variables and the magic
+// cookie. A sandboxed plugin gets these and no other of bench's.
+func isProtocolVar(key string) bool {
+	return strings.HasPrefix(key, "PLUGIN_") || key == wire.Handshake.MagicCookieKey
 }
 
 // Wait implements runner.Runner.

@@ -11,7 +11,10 @@ import (
 // signals from the terminal do not reach it, and killGroup reaches
 // everything it starts.
 func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 }
 
 // killGroup sends SIGKILL to the process group of cmd's process, which

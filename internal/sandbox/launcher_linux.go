@@ -89,6 +89,11 @@ func launcherMain(arg string) int {
 		return 0
 	}
 
+	// The plugin gets its standard streams and nothing else that bench's
+	// own parent may have left open without close-on-exec.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(exitSetup, "marking inherited descriptors close-on-exec: %v", err)
+	}
 	cmd := exec.Command(s.Path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if s.Layers != 0 {
@@ -148,6 +153,12 @@ func exitCode(st *os.ProcessState) int {
 // setupNamespaces makes the mount namespace private and mounts a fresh
 // /proc for the new PID namespace, of which this process is init.
 func setupNamespaces() error {
+	// Never touch the mounts of a namespace that is not the launcher's
+	// own: started without its clone flags (by a bug of its caller), a
+	// launcher running as root would remount the machine's /proc.
+	if os.Getpid() != 1 {
+		return fmt.Errorf("namespaces: the launcher is not the init of a new PID namespace (pid %d); refusing to mount", os.Getpid())
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("namespaces: making the mounts private: %w", err)
 	}

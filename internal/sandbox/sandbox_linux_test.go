@@ -332,3 +332,39 @@ func TestParseLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherRefusesHostNamespaces: a launcher asked for namespaces but
+// started without them (a caller that dropped the clone flags) refuses to
+// mount anything: as root it would otherwise stack a /proc on the
+// machine's own.
+func TestLauncherRefusesHostNamespaces(t *testing.T) {
+	exe, _, _ := detect()
+	dir := t.TempDir()
+	c, err := command(exe, spec{Path: "/bin/true", Dir: dir, Layers: All, Write: []string{dir}}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SysProcAttr.Cloneflags = 0
+	c.SysProcAttr.UidMappings, c.SysProcAttr.GidMappings = nil, nil
+	before := procMounts(t)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Wait()
+	if err == nil || !strings.Contains(stderr.String(), "not the init of a new PID namespace") {
+		t.Errorf("launcher without namespaces: %v, stderr %q; want a refusal", err, stderr.String())
+	}
+	if after := procMounts(t); after != before {
+		t.Errorf("/proc mounts went from %d to %d", before, after)
+	}
+}
+
+func procMounts(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte(" /proc "))
+}
