@@ -28,6 +28,7 @@ type conformOptions struct {
 	verbose      bool     // -v
 	startTimeout time.Duration
 	stepTimeout  time.Duration
+	sandbox      sandboxOptions
 }
 
 // defaultConformStepTimeout is bench conform's --step-timeout: the kit's
@@ -94,6 +95,7 @@ error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print every rule over every transport, every failure and the sessions played")
 	fs.DurationVar(&o.stepTimeout, "step-timeout", defaultConformStepTimeout, "fail a rule whose plugin does not answer Open, a round or Close within this time")
 	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
+	addSandboxFlags(fs, &o.sandbox)
 	return cmd
 }
 
@@ -115,7 +117,11 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	opts := []sdktest.Option{sdktest.WithSeed(seed), sdktest.WithStartTimeout(o.startTimeout), sdktest.WithStepTimeout(o.stepTimeout)}
+	plan, err := o.sandbox.plan(o.f.stderr)
+	if err != nil {
+		return err
+	}
+	opts := []sdktest.Option{sdktest.WithSeed(seed), sdktest.WithStartTimeout(o.startTimeout), sdktest.WithStepTimeout(o.stepTimeout), sdktest.WithSandbox(plan)}
 	rules := sdktest.Rules()
 	if len(o.only) > 0 {
 		known := map[string]bool{}
@@ -138,7 +144,7 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	// escaped for the terminal, each line on its own (termsafe).
 	w := termsafe.Writer(o.f.stdout)
 	fmt.Fprintf(w, "seed %s\n", sdktest.FormatSeed(seed))
-	fmt.Fprintf(w, "conform %s\n", path)
+	fmt.Fprintf(w, "conform %s (sandbox %s)\n", path, plan.Layers)
 	rep := &conformReport{w: w, verbose: o.verbose, replay: func(rule string) string {
 		quick := ""
 		if o.quick {

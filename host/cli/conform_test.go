@@ -175,9 +175,13 @@ func TestConformPasses(t *testing.T) {
 			if p.byPath {
 				arg = filepath.Join(own, "bench-plugin-"+p.name)
 			}
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", arg)
+			// Under the strict sandbox, as bench runs them, and saying so.
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox", "strict", arg)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "(sandbox strict)\n") {
+				t.Errorf("stdout does not say the sandbox:\n%s", stdout)
 			}
 			status, _ := conformResults(t, stdout)
 			checkEveryRule(t, stdout, status)
@@ -341,7 +345,9 @@ func TestConformTimeouts(t *testing.T) {
 			var out, errb bytes.Buffer
 			// The step timeout must fire for the hang, and for no other
 			// call: 5 s is long for any call of the kit's --quick sessions.
-			err := cli.Run(ctx, []string{"--plugin-dir", own, "conform", "--quick", "-v", "--step-timeout", "5s",
+			// --sandbox off: the fixture marks that it hung in its own
+			// directory, which a confined plugin may not write.
+			err := cli.Run(ctx, []string{"--plugin-dir", own, "conform", "--quick", "-v", "--step-timeout", "5s", "--sandbox", "off",
 				"--rule", "valid-arms,parent-death", "bad-" + c.mode}, &out, &errb)
 			stdout, stderr, code := out.String(), errb.String(), cli.ExitCode(err)
 			t.Logf("stdout:\n%s", stdout)
@@ -378,7 +384,7 @@ func TestConformTimeouts(t *testing.T) {
 func TestConformInterrupted(t *testing.T) {
 	t.Parallel() // with plugins of its own: see ownPlugins
 	own := ownPlugins(t, badPlugins(t), "bad-hang-step")
-	b := startBench(t, nil, filepath.Join(binDir, "bench"), "--plugin-dir", own, "conform", "--quick",
+	b := startBench(t, nil, filepath.Join(binDir, "bench"), "--plugin-dir", own, "conform", "--quick", "--sandbox", "off",
 		"--step-timeout", "10m", "bad-hang-step") // the step timeout does not end the hang
 	b.waitFiles(t, filepath.Join(own, "hung-hang-step"))
 	if err := syscall.Kill(b.cmd.Process.Pid, syscall.SIGINT); err != nil {
@@ -532,7 +538,8 @@ func TestConformPythonExamples(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			// Mostly waiting for Python to start: in parallel.
 			t.Parallel()
-			stdout, stderr, code := bench(t, "conform", "--quick", "-v", path)
+			// The examples find the checkout's SDK beside them.
+			stdout, stderr, code := bench(t, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"), path)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 			}
@@ -624,7 +631,8 @@ func TestConformPythonBroken(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
 		own := ownPlugins(t, dir, "pybad-ok")
-		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--rule", strings.Join(rules, ","), "pybad-ok")
+		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"),
+			"--rule", strings.Join(rules, ","), "pybad-ok")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 		}
@@ -640,7 +648,8 @@ func TestConformPythonBroken(t *testing.T) {
 		t.Run(m.mode, func(t *testing.T) {
 			t.Parallel()
 			own := ownPlugins(t, dir, "pybad-"+m.mode)
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--rule", m.rule, "pybad-"+m.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"),
+				"--rule", m.rule, "pybad-"+m.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)

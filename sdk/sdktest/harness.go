@@ -90,6 +90,7 @@ func executable(path string, cfg config) *suite {
 	s := &suite{cfg: cfg, exe: path, rec: func() *recorder { return &recorder{} }}
 	launched := func(name string, opts client.LaunchOptions) *transport {
 		opts.StartTimeout = cfg.startTimeout
+		opts.Sandbox = cfg.sandbox
 		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
 			c, err := client.Launch(path, opts)
 			if err != nil {

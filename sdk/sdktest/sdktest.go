@@ -104,6 +104,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -124,7 +125,13 @@ type config struct {
 	stepTimeout  time.Duration
 	exitWithin   time.Duration
 	only         map[string]bool // check only these rules (and handshake); nil: all
+	sandbox      *sandbox.Plan   // an executable's sandbox; nil: none
 }
+
+// WithSandbox runs an executable under the sandbox plan p, as bench runs
+// plugins (bench conform passes its --sandbox); without it, or with nil,
+// the kit launches the executable directly.
+func WithSandbox(p *sandbox.Plan) Option { return func(c *config) { c.sandbox = p } }
 
 // fixedSize is WithSize's: the general sessions' arms, horizon and
 // replications.
