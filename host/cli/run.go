@@ -370,7 +370,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-	pr := progress.New(ro.f.stderr, !ro.quiet)
+	pr := progress.New(ro.f.progressOut(), !ro.quiet)
 	b := ro.batch
 	if b <= 0 {
 		b = (nrep + 1) / 2
