@@ -75,16 +75,52 @@ func UniformRegret(horizon int, means []float64) float64 {
 	return float64(horizon) * (best - sum/float64(len(means)))
 }
 
+// MeanRegret simulates s with seeds 0..seeds-1 and returns the mean
+// pseudo-regret.
+func MeanRegret(tb testing.TB, newPolicy NewPolicy, s sdk.Session, means []float64, seeds int) float64 {
+	tb.Helper()
+	total := 0.0
+	for seed := range uint64(seeds) {
+		r, _ := Simulate(tb, newPolicy, s, means, seed)
+		total += r
+	}
+	return total / float64(seeds)
+}
+
+// SimulateChanging is Simulate with means that change over time:
+// meansAt(round) gives the arms' means in that round. It returns the
+// dynamic pseudo-regret, sum over rounds of the round's best mean minus the
+// pulled arm's mean, and the arms pulled.
+func SimulateChanging(tb testing.TB, newPolicy NewPolicy, s sdk.Session, meansAt func(round int) []float64, seed uint64) (float64, []int) {
+	tb.Helper()
+	p := newPolicy(tb, s, seed)
+	env := rand.New(rand.NewPCG(seed, envStream))
+	arms := make([]int, 0, s.Horizon)
+	regret := 0.0
+	for round := 1; round <= s.Horizon; round++ {
+		means := meansAt(round)
+		var a int
+		if round <= s.InitRounds() {
+			a = (round - 1) % s.Arms
+		} else {
+			a = p.Select(round)
+		}
+		p.Observe(round, a, reward(s, means[a], env))
+		best := means[0]
+		for _, m := range means {
+			best = max(best, m)
+		}
+		regret += best - means[a]
+		arms = append(arms, a)
+	}
+	return regret, arms
+}
+
 // CheckBeatsUniform simulates s with seeds 0..seeds-1 and fails t unless
 // the mean pseudo-regret is below UniformRegret / factor.
 func CheckBeatsUniform(t *testing.T, newPolicy NewPolicy, s sdk.Session, means []float64, seeds int, factor float64) {
 	t.Helper()
-	total := 0.0
-	for seed := range uint64(seeds) {
-		r, _ := Simulate(t, newPolicy, s, means, seed)
-		total += r
-	}
-	mean := total / float64(seeds)
+	mean := MeanRegret(t, newPolicy, s, means, seeds)
 	uniform := UniformRegret(s.Horizon, means)
 	t.Logf("mean regret %.2f, uniform %.1f, ratio %.1f", mean, uniform, uniform/mean)
 	if mean > uniform/factor {
