@@ -1,0 +1,313 @@
+package swucb
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
+	"github.com/regretbench/regretbench/sdk"
+)
+
+func gaussSession(k int, sd float64, tau int, xi float64) sdk.Session {
+	return sdk.Session{
+		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
+		InitPulls: 1, Params: sdk.Params{"tau": int64(tau), "xi": xi},
+	}
+}
+
+func bernSession(k, tau int, xi float64) sdk.Session {
+	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1,
+		Params: sdk.Params{"tau": int64(tau), "xi": xi}}
+}
+
+func mustNew(t testing.TB, s sdk.Session) *policy {
+	t.Helper()
+	p, err := New(s, sdk.Replica{}) // no Rand: the policy must not need one
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.(*policy)
+}
+
+// newPolicy is mustNew as a simtest.NewPolicy; the seed is unused.
+func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
+
+func TestNewValidates(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       sdk.Session
+		wantErr bool
+	}{
+		{"gaussian ok", gaussSession(2, 0.15, 0, 0.6), false},
+		{"bernoulli ok", bernSession(2, 100, 0.6), false},
+		{"xi 0 ok", bernSession(2, 100, 0), false},
+		{"tau above T ok", bernSession(2, 10000, 0.6), false},
+		{"no params: defaults", sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, false},
+		{"noise unknown", func() sdk.Session { s := gaussSession(2, 0.15, 0, 0.6); s.NoiseKnown = false; return s }(), true},
+		{"zero sd", gaussSession(2, 0, 0, 0.6), true},
+		{"negative tau", bernSession(2, -1, 0.6), true},
+		{"tau above MaxTau", bernSession(2, MaxTau+1, 0.6), true},
+		{"negative xi", bernSession(2, 100, -0.1), true},
+		{"NaN xi", bernSession(2, 100, math.NaN()), true},
+		{"no arms", bernSession(0, 100, 0.6), true},
+		{"no horizon", func() sdk.Session { s := bernSession(2, 100, 0.6); s.Horizon = 0; return s }(), true},
+		{"unknown family", func() sdk.Session { s := bernSession(2, 100, 0.6); s.Family = "poisson"; return s }(), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.s, sdk.Replica{})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("New error = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParamsResolve(t *testing.T) {
+	p, err := sdk.Resolve(Params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tau, xi := p.Int("tau"), p.Float("xi"); tau != 0 || xi != 0.6 {
+		t.Fatalf("defaults tau = %v, xi = %v; want 0 (floor(4 sqrt(T ln T))) and 0.6", tau, xi)
+	}
+}
+
+// TestTau checks the default window floor(4 sqrt(T ln T)) against
+// hand-computed values.
+func TestTau(t *testing.T) {
+	tests := []struct{ tau, horizon, want int }{
+		{0, 20000, 1780}, // 4*sqrt(20000*9.903488) = 4*445.05 = 1780.2
+		{0, 1000, 332},   // 4*sqrt(1000*6.907755) = 4*83.11 = 332.5
+		{0, 1, 1},        // ln 1 = 0: at least 1
+		{50, 1000, 50},
+	}
+	for _, tc := range tests {
+		if got := Tau(tc.tau, tc.horizon); got != tc.want {
+			t.Errorf("Tau(%d, T=%d) = %d, want %d", tc.tau, tc.horizon, got, tc.want)
+		}
+	}
+}
+
+// obs is one observation fed to a policy: the round pulled, the arm, the
+// reward.
+type obs struct {
+	t, arm int
+	r      float64
+}
+
+// TestIndexHandComputed checks U_i(t) on hand-made observations against
+// values computed by hand from the paper's formula, and the arm Select
+// picks.
+func TestIndexHandComputed(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		s    sdk.Session
+		obs  []obs // in arrival order
+		t    int
+		want []float64 // hand-computed U_i(t)
+		arm  int
+	}{
+		// Bernoulli (B = 1), tau = 4, xi = 0.6, round 7: the window is
+		// rounds 3..6; arm 0 has rounds 3 (0) and 5 (1), arm 1 rounds 4 (1)
+		// and 6 (1). ln(min(6, 4)) = ln 4 = 1.386294; bonus sqrt(0.6*1.386294/2)
+		// = 0.644894029: U0 = 0.5 + 0.644894 = 1.144894029, U1 = 1.644894029.
+		{"window", bernSession(2, 4, 0.6),
+			[]obs{{1, 0, 1}, {2, 1, 0}, {3, 0, 0}, {4, 1, 1}, {5, 0, 1}, {6, 1, 1}}, 7,
+			[]float64{1.144894029, 1.644894029}, 1},
+		// Gaussian sd 0.25 (B = 0.5), tau = 3, xi = 1, round 5: the window
+		// is rounds 2..4, all of arm 0 (0.4, 0.6, 0.5: mean 0.5); arm 1's
+		// round 1 has left it, so U1 = +Inf and Select returns arm 1.
+		// U0 = 0.5 + 0.5*sqrt(ln(3)/3) = 0.5 + 0.5*0.605148 = 0.802573998.
+		{"arm left alone", gaussSession(2, 0.25, 3, 1),
+			[]obs{{1, 1, 0.2}, {2, 0, 0.4}, {3, 0, 0.6}, {4, 0, 0.5}}, 5,
+			[]float64{0.802573998, inf}, 1},
+		// Delayed, Bernoulli, tau = 4, xi = 0.6, round 9 (window 5..8):
+		// round 8 (arm 0, 1) arrives first, then round 2 (arm 1, 1), too
+		// late for the window, then rounds 5 (arm 1, 0) and 7 (arm 0, 0).
+		// U0 = 0.5 + sqrt(0.6 ln 4/2) = 1.144894029, U1 = 0 + sqrt(0.6 ln 4)
+		// = 0.912017882.
+		{"delayed", bernSession(2, 4, 0.6),
+			[]obs{{8, 0, 1}, {2, 1, 1}, {5, 1, 0}, {7, 0, 0}}, 9,
+			[]float64{1.144894029, 0.912017882}, 0},
+		// A window longer than the horizon forgets nothing: tau = 100, T =
+		// 10, round 4, ln(min(3, 100)) = ln 3 = 1.098612; U0 = 1 +
+		// sqrt(0.6*1.098612/2) = 1.574093796, U1 = 0 + sqrt(0.6*1.098612)
+		// = 0.811891232.
+		{"tau > T", func() sdk.Session { s := bernSession(2, 100, 0.6); s.Horizon = 10; return s }(),
+			[]obs{{1, 0, 1}, {2, 1, 0}, {3, 0, 1}}, 4,
+			[]float64{1.574093796, 0.811891232}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := mustNew(t, tc.s)
+			for _, o := range tc.obs {
+				p.Observe(o.t, o.arm, o.r)
+			}
+			p.advance(tc.t - 1)
+			for i, w := range tc.want {
+				if got := p.index(tc.t, i); !(got == w || math.Abs(got-w) < 1e-8) {
+					t.Errorf("U_%d(%d) = %.10f, hand-computed %.10f", i, tc.t, got, w)
+				}
+			}
+			if got := p.Select(tc.t); got != tc.arm {
+				t.Errorf("Select(%d) = %d, want %d", tc.t, got, tc.arm)
+			}
+		})
+	}
+}
+
+// refIndex is SW-UCB's index from its definition, independent of the
+// policy's ring: the observations so far, the round t, tau, xi and B.
+func refIndex(seen []obs, arm, t, tau int, xi, b float64) float64 {
+	sum, n := 0.0, 0.0
+	for _, o := range seen {
+		if o.arm == arm && o.t >= t-tau && o.t <= t-1 {
+			sum += o.r
+			n++
+		}
+	}
+	if n == 0 {
+		return math.Inf(1)
+	}
+	return sum/n + b*math.Sqrt(xi*math.Log(float64(min(t-1, tau)))/n)
+}
+
+// TestIndexMatchesDefinition plays random sessions with random delays
+// (rewards arriving late and out of order, some never) and checks every
+// index and every choice against refIndex over the list of observations.
+func TestIndexMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 150 {
+		k := 2 + rng.IntN(4)
+		fam, sd := sdk.Gaussian, 0.1+rng.Float64()
+		if trial%2 == 1 {
+			fam, sd = sdk.Bernoulli, 0.5
+		}
+		horizon := 30 + rng.IntN(200)
+		tau := []int{1, 2, 5, 17, 60, 1000}[rng.IntN(6)]
+		xi := []float64{0, 0.6, 2}[trial%3]
+		s := sdk.Session{Arms: k, Horizon: horizon, Family: fam, NoiseSD: sd, NoiseKnown: true,
+			InitPulls: 1, Params: sdk.Params{"tau": int64(tau), "xi": xi}}
+		p := mustNew(t, s)
+		maxDelay := []int{0, 0, 2, 10, 40}[rng.IntN(5)]
+		due := map[int][]obs{}
+		var seen []obs
+		for round := 1; round <= horizon; round++ {
+			for _, o := range due[round] {
+				p.Observe(o.t, o.arm, o.r)
+				seen = append(seen, o)
+			}
+			var a int
+			if round <= s.InitRounds() {
+				a = (round - 1) % k
+			} else {
+				a = p.Select(round)
+				want, wantV := 0, math.Inf(-1)
+				refs := make([]float64, k)
+				for i := range k {
+					ref := refIndex(seen, i, round, tau, xi, 2*sd)
+					if got := p.index(round, i); !(got == ref || math.Abs(got-ref) <= 1e-9*(1+math.Abs(ref))) {
+						t.Fatalf("trial %d (tau %d): U_%d(%d) = %.17g, definition %.17g", trial, tau, i, round, got, ref)
+					}
+					refs[i] = ref
+					if ref > wantV {
+						want, wantV = i, ref
+					}
+				}
+				// The argmax, up to ties the rounding of the running sums
+				// may break either way (Bernoulli rewards tie often).
+				if refs[a] < wantV-1e-9*(1+math.Abs(wantV)) {
+					t.Fatalf("trial %d (tau %d): Select(%d) = %d, argmax of the definition %d", trial, tau, round, a, want)
+				}
+			}
+			r := float64(rng.IntN(2))
+			if fam == sdk.Gaussian {
+				r = float64(a)*0.3 + sd*rng.NormFloat64()
+			}
+			d := rng.IntN(maxDelay + 1)
+			due[round+d+1] = append(due[round+d+1], obs{round, a, r})
+		}
+	}
+}
+
+// TestFollowsAChange is the policy's purpose: when the best arm drops
+// midway below another (0.9/0.6, then 0.1/0.6 from round 2001), SW-UCB with
+// a window of 300 rounds has a dynamic regret far below that of the same
+// index over the whole history (a window longer than the horizon), which
+// keeps pulling the arm that used to be best until its long average sinks
+// below the other's.
+func TestFollowsAChange(t *testing.T) {
+	for _, s := range []sdk.Session{bernSession(2, 0, 0.6), gaussSession(2, 0.2, 0, 0.6)} {
+		t.Run(string(s.Family), func(t *testing.T) {
+			s.Horizon = 4000
+			meansAt := func(round int) []float64 {
+				if round <= 2000 {
+					return []float64{0.9, 0.6}
+				}
+				return []float64{0.1, 0.6}
+			}
+			dynamic := func(tau int) float64 {
+				s.Params = sdk.Params{"tau": int64(tau), "xi": 0.6}
+				total := 0.0
+				for seed := range uint64(10) {
+					r, _ := simtest.SimulateChanging(t, newPolicy, s, meansAt, seed)
+					total += r
+				}
+				return total / 10
+			}
+			window, whole := dynamic(300), dynamic(s.Horizon)
+			t.Logf("dynamic regret: window 300 rounds %.1f, whole history %.1f", window, whole)
+			if window > whole/3 {
+				t.Fatalf("dynamic regret %.1f with the window, %.1f without: want at most a third", window, whole)
+			}
+		})
+	}
+}
+
+func TestRegretBeatsUniform(t *testing.T) {
+	tests := []struct {
+		name   string
+		s      sdk.Session
+		means  []float64
+		factor float64 // mean regret must be below uniform regret / factor
+	}{
+		{"gaussian 0.9/0.8 sd 0.15", gaussSession(2, 0.15, 0, 0.6), []float64{0.9, 0.8}, 4},
+		{"bernoulli 0.8/0.5/0.2", bernSession(3, 0, 0.6), []float64{0.8, 0.5, 0.2}, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.s.Horizon = 3000
+			simtest.CheckBeatsUniform(t, newPolicy, tc.s, tc.means, 20, tc.factor)
+		})
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, s := range []sdk.Session{gaussSession(3, 0.3, 0, 0.6), bernSession(3, 50, 0.6)} {
+		t.Run(string(s.Family), func(t *testing.T) {
+			s.Horizon = 2000
+			means := []float64{0.5, 0.45, 0.4}
+			_, a := simtest.Simulate(t, newPolicy, s, means, 3)
+			_, b := simtest.Simulate(t, newPolicy, s, means, 3)
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Fatal("same rewards gave different arm sequences")
+			}
+		})
+	}
+}
+
+func TestSelectObserveAllocationFree(t *testing.T) {
+	for _, s := range []sdk.Session{gaussSession(10, 0.15, 0, 0.6), bernSession(10, 20, 0.6)} {
+		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
+	}
+}
+
+// BenchmarkRound measures one Select+Observe round of a gaussian K-armed
+// replication.
+func BenchmarkRound(b *testing.B) {
+	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0, 0.6) })
+}
