@@ -27,7 +27,7 @@ func newUCB1(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	if !(alpha >= 0) {
 		// bench refuses this already (params declares Min); an older
 		// host does not.
-		return nil, fmt.Errorf("ucb1: alpha must be >= 0, got %v", alpha)
+		return nil, fmt.Errorf("ucb1-example: alpha must be >= 0, got %v", alpha)
 	}
 	return &ucb1{alpha: alpha, scale: scale,
 		sum: make([]float64, s.Arms), n: make([]float64, s.Arms)}, nil

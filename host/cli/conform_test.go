@@ -62,16 +62,18 @@ var (
 	ucb1Err  error
 )
 
-// ucb1Plugin builds examples/ucb1 from its own module once.
+// ucb1Plugin builds examples/ucb1 from its own module once, as
+// bench-plugin-ucb1-example: it serves the plugin ucb1-example, named apart
+// from the shipped ucb1.
 func ucb1Plugin(t *testing.T) string {
 	t.Helper()
 	ucb1Once.Do(func() {
 		dir := filepath.Join(binDir, "examples")
 		opts := testbin.Options{Dir: filepath.Join(repoRoot(t), "examples", "ucb1")}
-		if ucb1Err = testbin.Build(dir, opts, testbin.Main{Pkg: ".", Name: "bench-plugin-ucb1"}); ucb1Err != nil {
+		if ucb1Err = testbin.Build(dir, opts, testbin.Main{Pkg: ".", Name: "bench-plugin-ucb1-example"}); ucb1Err != nil {
 			return
 		}
-		ucb1Path = filepath.Join(dir, "bench-plugin-ucb1")
+		ucb1Path = filepath.Join(dir, "bench-plugin-ucb1-example")
 	})
 	if ucb1Err != nil {
 		t.Fatal(ucb1Err)
@@ -158,7 +160,7 @@ func TestConformPasses(t *testing.T) {
 	for _, n := range shipped {
 		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts"}
 	}
-	plugins["ucb1 (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1", true, false}
+	plugins["ucb1-example (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1-example", true, false}
 	// Not under -short: TestConformBroken's ignore-seed and shared-rand
 	// check that the same program passes every other rule.
 	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, false}
@@ -485,7 +487,7 @@ func TestConformUsage(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: klucb, remax, remaxgrad, ts"}},
+		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: ducb, exp3, klucb, moss, remax, remaxgrad, swucb, ts, ucb1"}},
 		{"missing path", []string{"conform", "./nowhere/bench-plugin-x"}, []string{"nowhere/bench-plugin-x", "no such file"}},
 		{"directory", []string{"conform", binDir + "/plugins"}, []string{"is a directory"}},
 		{"no argument", []string{"conform"}, []string{"accepts 1 arg"}},

@@ -30,7 +30,7 @@ func TestExternalGoPlugin(t *testing.T) {
 	benchSum := fileSHA256(t, benchExe)
 
 	// Build the example from its own module, as its author would.
-	ucb1 := filepath.Join(plugins, "bench-plugin-ucb1")
+	ucb1 := filepath.Join(plugins, "bench-plugin-ucb1-example")
 	linkOrCopy(t, ucb1Plugin(t), ucb1)
 	ucb1Sum := fileSHA256(t, ucb1)
 
@@ -44,7 +44,7 @@ horizon: 2000
 runs: 40
 seed: 5
 policies:
-  - {plugin: ucb1, label: UCB1}
+  - {plugin: ucb1-example, label: UCB1}
   - {plugin: ts, label: TS}
   - {plugin: klucb, label: KL-UCB}
 `)
@@ -84,8 +84,8 @@ policies:
 			t.Errorf("%s: plugin_sha256 %q, want the SHA-256 of its binary %s", p.Label, p.PluginSHA256, want)
 		}
 	}
-	if p := f.Policies[0]; p.Plugin != "ucb1" || p.PluginVersion != "0.1.0" || p.PluginSHA256 != ucb1Sum {
-		t.Errorf("ucb1 identity recorded as plugin %q version %q sha256 %q", p.Plugin, p.PluginVersion, p.PluginSHA256)
+	if p := f.Policies[0]; p.Plugin != "ucb1-example" || p.PluginVersion != "0.1.0" || p.PluginSHA256 != ucb1Sum {
+		t.Errorf("ucb1-example identity recorded as plugin %q version %q sha256 %q", p.Plugin, p.PluginVersion, p.PluginSHA256)
 	}
 	if got := fileSHA256(t, benchExe); got != benchSum {
 		t.Errorf("bench changed: SHA-256 %s, was %s before the plugin was added", got, benchSum)
@@ -97,7 +97,7 @@ policies:
 environment: {means: [1, 0.5, 0], noise_sd: 1}
 horizon: 100
 runs: 2
-policies: [{plugin: ucb1, label: UCB1, sha256: "`+sum+`"}]
+policies: [{plugin: ucb1-example, label: UCB1, sha256: "`+sum+`"}]
 `)
 		}
 		_, stderr, code := bench(t, "--plugin-dir", plugins, "--scenario", pinned(ucb1Sum), "--quiet")
@@ -109,7 +109,7 @@ policies: [{plugin: ucb1, label: UCB1, sha256: "`+sum+`"}]
 		if code != cli.ExitInput {
 			t.Errorf("a wrong pin: exit %d, want %d\n%s", code, cli.ExitInput, stderr)
 		}
-		for _, w := range []string{"bench-plugin-ucb1", ucb1Sum, wrong, "sha256", "refusing"} {
+		for _, w := range []string{"bench-plugin-ucb1-example", ucb1Sum, wrong, "sha256", "refusing"} {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("a wrong pin: stderr lacks %q:\n%s", w, stderr)
 			}

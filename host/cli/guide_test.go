@@ -72,6 +72,17 @@ func TestWritingPluginsGuide(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(clone, "bin", "plugins"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A stand-in for each shipped plugin, as `make build` leaves them: the
+	// guide's build must add its plugin beside them, never replace one
+	// (bench ships a ucb1, so the guide's UCB1 has a name of its own). An
+	// ELF header, so that go build -o would overwrite it as it would the
+	// real executable (it refuses to replace what is not an object file).
+	standIn := func(name string) string { return "\x7fELF stand-in for the shipped " + name + "\n" }
+	for _, n := range shipped {
+		if err := os.WriteFile(filepath.Join(clone, "bin", "plugins", "bench-plugin-"+n), []byte(standIn(n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Everything else of the checkout, as a clone has it: the SDK imports
 	// internal/ and its tests the host's client.
 	entries, err := os.ReadDir(root)
@@ -102,17 +113,22 @@ func TestWritingPluginsGuide(t *testing.T) {
 		}
 	}
 	run(dir, sh[1]) // go mod tidy, go test, go build
+	for _, n := range shipped {
+		if got, err := os.ReadFile(filepath.Join(clone, "bin", "plugins", "bench-plugin-"+n)); err != nil || string(got) != standIn(n) {
+			t.Errorf("the guide's build replaced the shipped plugin %s (err %v)", n, err)
+		}
+	}
 
 	// The plugin the guide built works with bench: it passes the
 	// conformance rules that the in-module test did not already run.
-	plugin := filepath.Join(clone, "bin", "plugins", "bench-plugin-ucb1")
+	plugin := filepath.Join(clone, "bin", "plugins", "bench-plugin-ucb1-example")
 	if st, err := os.Stat(plugin); err != nil || st.Mode()&0o111 == 0 {
 		t.Fatalf("the guide's build left no executable plugin: %v", err)
 	}
 	stdout, stderr, code := bench(t, "--plugin-dir", filepath.Dir(plugin), "conform", "--quick",
-		"--rule", "handshake", "--rule", "describe", "--rule", "valid-arms", "ucb1")
+		"--rule", "handshake", "--rule", "describe", "--rule", "valid-arms", "ucb1-example")
 	if code != 0 {
-		t.Fatalf("bench conform ucb1: exit %d\n%s\n%s", code, stdout, stderr)
+		t.Fatalf("bench conform ucb1-example: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
 

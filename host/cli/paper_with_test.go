@@ -93,12 +93,14 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(ucb1Plugin(t), filepath.Join(plugins, "bench-plugin-ucb1")); err != nil {
+	// Beside every shipped plugin, ucb1 included: the example's name is
+	// its own.
+	if err := os.Symlink(ucb1Plugin(t), filepath.Join(plugins, "bench-plugin-ucb1-example")); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	stdout, stderr, code := bench(t, "--plugin-dir", plugins, "paper", "--runs", "4", "--horizon", "120", "--out", out,
-		"--plot-format", "svg", "-q", "--with", "ucb1")
+		"--plot-format", "svg", "-q", "--with", "ucb1-example")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -113,8 +115,8 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
 		with, base := readResults(t, filepath.Join(out, name+".json")), readResults(t, filepath.Join(plain, name+".json"))
 		last := with.Policies[len(with.Policies)-1]
-		if last.Label != "ucb1" || last.Status != "ok" {
-			t.Errorf("%s: last policy %q (%s), want ucb1, ok", name, last.Label, last.Status)
+		if last.Label != "ucb1-example" || last.Status != "ok" {
+			t.Errorf("%s: last policy %q (%s), want ucb1-example, ok", name, last.Label, last.Status)
 		}
 		if len(with.Policies) != len(base.Policies)+1 {
 			t.Errorf("%s: %d policies with --with, %d without", name, len(with.Policies), len(base.Policies))
@@ -122,7 +124,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 		for _, p := range base.Policies {
 			q := with.Policy(p.Label)
 			if q == nil || !reflect.DeepEqual(p.Final, q.Final) || !reflect.DeepEqual(p.Regret, q.Regret) {
-				t.Errorf("%s: shipped policy %q changed when ucb1 was added", name, p.Label)
+				t.Errorf("%s: shipped policy %q changed when ucb1-example was added", name, p.Label)
 			}
 		}
 	}
@@ -130,7 +132,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-failure_mode-comparison-table"`, `>ucb1</th>`} {
+	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-failure_mode-comparison-table"`, `>ucb1-example</th>`} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}
