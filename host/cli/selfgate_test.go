@@ -85,7 +85,14 @@ func TestRequireSame(t *testing.T) {
 	// A policy only in the current file is a change too.
 	extra := *cur.Policy("KL-UCB")
 	extra.Label = "KL-UCB again"
-	base.Policies = base.Policies[:len(base.Policies)-1] // drop KL-UCB from the baseline
+	// Drop KL-UCB from the baseline (by label: it is not the last policy).
+	kept := base.Policies[:0:0]
+	for _, p := range base.Policies {
+		if p.Label != "KL-UCB" {
+			kept = append(kept, p)
+		}
+	}
+	base.Policies = kept
 	if err := base.WriteFile(basePath); err != nil {
 		t.Fatal(err)
 	}
