@@ -2,7 +2,7 @@
 //
 // Reference: P. Auer, N. Cesa-Bianchi, Y. Freund and R. E. Schapire, "The
 // Nonstochastic Multiarmed Bandit Problem", SIAM Journal on Computing 32(1)
-// (2002), 48-77, section 3, Figure 1 (algorithm Exp3): with exploration
+// (2002), 48-77, section 3 (algorithm Exp3): with exploration
 // rate gamma in (0, 1] and weights w_i(1) = 1, each round t
 //
 //	p_i(t) = (1 - gamma) w_i(t) / sum_j w_j(t) + gamma / K,
