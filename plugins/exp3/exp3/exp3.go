@@ -47,13 +47,16 @@
 // rounds the policy drew: the rewards of host-forced rounds (not drawn
 // from p) update the Gaussian centre m but not the weights. Under delayed
 // feedback the reward of round s arrives later; the policy remembers
-// p_{i_s}(s) of every round whose reward is still pending and weighs the
-// reward by it when it arrives, so a late reward is the same unbiased
-// estimate it would have been at once. With {delay: 0} the calls, and so
-// the arms, are exactly those of immediate feedback.
+// p_{i_s}(s) of every round whose reward is still pending (8 bytes a round,
+// over the span from the oldest pending round to the newest: about D under
+// a delay of D rounds) and weighs the reward by it when it arrives, so a
+// late reward is the same unbiased estimate it would have been at once.
+// With {delay: 0} the calls, and so the arms, are exactly those of
+// immediate feedback.
 //
-// Select and Observe do not allocate under immediate feedback (the pending
-// rounds are at most one).
+// Select and Observe do not allocate under immediate feedback (one round
+// is pending at most), nor, once the span of pending rounds has been seen,
+// under delays.
 package exp3
 
 import (
@@ -118,16 +121,9 @@ func New(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 		eta:      g / float64(s.Arms),
 		logW:     buf[:s.Arms:s.Arms],
 		prob:     buf[s.Arms:],
-		pending:  make(map[int]pick, 2),
 		gaussian: s.Family == sdk.Gaussian,
 		band:     6 * sd,
 	}, nil
-}
-
-// pick is a round the policy drew: the arm and its probability.
-type pick struct {
-	arm int
-	p   float64
 }
 
 // policy is Exp3 for one replication.
@@ -136,7 +132,7 @@ type policy struct {
 	gamma, eta float64   // gamma and gamma/K
 	logW       []float64 // S_i = (gamma/K) sum of xhat_i: w_i = exp(S_i)
 	prob       []float64 // p(t), filled by Select
-	pending    map[int]pick
+	pending    pending   // p_{i_s}(s) of the drawn rounds s whose reward has not arrived
 
 	gaussian bool
 	band     float64 // 6 sd: the width mapped onto [0, 1]
@@ -176,7 +172,7 @@ func (p *policy) Select(t int) int {
 			break
 		}
 	}
-	p.pending[t] = pick{arm: arm, p: prob[arm]}
+	p.pending.put(t, prob[arm])
 	return arm
 }
 
@@ -197,12 +193,7 @@ func (p *policy) reward(r float64) float64 {
 // one) only moves the Gaussian centre.
 func (p *policy) Observe(t, arm int, reward float64) {
 	x := p.reward(reward)
-	pk, ok := p.pending[t]
-	if !ok {
-		return
-	}
-	delete(p.pending, t)
-	if pk.arm == arm {
-		p.logW[arm] += p.eta * x / pk.p
+	if q, ok := p.pending.take(t); ok {
+		p.logW[arm] += p.eta * x / q
 	}
 }
