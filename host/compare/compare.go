@@ -39,6 +39,7 @@
 package compare
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -352,11 +353,15 @@ func Attach(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(s)
-	if err != nil {
+	// Not json.Marshal, which escapes < > & in labels as \u003c...: the
+	// results file keeps this member's bytes as they are.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	f.Comparison = data
+	f.Comparison = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	return s, nil
 }
 

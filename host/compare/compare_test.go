@@ -207,3 +207,53 @@ func TestAttachFromFile(t *testing.T) {
 		t.Errorf("no comparison: %v %v", none, err)
 	}
 }
+
+// TestJSONPlainText: the comparison section in a results file and the
+// json rendering write labels with < > & as they are, not \u003c..., and
+// read back to the same labels.
+func TestJSONPlainText(t *testing.T) {
+	const added, base = `<b>A&B</b>`, `]]>"x'`
+	f := file(pol(base, 1, 2, 3), pol(added, 2, 3, 5))
+	for _, p := range f.Policies {
+		p.Checkpoints = []int{10}
+		p.Params = map[string]any{}
+		for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+			s, _ := p.Metric(m)
+			*s = results.Series{Mean: []float64{1}, SE: []float64{0}}
+			p.Final[m] = p.Final["regret"]
+		}
+	}
+	s, err := Attach(f, Spec{Policies: []string{added}, Baselines: []string{base}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file, sum bytes.Buffer
+	if err := f.Encode(&file); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummary(&sum, Summarize([]*Scenario{s, s}), report.FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"comparison member": f.Comparison, "results file": file.Bytes(), "json summary": sum.Bytes()} {
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(data, []byte(esc)) {
+				t.Errorf("%s holds %s", name, esc)
+			}
+		}
+		if !bytes.Contains(data, []byte(`"<b>A&B</b>"`)) {
+			t.Errorf("%s lacks the label as it is", name)
+		}
+	}
+	g, err := results.Decode(file.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := FromFile(g)
+	if err != nil || back.Policies[0].Label != added || back.Policies[0].Diffs[0].Baseline != base {
+		t.Errorf("read back: %v %+v", err, back)
+	}
+	var again Summary
+	if err := json.Unmarshal(sum.Bytes(), &again); err != nil || again.Totals[0].Label != added {
+		t.Errorf("json summary read back: %v %+v", err, again.Totals)
+	}
+}

@@ -35,6 +35,7 @@ func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
 	switch format {
 	case report.FormatJSON:
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // labels as they are, not \u003c
 		enc.SetIndent("", "  ")
 		if len(sum.Scenarios) == 1 && len(sum.Totals) == 0 {
 			return enc.Encode(sum.Scenarios[0])

@@ -51,3 +51,32 @@ func TestWriteFormats(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+// TestWriteJSONPlainText: the JSON verdict writes labels with < > & as
+// they are, not \u003c \u003e \u0026, and reads back to them.
+func TestWriteJSONPlainText(t *testing.T) {
+	const n = 50
+	base := baseValues(n)
+	const label = `<b>R&D</b>`
+	rep, err := Compare(file(1, n, policy(label, base)), file(1, n, policy(label, base)), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js strings.Builder
+	if err := Write(&js, rep, "b.json", "c.json", "json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+		if strings.Contains(js.String(), esc) {
+			t.Errorf("the JSON verdict holds %s:\n%s", esc, js.String())
+		}
+	}
+	var doc struct {
+		Rows []struct {
+			Label string `json:"label"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil || len(doc.Rows) != 1 || doc.Rows[0].Label != label {
+		t.Errorf("read back: %v %+v\n%s", err, doc, js.String())
+	}
+}

@@ -182,6 +182,7 @@ func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 		doc.Failures = append(doc.Failures, row.Label)
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // labels as they are, not \u003c
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }

@@ -193,9 +193,13 @@ func (p *Policy) Metric(name string) (*Series, error) {
 	return nil, fmt.Errorf("unknown metric %q (want regret, underestimation, regret_under or regret_not_under)", name)
 }
 
-// Encode writes f as indented JSON.
+// Encode writes f as indented JSON. Strings are written as they are, not
+// with < > & escaped as \u003c \u003e \u0026 (encoding/json's default,
+// for JSON put unescaped inside HTML): a results file is read by programs
+// and people, and whoever puts it in a page escapes it for that page.
 func (f *File) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)
 }
