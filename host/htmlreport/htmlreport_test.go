@@ -126,8 +126,8 @@ func TestPageStructure(t *testing.T) {
 		id, _ := attr(s, "id")
 		ids = append(ids, id)
 	}
-	if ids[0] == ids[1] || ids[0] != "exp-small" {
-		t.Errorf("section ids %v: want unique ids, the first exp-small", ids)
+	if ids[0] == ids[1] || ids[0] != "exp-1-small" {
+		t.Errorf("section ids %v: want unique ids, the first exp-1-small", ids)
 	}
 	var links []string
 	for _, a := range all(doc, tag("a")) {
@@ -161,7 +161,7 @@ func TestPageStructure(t *testing.T) {
 	tables := map[string]*html.Node{}
 	for _, tb := range all(s, tag("table")) {
 		id, _ := attr(tb, "id")
-		tables[strings.TrimPrefix(id, ids[0]+"-")] = tb
+		tables[strings.TrimPrefix(strings.TrimPrefix(id, ids[0]+"-"), "table-")] = tb
 	}
 	for name, rows := range map[string]int{"regret": 4, "separated": 3, "diagnostics": 3, "plugins": 4} {
 		tb := tables[name]
@@ -214,8 +214,8 @@ func TestPageStructure(t *testing.T) {
 		t.Fatalf("%d figures, want %d (every figure of host/plot)", len(got), len(figs))
 	}
 	for i, fig := range got {
-		if id, _ := attr(fig, "id"); id != ids[0]+"-"+figs[i].Name {
-			t.Errorf("figure %d id %q, want %q", i, id, ids[0]+"-"+figs[i].Name)
+		if id, _ := attr(fig, "id"); id != ids[0]+"-fig-"+figs[i].Name {
+			t.Errorf("figure %d id %q, want %q", i, id, ids[0]+"-fig-"+figs[i].Name)
 		}
 		svg := all(fig, tag("svg"))
 		if len(svg) != 1 || len(all(svg[0], tag("path"))) == 0 || len(all(fig, tag("figcaption"))) != 1 {
@@ -442,7 +442,7 @@ func TestComparison(t *testing.T) {
 	if n := len(all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "comparison" })); n != 0 {
 		t.Errorf("one experiment: %d summaries across experiments, want none", n)
 	}
-	tb := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-small-comparison-table" })
+	tb := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-1-small-comparison-table" })
 	if len(tb) != 1 {
 		t.Fatalf("no comparison table in the experiment's section")
 	}
@@ -491,7 +491,7 @@ func TestComparison(t *testing.T) {
 		href, _ := attr(a, "href")
 		links = append(links, href)
 	}
-	for _, l := range []string{"#comparison", "#exp-small-comparison", "#exp-small-2-comparison"} {
+	for _, l := range []string{"#comparison", "#exp-1-small-comparison", "#exp-2-small-comparison"} {
 		if !slices.Contains(links, l) {
 			t.Errorf("no link to %s in %v", l, links)
 		}
