@@ -187,8 +187,8 @@ type experiment struct {
 	// ComparisonError says why the file's comparison section could not
 	// be recomputed; "" when it could.
 	ComparisonError string
-	Failures   []failure
-	Figures    []figure
+	Failures        []failure
+	Figures         []figure
 	// FiguresError says why no figure could be drawn at all; "" when
 	// they could (each figure says why it failed, if it did).
 	FiguresError string
