@@ -2,20 +2,18 @@ package htmlreport_test
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/htmlreport/htmlcheck"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -55,93 +53,19 @@ func hostileFiles(t *testing.T) []*results.File {
 	return []*results.File{read(t, "small.json"), bad, again, collide, read(t, "hostile.json")}
 }
 
-// allowedChar is what HTML and XML 1.0 both allow in a document.
-func allowedChar(r rune) bool {
-	switch {
-	case r == '\t', r == '\n', r == '\r':
-		return true
-	case r < 0x20, r >= 0x7F && r <= 0x9F, r >= 0xD800 && r <= 0xDFFF, r >= 0xFDD0 && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
-		return false
-	}
-	return true
-}
-
-// checkPage checks that raw is a valid page: UTF-8 with no character HTML
-// forbids, parsed by golang.org/x/net/html into a tree whose ids are all
-// unique and whose in-page links all lead to one, each inline SVG
-// well-formed XML (encoding/xml, strict), and no JSON \u003c escape shown.
+// checkPage checks that raw is a valid page (see htmlcheck.Page) and
+// returns its tree.
 func checkPage(t *testing.T, raw []byte) *html.Node {
 	t.Helper()
-	if !utf8.Valid(raw) {
-		t.Errorf("the page is not valid UTF-8")
+	doc, errs := htmlcheck.Page(raw)
+	for _, err := range errs {
+		t.Error(err)
 	}
-	for i, r := range string(raw) {
-		if !allowedChar(r) {
-			t.Errorf("the page holds %U at byte %d: %q", r, i, raw[max(0, i-40):min(len(raw), i+40)])
-			break
-		}
+	if doc == nil {
+		t.FailNow()
 	}
-	doc, err := html.Parse(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]int{}
-	var links []string
-	for _, n := range all(doc, func(*html.Node) bool { return true }) {
-		for _, a := range n.Attr {
-			switch {
-			case a.Key == "id":
-				ids[a.Val]++
-				if a.Val == "" || strings.ContainsAny(a.Val, " \t\n\r\f") {
-					t.Errorf("<%s id=%q>: an id must be non-empty, with no space", n.Data, a.Val)
-				}
-			case a.Key == "href" && strings.HasPrefix(a.Val, "#"):
-				links = append(links, a.Val[1:])
-			}
-		}
-	}
-	for id, n := range ids {
-		if n > 1 {
-			t.Errorf("id %q is used %d times", id, n)
-		}
-	}
-	for _, l := range links {
-		if ids[l] != 1 {
-			t.Errorf("the link #%s leads to no element", l)
-		}
-	}
-	svgs := 0
-	for rest := raw; ; {
-		i := bytes.Index(rest, []byte("<svg"))
-		if i < 0 {
-			break
-		}
-		j := bytes.Index(rest[i:], []byte("</svg>"))
-		if j < 0 {
-			t.Fatal("an <svg> is not closed")
-		}
-		svgs++
-		d := xml.NewDecoder(bytes.NewReader(rest[i : i+j+len("</svg>")]))
-		d.Strict = true
-		for {
-			_, err := d.Token()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Errorf("inline SVG %d is not well-formed XML: %v", svgs, err)
-				break
-			}
-		}
-		rest = rest[i+j:]
-	}
-	if svgs == 0 {
+	if len(htmlcheck.SVGs(raw)) == 0 {
 		t.Error("the page has no inline SVG")
-	}
-	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
-		if bytes.Contains(raw, []byte(esc)) {
-			t.Errorf("the page shows the JSON escape %s", esc)
-		}
 	}
 	return doc
 }
