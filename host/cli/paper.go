@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -185,6 +186,14 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
 	code, sig, interrupted := interruption(ctx)
+	// An output that cannot be written (a figure, a report, index.html)
+	// costs only itself: it is named on stderr at once, everything else
+	// is written and the summary printed, and bench exits 1 at the end.
+	failed := 0
+	warn := func(err error) {
+		failed++
+		fmt.Fprintf(o.f.stderr, "bench: %v\n", err)
+	}
 	var all []*results.File
 	var cmps []*compare.Scenario
 	var done, left []string
@@ -205,14 +214,14 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			cmps = append(cmps, c)
 		}
 		if err := writeReport(dir, pr.scenario, f, o.formats); err != nil {
-			return err
+			warn(err)
 		}
 		written[pr.scenario] = f
 		if pr.base != "" {
 			sub := subset(f, pr.base, append([]string{"ReMax", "TS", "KL-UCB"}, addedLabels...)...)
 			o.paperComparison(sub, addedLabels, cmpOpt)
 			if err := writeReport(dir, pr.base, sub, o.formats); err != nil {
-				return err
+				warn(err)
 			}
 			page := *sub // the page describes the instance as its scenario does
 			if base, err := scenario.Named(pr.base); err == nil {
@@ -234,7 +243,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
 		}
 		if err := htmlreport.WriteFile(index, page, opts); err != nil {
-			return err
+			warn(fmt.Errorf("%s: %w", index, err))
 		}
 	}
 	printStacks(o.f.stderr, all...)
@@ -243,7 +252,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	if len(cmps) > 0 {
 		if err := writeComparisons(o.f.stdout, dir, compare.Summarize(cmps)); err != nil {
-			return err
+			warn(err)
 		}
 	}
 	fmt.Fprintf(o.f.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
@@ -258,6 +267,9 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		}
 		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
 			signalCause{sig}, dir, wrote, notDone))
+	}
+	if runErr == nil && failed > 0 {
+		return withCode(ExitFailure, fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", failed, dir))
 	}
 	return runErr
 }
@@ -332,32 +344,32 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 }
 
 // writeReport writes name.json, name.txt (the tables) and the figures of f
-// into dir.
+// into dir. What cannot be written costs only itself: writeReport writes
+// the rest and returns an error naming each failure.
 func writeReport(dir, name string, f *results.File, formats []string) error {
+	var errs []error
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	var b bytes.Buffer
-	if err := report.Tables(&b, f); err != nil {
-		return err
-	}
-	cmp, err := compare.FromFile(f)
-	if err != nil {
-		return err
-	}
-	if cmp != nil {
-		if err := compare.Write(&b, cmp, report.FormatTable); err != nil {
-			return err
+	txt := filepath.Join(dir, name+".txt")
+	err := report.Tables(&b, f)
+	if err == nil {
+		var cmp *compare.Scenario
+		if cmp, err = compare.FromFile(f); err == nil && cmp != nil {
+			err = compare.Write(&b, cmp, report.FormatTable)
 		}
 	}
-	txt := filepath.Join(dir, name+".txt")
-	if err := safeio.WriteFile(txt, b.Bytes()); err != nil {
-		return fmt.Errorf("report %s: %w", txt, err)
+	if err == nil {
+		err = safeio.WriteFile(txt, b.Bytes())
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
 	}
 	if _, err := plot.Write(f, dir, formats...); err != nil {
-		return fmt.Errorf("%s figures: %w", name, err)
+		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {

@@ -55,7 +55,7 @@ func TestPaperWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-obd-comparison-table"`, `id="exp-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`} {
+	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-5-obd-comparison-table"`, `id="exp-1-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}
@@ -130,7 +130,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-failure_mode-comparison-table"`, `>ucb1</th>`} {
+	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-4-failure_mode-comparison-table"`, `>ucb1</th>`} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}

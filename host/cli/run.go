@@ -405,8 +405,13 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 	} else {
 		file.Comparison = nil // a resumed file's, from another call
 	}
+	// A figure that cannot be written costs only itself: said now, the
+	// results still written and gated, and exit 1 if nothing else fails.
+	var figErr *figuresError
 	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.f.stdout, file, cmp); err != nil {
+		if err := ro.output.render(ro.f.stdout, file, cmp); errors.As(err, &figErr) {
+			fmt.Fprintf(ro.f.stderr, "bench: %v\n", err)
+		} else if err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -419,7 +424,11 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		err := ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		if err == nil && figErr != nil {
+			return withCode(ExitFailure, fmt.Errorf("--plot %s: some figures could not be written (named above); the others, and the results, were", ro.output.plotDir))
+		}
+		return err
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"
