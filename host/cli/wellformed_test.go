@@ -19,9 +19,9 @@ import (
 // diagnostic names from a plugin (testdata/faulty's hostile-names mode:
 // U+FFFE and markup, and two names whose file-safe forms collide).
 const (
-	hostileLabel     = "TS \uFFFE</text>]]>&\"'<b>"
-	hostileDiag      = "gap\uFFFE</text>]]>&\"'"
-	hostileRunLabel  = "H ]]>&amp;\"'\uFFFF"
+	hostileLabel    = "TS \uFFFE</text>]]>&\"'<b>"
+	hostileDiag     = "gap\uFFFE</text>]]>&\"'"
+	hostileRunLabel = "H ]]>&amp;\"'\uFFFF"
 	hostileScenario = "hostile \uFFFE</text>]]>&\"'<b>"
 )
 
