@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
@@ -139,7 +140,9 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	if o.quick {
 		opts = append(opts, sdktest.Quick())
 	}
-	w := o.f.stdout
+	// The checks' messages quote the plugin's answers, errors and stderr:
+	// escaped for the terminal, each line on its own (termsafe).
+	w := termsafe.Writer(o.f.stdout)
 	fmt.Fprintf(w, "seed %s\n", sdktest.FormatSeed(seed))
 	fmt.Fprintf(w, "conform %s (sandbox %s)\n", path, plan.Layers)
 	rep := &conformReport{w: w, verbose: o.verbose, replay: func(rule string) string {

@@ -30,7 +30,8 @@ var faultyModes = []string{
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 	"raw-frame", "raw-header", "many-diagnostics",
-	"sigstop", "hang-close", "helper", "stdout-flood", "panic", "hostile-names",
+	"sigstop", "hang-close", "helper", "stdout-flood", "panic",
+	"hostile-open", "hostile-step", "hostile-crash", "hostile-sdk", "xml-names",
 }
 
 var (

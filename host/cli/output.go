@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -110,7 +111,7 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 	if ropts.Format == report.FormatTable && len(paths) > 0 {
 		fmt.Fprintf(stdout, "\nFigures:\n")
 		for _, p := range paths {
-			fmt.Fprintf(stdout, "  %s\n", p)
+			fmt.Fprintf(stdout, "  %s\n", termsafe.String(p))
 		}
 	}
 	if err != nil {

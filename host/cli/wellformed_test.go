@@ -16,7 +16,7 @@ import (
 
 // Hostile names, as bench takes them: a scenario's name and a policy's
 // label from a scenario file or --with (labels may hold no control), and
-// diagnostic names from a plugin (testdata/faulty's hostile-names mode:
+// diagnostic names from a plugin (testdata/faulty's xml-names mode:
 // U+FFFE and markup, and two names whose file-safe forms collide).
 const (
 	hostileLabel    = "TS \uFFFE</text>]]>&\"'<b>"
@@ -88,7 +88,7 @@ runs: 4
 seed: 1
 policies:
   - {plugin: ts, label: `+strconv.QuoteToASCII(hostileLabel)+`}
-  - {plugin: faulty-hostile-names, label: `+strconv.QuoteToASCII(hostileRunLabel)+`}
+  - {plugin: faulty-xml-names, label: `+strconv.QuoteToASCII(hostileRunLabel)+`}
 `)
 	figs := filepath.Join(dir, "figs")
 	out := filepath.Join(dir, "r.json")

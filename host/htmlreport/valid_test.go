@@ -83,11 +83,11 @@ func TestValidPageAnyInput(t *testing.T) {
 	body := text(doc)
 	for _, want := range []string{
 		`sc\x01\x1b[2J</text>]]>&"'\xff\ufffe`,
-		"desc\uFFFD" + `\x07\u0085\ufdd0 </p><b>&amp;`, // html/template makes NUL U+FFFD
+		"desc\uFFFD" + `\a\u0085\ufdd0 </p><b>&amp;`, // html/template makes NUL U+FFFD
 		`R\ufffex\x01`, `bad\xed\xa0\x80utf8 ]]>`, `</text><script>x</script>&"'`,
 		`crashed\x1b[31m\uffff </code>`,
 		`{"note":"<b>&</b>\u0001"}`, // the JSON of the parameters, as JSON writes it
-		`gap\ufffe\x07</text>`,
+		`gap\ufffe\a</text>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page's text lacks %q", want)

@@ -127,7 +127,7 @@ func TestHostileNamesSVG(t *testing.T) {
 	for _, want := range []string{
 		`sc\x01\x1b[2J</text>]]>&"'\xff: cumulative regret`,
 		`R\ufffex\x01`, `bad\xed\xa0\x80utf8 ]]>`, `</text><script>x</script>&amp;"'`,
-		`diagnostic gap\ufffe\x07</text>`,
+		`diagnostic gap\ufffe\a</text>`,
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no figure text holds %q", want)

@@ -18,12 +18,12 @@ import (
 
 // Text returns s with every character that XML 1.0 or HTML does not allow
 // in a document replaced by a visible escape, as Go writes it in a quoted
-// string:
+// string (and as host/internal/termsafe shows it on a terminal):
 //
 //   - a byte that is not part of valid UTF-8 (so also an unpaired
 //     surrogate's encoding) as \xHH;
 //   - a C0 control other than tab, newline and carriage return, and DEL,
-//     as \xHH (a form feed too: XML forbids it);
+//     as \a \b \f \v or \xHH (a form feed too: XML forbids it);
 //   - a C1 control (U+0080..U+009F) as \u00HH;
 //   - a noncharacter (U+FDD0..U+FDEF and U+nFFFE, U+nFFFF of every plane)
 //     as \uHHHH or \UHHHHHHHH.
@@ -63,6 +63,14 @@ func escape(s string, line bool) string {
 			b.WriteString(`\n`)
 		case line && r == '\r':
 			b.WriteString(`\r`)
+		case r == '\a':
+			b.WriteString(`\a`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\v':
+			b.WriteString(`\v`)
 		case r < 0x80 && !allowed(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r <= 0xFFFF && !allowed(r):
