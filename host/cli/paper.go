@@ -20,6 +20,7 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
@@ -378,7 +379,7 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 			}
 			cell := func(s results.Series) string {
 				n := len(s.Mean) - 1
-				return fmt.Sprintf("%.2f ± %.2f", s.Mean[n], s.SE[n])
+				return numfmt.PM(s.Mean[n], s.SE[n])
 			}
 			if err := t.Append(f.Scenario.Name, p.Label, cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
 				return err

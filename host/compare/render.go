@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/report"
 )
 
@@ -159,9 +160,8 @@ func writeScenario(w io.Writer, s *Scenario, md bool) error {
 				cells[4] = "FAILED"
 			}
 			if d.Tested() {
-				cells[5] = fmt.Sprintf("%+.2f", d.Delta)
-				cells[6] = fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi)
-				cells[7] = pval(d.P)
+				cells[5], cells[6] = DeltaText(d)
+				cells[7] = PText(d.P)
 			}
 			if err := t.Append(cells...); err != nil {
 				return err
@@ -228,7 +228,15 @@ func writeTotals(w io.Writer, sum *Summary, md bool) error {
 	return t.Render()
 }
 
-func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+func pm(mean, se float64) string { return numfmt.PM(mean, se) }
+
+// DeltaText writes a tested difference and its CI as the comparison
+// tables show them, all three numbers at the precision of the
+// difference's standard error (numfmt): "+1.85" and "[+1.39, +2.32]".
+func DeltaText(d Diff) (delta, ci string) {
+	p := numfmt.At(d.DeltaSE, max(math.Abs(d.Delta), math.Abs(d.Lo), math.Abs(d.Hi)))
+	return p.Format(d.Delta, true), "[" + p.Format(d.Lo, true) + ", " + p.Format(d.Hi, true) + "]"
+}
 
 // num writes a rank: an integer as such, a shared rank with one decimal.
 func num(x float64) string {
@@ -242,7 +250,9 @@ func pct(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 }
 
-func pval(p float64) string {
+// PText writes a p-value as the comparison tables show it: two
+// significant digits, "<1e-4" below 1e-4.
+func PText(p float64) string {
 	if p < 1e-4 {
 		return "<1e-4"
 	}

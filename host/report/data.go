@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -126,7 +127,7 @@ func separatedData(f *results.File) Table {
 		rm, _ := last(p.Regret)
 		share := "-"
 		if rm > 0 {
-			share = fmt.Sprintf("%.0f%%", 100*um/rm)
+			share = numfmt.Percent(um/rm, 0, false)
 		}
 		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
 	}
@@ -149,7 +150,7 @@ func diagnosticsData(f *results.File) (Table, bool) {
 			if n == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{p.Label, name, fmt.Sprintf("%.4g ± %.2g", d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+			t.Rows = append(t.Rows, []string{p.Label, name, pm(d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
 		}
 	}
 	return t, len(t.Rows) > 0
