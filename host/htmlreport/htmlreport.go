@@ -52,9 +52,13 @@ var funcs = template.FuncMap{
 		_, ci := compare.DeltaText(d)
 		return ci
 	},
-	"pval":   compare.PText,
-	"rank":   func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
-	"fixed2": func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"pval":         compare.PText,
+	"showFeedback": compare.ShowsFeedback,
+	"feedback":     compare.FeedbackName,
+	"leftOut":      compare.LeftOutNotes,
+	"holm":         compare.HolmNote,
+	"rank":         func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	"fixed2":       func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"pct": func(f float64) string {
 		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 	},

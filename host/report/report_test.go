@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -362,6 +363,45 @@ func TestSmallAndHugeValues(t *testing.T) {
 			if len(line) > 200 {
 				t.Errorf("%s: a line of %d characters", format, len(line))
 			}
+		}
+	}
+}
+
+// TestFeedbackColumn: when a policy's feedback is delayed or batched, every
+// table shows each policy's feedback mode in a column of its own, in text
+// and Markdown; with immediate feedback only, there is no such column.
+func TestFeedbackColumn(t *testing.T) {
+	f := small(t)
+	for _, table := range report.TableData(f, nil) {
+		if slices.Contains(table.Header, "feedback") {
+			t.Errorf("%s table has a feedback column under immediate feedback", table.Name)
+		}
+	}
+	f.Policies[1].Feedback = "delay 100"
+	tables := report.TableData(f, nil)
+	rows := 0 // of the delayed policy
+	for _, table := range tables {
+		if len(table.Header) < 2 || table.Header[1] != "feedback" || len(table.Right) != len(table.Header) {
+			t.Fatalf("%s table: header %q, want feedback second", table.Name, table.Header)
+		}
+		for _, row := range table.Rows {
+			want := "immediate"
+			if row[0] == f.Policies[1].Label {
+				want = "delay 100"
+				rows++
+			}
+			if len(row) != len(table.Header) || row[1] != want {
+				t.Errorf("%s table: row %q, want feedback %q", table.Name, row, want)
+			}
+		}
+	}
+	for _, format := range []report.Format{report.FormatTable, report.FormatMarkdown} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), "delay 100"); n != rows || rows < 2 {
+			t.Errorf("%s: delay 100 shown %d times, want once per row of the policy (%d)\n%s", format, n, rows, b.String())
 		}
 	}
 }
