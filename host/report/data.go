@@ -169,6 +169,9 @@ func separatedData(f *results.File) Table {
 		share := "-"
 		if rm > 0 {
 			share = numfmt.Percent(um/rm, 0, false)
+			if um > 0 && share == "0%" {
+				share = "<1%" // a share that is not zero never reads 0%
+			}
 		}
 		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
 		t.policies = append(t.policies, p)

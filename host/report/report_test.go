@@ -341,20 +341,22 @@ func TestTitleSandbox(t *testing.T) {
 }
 
 // TestSmallAndHugeValues: a nonzero standard error never reads "0.00" (the
-// three_arm table once showed 0.40 ± 0.00), and huge values stay a few
-// characters wide, in the text and Markdown tables alike.
+// three_arm table once showed 0.40 ± 0.00), nor a nonzero share "0%", and
+// huge values stay a few characters wide, in the text and Markdown tables
+// alike.
 func TestSmallAndHugeValues(t *testing.T) {
 	f := small(t)
 	n := len(f.Policies[0].Regret.Mean) - 1
 	f.Policies[0].Regret.Mean[n], f.Policies[0].Regret.SE[n] = 0.3987, 0.0042
 	f.Policies[1].Regret.Mean[n], f.Policies[1].Regret.SE[n] = 1.234567e300, 2.3e298
+	f.Policies[0].RegretUnder.Mean[len(f.Policies[0].RegretUnder.Mean)-1] = 0.001 // 0.25% of the regret
 	for _, format := range []report.Format{report.FormatTable, report.FormatMarkdown} {
 		var b bytes.Buffer
 		if err := report.Write(&b, f, report.Options{Format: format}); err != nil {
 			t.Fatal(err)
 		}
 		s := b.String()
-		for _, want := range []string{"0.3987 ± 0.0042", "1.235e+300 ± 2.3e+298"} {
+		for _, want := range []string{"0.3987 ± 0.0042", "1.235e+300 ± 2.3e+298", "<1%"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s: no %q in\n%s", format, want, s)
 			}
