@@ -195,6 +195,11 @@ func readConfig(v *viper.Viper, path string) error {
 	return v.ReadConfig(bytes.NewReader(data))
 }
 
+// commandLineOnly annotates a flag that BENCH_<FLAG> and the config file
+// do not set: one named like another command's flag of another meaning
+// (bench conform's --seed, a seed of its sessions, not the scenario's).
+const commandLineOnly = "bench_command_line_only"
+
 // bindViper fills every flag the user did not set from BENCH_<FLAG>
 // environment variables and the config file, so flags stay the single
 // source of truth and viper only fills the gaps. It returns the config
@@ -216,7 +221,7 @@ func bindViper(cmd *cobra.Command) (string, error) {
 	var err error
 	fs := cmd.Flags()
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "config" || !v.IsSet(f.Name) {
+		if err != nil || f.Changed || f.Name == "config" || f.Annotations[commandLineOnly] != nil || !v.IsSet(f.Name) {
 			return
 		}
 		val := v.Get(f.Name)
