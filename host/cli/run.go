@@ -367,6 +367,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
 	pr := progress.New(ro.f.stderr, !ro.quiet)
+	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
 	file, runErr := engine.Run(ctx, sc, opts)
 	pr.Wait()

@@ -59,6 +59,7 @@ type Progress struct {
 
 	mu      sync.Mutex
 	bars    map[string]*bar
+	order   map[string]int // the bars' order on screen (Order)
 	jobs    *mpb.Bar // the line counting finished bars, nil without Jobs
 	ndone   int      // bars finished
 	removes bool     // a finished bar leaves the screen (Jobs)
@@ -130,6 +131,21 @@ func (pr *Progress) Jobs(label string, n int) {
 	)
 }
 
+// Order puts the bars of labels on the screen in that order, whichever
+// policy starts first; a bar of another label comes after them. Call it
+// before the first update.
+func (pr *Progress) Order(labels ...string) {
+	if pr == nil || pr.p == nil {
+		return
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.order = map[string]int{}
+	for i, l := range labels {
+		pr.order[l] = i
+	}
+}
+
 // Func returns the callback for engine.Options.Progress, or nil when the
 // Progress draws nothing (the engine then skips the calls).
 func (pr *Progress) Func() func(label string, done, total int64) {
@@ -186,6 +202,11 @@ func (pr *Progress) add(label string, total int64) *bar {
 	}
 	if pr.removes {
 		opts = append(opts, mpb.BarRemoveOnComplete())
+	}
+	if i, ok := pr.order[label]; ok {
+		opts = append(opts, mpb.BarPriority(i))
+	} else if pr.order != nil {
+		opts = append(opts, mpb.BarPriority(len(pr.order)+len(pr.bars)))
 	}
 	b.b = pr.p.AddBar(total, opts...)
 	return b

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,12 +174,14 @@ func parseBar(t *testing.T, line string) drawn {
 	return drawn{m[1], done, total, m[5]}
 }
 
-// TestDraws: three policies report out of order from goroutines, and a
-// later total differs from the first (as the old per-session calls made
-// it grow). At every draw each bar shows the total of its first report,
-// a count that never goes back, and a time left within 25% of the time
-// actually left (on the fake clock) once 20% is done; the terminal holds
-// the bars' lines and nothing else, draw after draw, in its history too.
+// TestDraws: three policies, started in the reverse of the order asked
+// for their bars, report out of order from goroutines, and a later total
+// differs from the first (as the old per-session calls made it grow). At
+// every draw the bars are in the order asked, each shows the total of its
+// first report, a count that never goes back, and a time left within 25%
+// of the time actually left (on the fake clock) once 20% is done; the
+// terminal holds the bars' lines and nothing else, draw after draw, in its
+// history too.
 func TestDraws(t *testing.T) {
 	c := newClock()
 	tm := newTerm(t, 100, 24, c)
@@ -189,7 +192,8 @@ func TestDraws(t *testing.T) {
 	// launch of 2 s: it ends at 2 s + total / rate.
 	rate := func(i int) int64 { return int64(i+1) * 20 }
 	end := func(i int) time.Duration { return 2*time.Second + time.Duration(total/rate(i))*time.Second }
-	for _, l := range labels {
+	tm.pr.Order(labels...)
+	for _, l := range slices.Backward(labels) { // the last starts first
 		f(l, 0, total)
 	}
 	last := map[string]int64{}
