@@ -31,7 +31,7 @@ type ttyDraw struct {
 }
 
 // ttyBar is a bar line: label, done/total [bar] percentage, time left.
-var ttyBar = regexp.MustCompile(`^(\S+)\s+(\d+)/(\d+) \[[=>-]*\]\s+(\d+) %\s*(\S*)$`)
+var ttyBar = regexp.MustCompile(`^(.+?)\s+(\d+)/(\d+) \[[=>-]*\]\s+(\d+) %\s*(\S*)$`)
 
 // runOnTerminal runs bench with args, its stderr (and stdin) a
 // pseudo-terminal of cols x rows and its stdout a buffer, and returns every
@@ -114,7 +114,7 @@ func runOnTerminal(t *testing.T, cols, rows int, args ...string) (draws []ttyDra
 // in its history, after a short run as after a long one (redraws are in
 // place); and on the long run the time left it shows from 20% on is near
 // the time that was actually left. The ETA bound is loose (the median of
-// its ratio to the time left within a factor of two), as the machine may
+// its ratio to the time left within a factor of three), as the machine may
 // be loaded; host/progress's TestEstimate holds it to 25% on a fake clock.
 // The old bars grew their totals (40,000 -> 1,260,000), sat at 99% with
 // an ETA of 0 s, and left a line per draw in tmux's history.
@@ -174,7 +174,9 @@ func TestProgressOnTerminal(t *testing.T) {
 
 // checkETA checks loosely that the time left shown from 20% done on is
 // the time that was actually left: the median of their ratio is within a
-// factor of two, over the draws with at least a second left.
+// factor of three, over the draws with at least a second left. The times
+// are those at which the test read the draws, which lag behind when the
+// machine is loaded; the old bars showed 0 s with most of the run to go.
 func checkETA(t *testing.T, label string, ds []ttyDraw) {
 	t.Helper()
 	end := ds[len(ds)-1].at
@@ -204,9 +206,54 @@ func checkETA(t *testing.T, label string, ds []ttyDraw) {
 		t.Fatalf("%s: only %d draws with a second or more left after 20%%; the run is too short to judge its ETA:\n%s", label, len(ratios), table.String())
 	}
 	sort.Float64s(ratios)
-	if m := ratios[len(ratios)/2]; m < 0.5 || m > 2 {
+	if m := ratios[len(ratios)/2]; m < 1.0/3 || m > 3 {
 		t.Errorf("%s: the time left shown is %.2f times the time actually left (median over %d draws):\n%s", label, m, len(ratios), table.String())
 	} else {
 		t.Logf("%s: median ratio of the time left shown to the time actually left %.2f over %d draws", label, m, len(ratios))
+	}
+}
+
+// TestPaperProgressOnTerminal: bench paper, on a terminal of 12 rows for
+// its 30 jobs, draws a line counting the jobs finished out of 30 and a bar
+// per running job, each with a fixed total (replications x horizon) and a
+// count that never goes back; a job's bar leaves once it is done, so the
+// terminal is left with the jobs line alone, on screen and in its history.
+func TestPaperProgressOnTerminal(t *testing.T) {
+	skipShort(t, "bench paper over every scenario of the paper, on a pseudo-terminal")
+	const runs, horizon = 4, 200
+	draws, other, left, code := runOnTerminal(t, 100, 12, "paper", "--runs", strconv.Itoa(runs), "--horizon", strconv.Itoa(horizon),
+		"--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("bench paper exited %d; the terminal shows:\n%s", code, strings.Join(left, "\n"))
+	}
+	if len(other) > 0 {
+		t.Errorf("lines on the terminal that are no bar: %q", other)
+	}
+	byLabel := map[string][]ttyDraw{}
+	for _, d := range draws {
+		byLabel[d.label] = append(byLabel[d.label], d)
+	}
+	if len(byLabel) != 31 {
+		t.Errorf("%d bars drawn, want the jobs line and 30 jobs", len(byLabel))
+	}
+	for label, ds := range byLabel {
+		total := int64(runs * horizon)
+		if label == "jobs" {
+			total = 30
+		}
+		for i, d := range ds {
+			if d.total != total {
+				t.Fatalf("%s: draw %d shows a total of %d, want %d in every draw", label, i, d.total, total)
+			}
+			if i > 0 && d.done < ds[i-1].done {
+				t.Fatalf("%s: draw %d: the count went back from %d to %d", label, i, ds[i-1].done, d.done)
+			}
+		}
+		if last := ds[len(ds)-1]; last.done != total || last.left != "done" {
+			t.Errorf("%s: last draw %d/%d %q, want the total and done", label, last.done, last.total, last.left)
+		}
+	}
+	if len(left) != 1 || !strings.HasPrefix(left[0], "jobs ") {
+		t.Errorf("after %d draws the terminal holds %d lines, want the jobs line:\n%s", len(draws), len(left), strings.Join(left, "\n"))
 	}
 }
