@@ -21,6 +21,7 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/report"
@@ -174,7 +175,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	// (engine.RunAll).
 	// A bar per running job under a line counting the jobs finished: the
 	// paper's jobs are more than a screen holds.
-	pr := progress.New(o.f.stderr, !o.quiet)
+	pr := progress.New(o.f.progressOut(), !o.quiet)
 	njobs := 0
 	for _, sc := range scens {
 		njobs += len(sc.Policies)
@@ -378,7 +379,7 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 	for _, f := range files {
 		for _, p := range f.Policies {
 			if p.Status != results.StatusOK {
-				if err := t.Append(f.Scenario.Name, p.Label, "FAILED", "", "", "", ""); err != nil {
+				if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), "FAILED", "", "", "", ""); err != nil {
 					return err
 				}
 				continue
@@ -387,7 +388,7 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 				n := len(s.Mean) - 1
 				return fmt.Sprintf("%.2f ± %.2f", s.Mean[n], s.SE[n])
 			}
-			if err := t.Append(f.Scenario.Name, p.Label, cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
+			if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
 				return err
 			}
 		}

@@ -54,7 +54,8 @@ func cheatPlugins(t *testing.T) string {
 			testbin.Main{Pkg: "./testdata/cheat/readshost", Name: "bench-plugin-cheat-reads-host"},
 			testbin.Main{Pkg: "./testdata/cheat/bruteseed", Name: "bench-plugin-cheat-brute-seed"},
 			testbin.Main{Pkg: "./testdata/cheat/escapeprobe", Name: "cheat-probe.bin"},
-			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"})
+			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"},
+			testbin.Main{Pkg: "./testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
 		for _, a := range probeAttempts {
 			if cheatErr == nil {
 				cheatErr = os.Link(filepath.Join(dir, "cheat-probe.bin"), filepath.Join(dir, "bench-plugin-cheat-probe-"+a))

@@ -1,6 +1,6 @@
 // Package progress shows one progress bar per running policy on a
-// terminal: the policy's label, the work done out of its total, a bar, the
-// percentage and an estimate of the time left.
+// terminal: the policy's label (escaped by termsafe), the work done out of
+// its total, a bar, the percentage and an estimate of the time left.
 //
 // # Unit
 //
@@ -49,6 +49,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
 // Progress is the set of bars of one run. Its methods are safe for
@@ -192,7 +194,7 @@ func (pr *Progress) add(label string, total int64) *bar {
 	b := &bar{total: total, now: pr.now}
 	opts := []mpb.BarOption{
 		mpb.PrependDecorators(
-			decor.Name(label, decor.WCSyncSpaceR),
+			decor.Name(termsafe.String(label), decor.WCSyncSpaceR),
 			decor.CountersNoUnit("%d/%d", decor.WCSyncSpace),
 		),
 		mpb.AppendDecorators(
