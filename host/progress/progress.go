@@ -62,9 +62,8 @@ type Progress struct {
 	mu      sync.Mutex
 	bars    map[string]*bar
 	order   map[string]int // the bars' order on screen (Order)
-	jobs    *mpb.Bar // the line counting finished bars, nil without Jobs
-	ndone   int      // bars finished
-	removes bool     // a finished bar leaves the screen (Jobs)
+	jobs    *mpb.Bar       // the line counting finished bars, nil without Jobs
+	removes bool           // a finished bar leaves the screen (Jobs)
 }
 
 // bar is one policy's bar.
