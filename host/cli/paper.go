@@ -181,11 +181,18 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	// Every (scenario, policy) pair is one job of one pool, longest first
 	// (engine.RunAll).
+	// A bar per running job under a line counting the jobs finished: the
+	// paper's jobs are more than a screen holds.
 	pr := progress.New(o.f.progressOut(), !o.quiet)
+	njobs := 0
+	for _, sc := range scens {
+		njobs += len(sc.Policies)
+	}
+	pr.Jobs("jobs", njobs)
 	start := time.Now()
 	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
 	if f := pr.Func(); f != nil {
-		allOpts.Progress = func(name, label string, round, horizon int) { f(name+": "+label, round, horizon) }
+		allOpts.Progress = func(name, label string, done, total int64) { f(name+": "+label, done, total) }
 	}
 	files, finished, runErr := engine.RunAll(ctx, scens, allOpts)
 	pr.Wait()
