@@ -176,7 +176,7 @@ func TestPaperWithHostileLabel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"Final values at T", "Comparison across 6 scenarios", hostileLabel} {
+	for _, want := range []string{"Final values at T", "Comparison across 9 scenarios", hostileLabel} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
