@@ -117,3 +117,58 @@ func TestPluginNotRegularFile(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigKeys: a key of the --config file must set a flag. A typo
+// (step_timeout for step-timeout) or a key of no bench command is refused
+// with exit 2, naming the file, the key and its line, and the flag meant;
+// so is a list for a flag that takes one value, which kept only its last
+// element (at: [10, 20] meant --at 20), a mapping, and two spellings of
+// one key. A key of another command's flag is ignored (one config file
+// may serve several commands). Before, all of these were ignored without
+// a word.
+func TestConfigKeys(t *testing.T) {
+	t.Parallel()
+	run := []string{"run", "--scenario", "quick", "--runs", "2", "--horizon", "10", "-q"}
+	for _, tc := range []struct {
+		name, file, content string
+		args                []string
+		want                string // "" when accepted
+	}{
+		{"underscore", "bench.yaml", "runs: 2\nstep_timeout: 1s\n", run,
+			`: unknown key "step_timeout" (line 2): no bench command has a flag --step_timeout; did you mean --step-timeout?`},
+		{"typo", "bench.yaml", "horizn: 10\n", run, `: unknown key "horizn" (line 1): no bench command has a flag --horizn; did you mean --horizon?`},
+		{"no such flag", "bench.yaml", "frobnicate: 1\n", run, `: unknown key "frobnicate" (line 1): no bench command has a flag --frobnicate`},
+		{"shorthand", "bench.yaml", "q: true\n", run, `: unknown key "q" (line 1): no bench command has a flag --q; did you mean --quiet (keys are flag names, not shorthands)?`},
+		{"another command's typo", "bench.yaml", "titel: Mine\n", []string{"scenarios"},
+			`: unknown key "titel" (line 1): no bench command has a flag --titel; did you mean --title (a flag of bench report)?`},
+		{"a list for --at", "bench.yaml", "at: [10, 20]\n", run, `: key "at" (line 1): a list ([10 20]), but --at takes one value`},
+		{"a list for --runs", "bench.yaml", "runs: [1, 2]\n", run, `: key "runs" (line 1): a list ([1 2]), but --runs takes one value`},
+		{"a mapping", "bench.yaml", "seed: {value: 3}\n", run, `: key "seed" (line 1): a mapping (map[value:3]), but --seed takes a value`},
+		{"two spellings", "bench.yaml", "runs: 2\nRuns: 3\n", run, `: key "Runs" (line 2) repeats key "runs" (line 1): keys are case-insensitive`},
+		{"config in a config", "bench.yaml", "config: other.yaml\n", run, `: key "config" (line 1): --config cannot be set in a config file`},
+		{"JSON", "bench.json", `{"runs": 2, "step_timeout": "1s"}`, run, `: unknown key "step_timeout": no bench command has a flag --step_timeout; did you mean --step-timeout?`},
+		{"another command's flag", "bench.yaml", "title: Mine\nout: all.json\nrule: [handshake]\nrequire-same: true\n", []string{"scenarios"}, ""},
+		{"a list for a list flag", "bench.yaml", "sandbox-read: [/opt/a, /opt/b]\npolicy: [TS]\nwith: ['ts@X']\n", []string{"scenarios"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := writeFile(t, tc.file, tc.content)
+			stdout, stderr, code := bench(t, append([]string{"--config", cfg}, tc.args...)...)
+			if tc.want == "" {
+				if code != 0 {
+					t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
+				}
+				return
+			}
+			if code != cli.ExitInput {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, cli.ExitInput, stderr)
+			}
+			if want := "bench: config " + cfg + tc.want; !strings.Contains(stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("it ran despite the refused config:\n%s", stdout)
+			}
+		})
+	}
+}
