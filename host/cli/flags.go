@@ -83,6 +83,9 @@ func (ro *runOptions) checkFlags() error {
 	if err := ro.sandbox.check(); err != nil {
 		return err
 	}
+	if err := ro.checkWith(); err != nil {
+		return err
+	}
 	if ro.shard != "" {
 		if _, err := shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
@@ -142,6 +145,9 @@ func (o *paperOptions) checkFlags() error {
 		return err
 	}
 	if err := o.sandbox.check(); err != nil {
+		return err
+	}
+	if err := o.checkWith(); err != nil {
 		return err
 	}
 	return checkTimeouts(o.stepTimeout, o.startTimeout)

@@ -172,3 +172,50 @@ func TestConfigKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestLabelNotUTF8: a --with spec (its label above all) that is not valid
+// UTF-8 is refused before anything runs, with exit 2, naming the flag and
+// the bytes, escaped; so is a scenario file holding such a label. Before,
+// the label was written to the results file as U+FFFD, so that --resume
+// no longer found it and appended a second policy of that label, and
+// bench gate refused the file.
+func TestLabelNotUTF8(t *testing.T) {
+	t.Parallel()
+	scen := writeFile(t, "latin1.yaml", "environment: {means: [1, 0], noise_sd: 1}\nhorizon: 10\nruns: 2\npolicies: [{plugin: ts, label: \"Caf\xe9\"}]\n")
+	quick := []string{"--scenario", "quick", "--runs", "2", "--horizon", "10", "-q", "--out", "OUT"}
+	for _, tc := range []struct {
+		name string
+		args []string // OUT is replaced by a path in a directory of the case's own
+		want string
+	}{
+		{"run", append([]string{"--with", "ts:inflation=2@Caf\xe9 x2"}, quick...),
+			`--with "ts:inflation=2@Caf\xe9 x2": not valid UTF-8 (the bytes \xe9 at byte 18)`},
+		{"run subcommand", append([]string{"run", "--with", "ts@\xff\xfe"}, quick...),
+			`--with "ts@\xff\xfe": not valid UTF-8 (the bytes \xff at byte 3, \xfe at byte 4)`},
+		{"paper", []string{"paper", "--out", "OUT", "--runs", "2", "--horizon", "10", "-q", "--with", "ts@\xff"},
+			`--with "ts@\xff": not valid UTF-8 (the bytes \xff at byte 3)`},
+		{"a parameter", append([]string{"--with", "ts:inflation=\xff"}, quick...), `--with "ts:inflation=\xff": not valid UTF-8`},
+		{"scenario file", []string{"--scenario", scen, "-q", "--out", "OUT"}, "scenario " + scen + ": invalid YAML: invalid trailing UTF-8 octet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := make([]string, len(tc.args))
+			for i, a := range tc.args {
+				args[i] = strings.ReplaceAll(a, "OUT", out)
+			}
+			stdout, stderr, code := bench(t, args...)
+			if code != cli.ExitInput {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, cli.ExitInput, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("it ran:\n%s", stdout)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+}
