@@ -219,3 +219,76 @@ func TestLabelNotUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputDirChecked: an output whose directory is missing, is not a
+// directory or cannot be written is refused before anything runs, with
+// exit 2 naming the flag and the path: a run's --out, --save-baseline and
+// --plot DIR, bench paper --out DIR, bench merge --out, bench report
+// --out, bench plot --out DIR. A directory output (created if missing)
+// must not be another file, and its nearest existing ancestor must be a
+// writable directory. Before, a run found out only at its end.
+func TestOutputDirChecked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := writeFile(t, "a-file", "x")
+	missing := filepath.Join(dir, "no", "such")
+	readOnly := filepath.Join(dir, "ro")
+	if err := os.Mkdir(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	none := filepath.Join(dir, "none.json") // an input that does not exist: the check comes first
+	run := []string{"--scenario", "quick", "--runs", "2", "--horizon", "10", "-q"}
+	plus := func(base []string, extra ...string) []string { return append(append([]string{}, base...), extra...) }
+	type tc struct {
+		name string
+		args []string
+		want string
+	}
+	cases := []tc{
+		{"run --out, missing directory", plus(run, "--out", missing+"/r.json"), "--out " + missing + "/r.json: no directory to write in: directory " + missing + " does not exist"},
+		{"run --out, under a file", plus(run, "--out", file+"/r.json"), "--out " + file + "/r.json: no directory to write in: " + file + " is not a directory (it is a regular file)"},
+		{"run subcommand", plus(append([]string{"run"}, run...), "--out", missing+"/r.json"), "--out " + missing + "/r.json: no directory to write in"},
+		{"--save-baseline", plus(run, "--save-baseline", missing+"/b.json"), "--save-baseline " + missing + "/b.json: no directory to write in: directory " + missing + " does not exist"},
+		{"--plot under a file", plus(run, "--plot", file+"/figs/more"), "--plot " + file + "/figs/more: no directory to write in: " + file + " is not a directory (it is a regular file)"},
+		{"--plot is a file", plus(run, "--plot", file), "--plot " + file + ": no directory to write in: it is a regular file, not a directory"},
+		{"paper --out under a file", []string{"paper", "--runs", "2", "--horizon", "10", "-q", "--out", file + "/paper"}, "--out " + file + "/paper: no directory to write in: " + file + " is not a directory"},
+		{"paper --out is a file", []string{"paper", "--runs", "2", "--horizon", "10", "-q", "--out", file}, "--out " + file + ": no directory to write in: it is a regular file, not a directory"},
+		{"merge --out", []string{"merge", none, "--out", missing + "/m.json"}, "--out " + missing + "/m.json: no directory to write in: directory " + missing + " does not exist"},
+		{"report --out", []string{"report", none, "--out", missing + "/r.html"}, "--out " + missing + "/r.html: no directory to write in: directory " + missing + " does not exist"},
+		{"plot --out", []string{"plot", none, "--out", file + "/figs"}, "--out " + file + "/figs: no directory to write in: " + file + " is not a directory"},
+	}
+	if os.Geteuid() != 0 { // root may write anywhere
+		cases = append(cases,
+			tc{"run --out, read-only directory", plus(run, "--out", readOnly+"/r.json"), "--out " + readOnly + "/r.json: no directory to write in: cannot create files in directory " + readOnly + ": permission denied"},
+			tc{"paper --out, read-only ancestor", []string{"paper", "--runs", "2", "--horizon", "10", "-q", "--out", readOnly + "/a/b"}, "cannot create files in directory " + readOnly + ": permission denied"})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := bench(t, tc.args...)
+			if code != cli.ExitInput {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, cli.ExitInput, stderr)
+			}
+			if !strings.Contains(stderr, "bench: "+tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("it ran:\n%s", stdout)
+			}
+		})
+	}
+	// What stays accepted: a file in an existing directory, a directory
+	// output created below an existing one.
+	t.Run("accepted", func(t *testing.T) {
+		ok := t.TempDir()
+		outs := []string{filepath.Join(ok, "r.json"), filepath.Join(ok, "b.json"), filepath.Join(ok, "figs", "new")}
+		if _, stderr, code := bench(t, plus(run, "--out", outs[0], "--save-baseline", outs[1], "--plot", outs[2])...); code != 0 {
+			t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+		}
+		for _, p := range outs {
+			if _, err := os.Stat(p); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
