@@ -77,6 +77,9 @@ func (ro *runOptions) checkFlags() error {
 	if err := checkNonNegative("jobs", ro.jobs); err != nil {
 		return err
 	}
+	if ro.audit < 0 {
+		return withCode(ExitInput, fmt.Errorf("--audit %d: must be >= 0 (0: no audit)", ro.audit))
+	}
 	if err := checkTimeouts(ro.stepTimeout, ro.startTimeout); err != nil {
 		return err
 	}

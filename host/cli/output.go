@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -113,7 +114,7 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 	if ropts.Format == report.FormatTable {
 		fmt.Fprintf(stdout, "\nFigures:\n")
 		for _, p := range paths {
-			fmt.Fprintf(stdout, "  %s\n", p)
+			fmt.Fprintf(stdout, "  %s\n", termsafe.String(p))
 		}
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/report"
@@ -172,7 +173,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	// Every (scenario, policy) pair is one job of one pool, longest first
 	// (engine.RunAll).
-	pr := progress.New(o.f.stderr, !o.quiet)
+	pr := progress.New(o.f.progressOut(), !o.quiet)
 	start := time.Now()
 	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
 	if f := pr.Func(); f != nil {
@@ -371,7 +372,7 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 	for _, f := range files {
 		for _, p := range f.Policies {
 			if p.Status != results.StatusOK {
-				if err := t.Append(f.Scenario.Name, p.Label, "FAILED", "", "", "", ""); err != nil {
+				if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), "FAILED", "", "", "", ""); err != nil {
 					return err
 				}
 				continue
@@ -380,7 +381,7 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 				n := len(s.Mean) - 1
 				return fmt.Sprintf("%.2f ± %.2f", s.Mean[n], s.SE[n])
 			}
-			if err := t.Append(f.Scenario.Name, p.Label, cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
+			if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
 				return err
 			}
 		}

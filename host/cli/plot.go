@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -75,7 +76,7 @@ func plotRun(o *plotOptions) error {
 	}
 	paths, err := plot.Write(f, o.out, fs...)
 	for _, p := range paths {
-		fmt.Fprintln(o.f.stdout, p)
+		fmt.Fprintln(o.f.stdout, termsafe.String(p))
 	}
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", o.results, err)

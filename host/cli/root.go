@@ -20,16 +20,22 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 )
 
 // Run executes bench with args (without the program name), writing results
 // to stdout and diagnostics to stderr. Map its error with ExitCode.
+//
+// Every message on stderr is escaped by termsafe: errors and warnings
+// quote plugins' texts and files' contents, which must not reach the
+// terminal raw. Only the progress bars, bench's own drawing, are not.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root := newRoot(stdout, stderr)
+	msgs := termsafe.Writer(stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetErr(msgs)
 	cmd, err := root.ExecuteContextC(withCommand(ctx, args))
 	// Here, not in a PersistentPostRunE, which cobra skips when a command
 	// fails: the profile of a failed run is the one most worth reading.
@@ -39,9 +45,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
 			err = withCode(ExitInput, err)
 		}
-		fmt.Fprintf(stderr, "bench: %v\n", err)
+		fmt.Fprintf(msgs, "bench: %v\n", err)
 		if ExitCode(err) == ExitInput && isUsage(err) && cmd != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+			fmt.Fprintf(msgs, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 	}
 	return err
@@ -82,15 +88,18 @@ func markUsage(c *cobra.Command) {
 }
 
 // factory holds what bench's commands share, in the manner of gh's
-// cmdutil.Factory: the output streams, and the root's persistent flags
+// cmdutil.Factory: the output streams (stderr escapes what it is given,
+// see Run; term is the raw stderr, for progress bars), and the root's
+// persistent flags
 // (--plugin-dir, and the --config file bindViper read). The root fills
 // pluginDir and config before any command's RunE; commands only read
 // them. Each command's own flags live in its own options struct, built by
 // its newCmdX(f, runF).
 type factory struct {
 	stdout, stderr io.Writer
-	pluginDir      string // --plugin-dir; "" for the default
-	config         string // the --config file read, "" when none
+	term           io.Writer // the raw stderr: progress bars only; nil: stderr
+	pluginDir      string    // --plugin-dir; "" for the default
+	config         string    // the --config file read, "" when none
 }
 
 // dir is the plugin directory: --plugin-dir, else plugins/ beside bench.
@@ -101,9 +110,20 @@ func (f *factory) dir() registry.Dir {
 	return registry.Dir{Path: registry.Default()}
 }
 
-// newRoot returns bench with every command.
+// progressOut is where progress bars are drawn: the raw stderr, which
+// progress.New checks is a terminal. Bars escape the labels they show.
+func (f *factory) progressOut() io.Writer {
+	if f.term != nil {
+		return f.term
+	}
+	return f.stderr
+}
+
+// newRoot returns bench with every command. Its messages to stderr are
+// escaped (termsafe.Writer); stdout carries formats for programs too
+// (csv, json), so each renderer escapes the strings it shows.
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	f := &factory{stdout: stdout, stderr: stderr}
+	f := &factory{stdout: stdout, stderr: termsafe.Writer(stderr), term: stderr}
 	root := newCmdRoot(f, nil)
 	root.AddCommand(
 		newCmdRun(f, nil),
@@ -371,6 +391,11 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
+// commandLineOnly annotates a flag that BENCH_<FLAG> and the config file
+// do not set: one named like another command's flag of another meaning
+// (bench conform's --seed, a seed of its sessions, not the scenario's).
+const commandLineOnly = "bench_command_line_only"
+
 // bindViper fills every flag the user did not set from BENCH_<FLAG>
 // environment variables and the config file, so flags stay the single
 // source of truth and viper only fills the gaps. It returns the config
@@ -396,7 +421,7 @@ func bindViper(cmd *cobra.Command) (string, error) {
 	var err error
 	fs := cmd.Flags()
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "config" || !v.IsSet(f.Name) {
+		if err != nil || f.Changed || f.Name == "config" || f.Annotations[commandLineOnly] != nil || !v.IsSet(f.Name) {
 			return
 		}
 		val := v.Get(f.Name)

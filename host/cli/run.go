@@ -102,6 +102,7 @@ type runOptions struct {
 	shard     string        // --shard I/N
 	resume    bool
 	compareTo string // --compare-to LABEL: the comparison's reference
+	audit     int    // --audit N: replications per policy replayed alone
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -118,6 +119,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
+	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications)")
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
@@ -370,7 +372,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-	pr := progress.New(ro.f.stderr, !ro.quiet)
+	pr := progress.New(ro.f.progressOut(), !ro.quiet)
 	b := ro.batch
 	if b <= 0 {
 		b = (nrep + 1) / 2
@@ -384,6 +386,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	pr.Wait()
 	if file == nil {
 		return runErr
+	}
+	if err := audit(ctx, sc, opts, file, replicationsOf(opts, sc.Runs), ro.audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
+		runErr = errors.Join(runErr, err)
 	}
 	if ro.shard != "" {
 		file.Shard.Index, file.Shard.Count = spec.Index, spec.Count
@@ -649,4 +654,16 @@ func orImmediate(f string) string {
 		return "immediate"
 	}
 	return f
+}
+
+// replicationsOf lists the replications a run plays, in order.
+func replicationsOf(opts engine.Options, runs int) []uint64 {
+	if opts.Replications != nil {
+		return opts.Replications
+	}
+	reps := make([]uint64, runs)
+	for i := range reps {
+		reps[i] = uint64(i)
+	}
+	return reps
 }

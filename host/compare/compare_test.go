@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -211,5 +212,45 @@ func TestAttachFromFile(t *testing.T) {
 	g.Comparison = bytes.Replace(g.Comparison, []byte(`"metric":`), []byte(`"Metric": "underestimation", "metric":`), 1)
 	if _, err := FromFile(g); err == nil || !strings.Contains(err.Error(), `results comparison: key "Metric" differs from the field "metric" only in case`) {
 		t.Errorf("a Metric beside metric: %v", err)
+	}
+}
+
+// TestHostileStrings: labels and scenario names from results files that
+// hold terminal escapes, a bidi override and a C1 control are escaped in
+// the comparison's table and Markdown forms, scenario and totals alike,
+// and kept raw in its CSV and JSON.
+func TestHostileStrings(t *testing.T) {
+	const hostile, shown = termsafetest.Hostile, termsafetest.Shown
+	f := file(pol("A"+hostile, 1, 2, 3), pol("B"+hostile, 2, 3, 5), failed("F"+hostile))
+	f.Scenario.Name = "s" + hostile
+	s, err := Compute(f, Spec{Policies: []string{"B" + hostile, "F" + hostile}, Baselines: []string{"A" + hostile}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize([]*Scenario{s})
+	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
+	for _, tc := range []struct {
+		format report.Format
+		want   []string
+	}{
+		{report.FormatTable, []string{"Comparison in s" + shown, "| B" + shown, "| A" + shown, "F" + shown + " against A" + shown + ": not tested: F" + shown + " failed"}},
+		{report.FormatMarkdown, []string{"Comparison in s" + md(shown), "| B" + md(shown), "| A" + md(shown)}},
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, s, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteSummary(&b, sum, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		termsafetest.Check(t, string(tc.format), b.String(), tc.want...)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) < 2 || rows[1][0] != "s"+hostile || rows[1][1] != "B"+hostile {
+		t.Errorf("csv %v: %q, want the raw name and label", err, rows)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/report"
 )
 
@@ -123,8 +124,12 @@ func table(w io.Writer, md bool, header []any, right []bool) *tablewriter.Table 
 	return t
 }
 
-// escape escapes a label for a Markdown table cell or line.
+// escape escapes a label, a scenario's name or a note, all from results
+// files, for a table cell or line: its control characters (termsafe) in
+// every format meant for a terminal, and then, for Markdown, what would
+// end a cell or start emphasis.
 func escape(md bool, s string) string {
+	s = termsafe.String(s)
 	if !md {
 		return s
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -49,5 +50,51 @@ func TestWriteFormats(t *testing.T) {
 	}
 	if err := Write(&md, rep, "b", "c", "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// TestHostileStrings: labels, scenario names, file names and failures'
+// errors (with their quoted stderr lines) from results files that hold
+// terminal escapes, a bidi override and a C1 control are escaped in the
+// table and Markdown verdicts, a failure's lines kept; the JSON verdict
+// keeps them raw. Before, a label could retitle or clear the terminal of
+// whoever gated the file.
+func TestHostileStrings(t *testing.T) {
+	const hostile, shown = termsafetest.Hostile, termsafetest.Shown
+	const n = 50
+	base := baseValues(n)
+	crash := policy("C"+hostile, nil)
+	crash.Status, crash.Error = results.StatusFailed, "boom"+hostile+"\n  plugin stderr (last lines):\n    said"+hostile
+	b := file(1, n, policy("A"+hostile, base), policy("C"+hostile, base))
+	c := file(1, n, policy("A"+hostile, plus(base, exact(n, 20, 10))), crash)
+	b.Scenario.Name, c.Scenario.Name = "s"+hostile, "t"+hostile
+	rep, err := Compare(b, c, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
+	for _, tc := range []struct {
+		format string
+		want   []string
+	}{
+		{"table", []string{"against baseline b" + shown + ".json", "| A" + shown, "\n| C" + shown,
+			"boom" + shown + "\n  plugin stderr (last lines):\n    said" + shown + "\n", `"s\x1b]0;pwned\a\x1b[2J\u202e\u009b"`}},
+		{"markdown", []string{"| A" + md(shown), "boom" + md(shown) + "\n  plugin stderr (last lines):\n    said" + md(shown) + "\n"}},
+	} {
+		var out strings.Builder
+		if err := Write(&out, rep, "b"+hostile+".json", "c.json", tc.format); err != nil {
+			t.Fatal(err)
+		}
+		termsafetest.Check(t, tc.format, out.String(), tc.want...)
+	}
+	var js strings.Builder
+	if err := Write(&js, rep, "b.json", "c.json", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failures []string `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil || len(doc.Failures) != 1 || doc.Failures[0] != "C"+hostile {
+		t.Errorf("json: failures %q (%v), want the raw label", doc.Failures, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
 // Formats are the formats of Write: "table" (WriteTable), "markdown"
@@ -51,10 +53,16 @@ func escapeMarkdown(s string) string {
 
 func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error {
 	o := r.Options
-	esc := func(s string) string { return s }
+	// Labels, file names and notes come from results files: their control
+	// characters are escaped (termsafe) in both formats, a value shown on
+	// one line (esc) entirely, a footnote, which may quote a failure's
+	// stderr lines, line by line (escLines).
+	esc, escLines := termsafe.String, termsafe.Text
 	var rend tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
 	if md {
-		esc, rend = escapeMarkdown, renderer.NewMarkdown()
+		esc = func(s string) string { return escapeMarkdown(termsafe.String(s)) }
+		escLines = func(s string) string { return escapeMarkdown(termsafe.Text(s)) }
+		rend = renderer.NewMarkdown()
 	}
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
 		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
@@ -93,9 +101,9 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 	}
 	for _, line := range footnotes(r) {
 		if md {
-			fmt.Fprintf(w, "- %s\n", esc(line))
+			fmt.Fprintf(w, "- %s\n", escLines(line))
 		} else {
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, escLines(line))
 		}
 	}
 	return nil

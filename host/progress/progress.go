@@ -1,6 +1,6 @@
 // Package progress shows one progress bar per running policy on a
-// terminal: the policy's label, rounds done out of the horizon, a bar, the
-// percentage and an estimate of the time left.
+// terminal: the policy's label (escaped by termsafe), rounds done out of
+// the horizon, a bar, the percentage and an estimate of the time left.
 //
 // It shows nothing when its writer is not a terminal (a pipe, a file, CI
 // logs) or when disabled (bench --quiet), so redirected stderr stays clean.
@@ -14,6 +14,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
 // Progress is the set of bars of one run. Its methods are safe for
@@ -103,7 +105,7 @@ func (pr *Progress) update(label string, round, horizon int) {
 		// completes it.
 		b.b = pr.p.AddBar(0,
 			mpb.PrependDecorators(
-				decor.Name(label, decor.WCSyncSpaceR),
+				decor.Name(termsafe.String(label), decor.WCSyncSpaceR),
 				decor.CountersNoUnit("%d/%d", decor.WCSyncSpace),
 			),
 			mpb.AppendDecorators(

@@ -101,3 +101,27 @@ func TestGrowingTotal(t *testing.T) {
 		t.Errorf("three sessions of 100 rounds did not add up to 300/300:\n%s", b.String())
 	}
 }
+
+// TestHostileLabel: a label holding a terminal retitle, a screen clear, a
+// bidi override and a C1 control is drawn escaped (the bars' own cursor
+// moves are the only escape sequences left); before, a scenario file's
+// label could retitle or clear the terminal of whoever ran it.
+func TestHostileLabel(t *testing.T) {
+	const hostile = "\x1b]0;pwned\x07\x1b[2J\u202e\u009b"
+	var b bytes.Buffer
+	pr := newBars(&b, mpb.ForceTTY(), mpb.WithAutoRefresh())
+	f := pr.Func()
+	for r := 50; r <= 100; r += 50 {
+		f("TS"+hostile, r, 100)
+	}
+	pr.Wait()
+	out := b.String()
+	for _, raw := range []string{"\x1b]", "\x07", "\x1b[2J", "\u202e", "\u009b"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("output holds %q raw:\n%q", raw, out)
+		}
+	}
+	if want := `TS\x1b]0;pwned\a\x1b[2J`; !strings.Contains(out, want) { // the rest may be cut to fit
+		t.Errorf("output lacks the escaped label %s:\n%q", want, out)
+	}
+}

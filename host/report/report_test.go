@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/seed"
@@ -336,5 +337,61 @@ func TestTitleSandbox(t *testing.T) {
 	want := fmt.Sprintf(", sandbox per policy: %s strict; %s off", f.Policies[0].Label, f.Policies[1].Label)
 	if got := report.Title(f); !strings.Contains(got, want) {
 		t.Errorf("title %q, want it to hold %q", got, want)
+	}
+}
+
+// TestHostileStrings: a scenario name, labels and diagnostic names from a
+// results file that hold terminal escapes, a bidi override and a C1
+// control reach the terminal formats (table, markdown) escaped, while CSV
+// and JSON, formats for programs, keep them raw and parse back to them.
+// Before, the table's title line retitled and cleared the terminal.
+func TestHostileStrings(t *testing.T) {
+	const hostile, shown = termsafetest.Hostile, termsafetest.Shown
+	f := small(t)
+	f.Scenario.Name = "small" + hostile
+	for i, p := range f.Policies {
+		p.Label = fmt.Sprintf("P%d%s", i, hostile)
+		diags := map[string]results.DiagSeries{}
+		for name, d := range p.Diagnostics {
+			diags[name+hostile] = d
+		}
+		p.Diagnostics = diags
+	}
+	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
+	for _, tc := range []struct {
+		format report.Format
+		want   []string
+	}{
+		{report.FormatTable, []string{"small" + shown + ": K=", "| P0" + shown, "kkt_gap" + shown}},
+		{report.FormatMarkdown, []string{"**small" + md(shown) + ": K=", "| P0" + md(shown), "kkt_gap" + md(shown)}},
+	} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: tc.format, At: []int{50}}); err != nil {
+			t.Fatal(err)
+		}
+		termsafetest.Check(t, string(tc.format), b.String(), tc.want...)
+	}
+
+	var b bytes.Buffer
+	if err := report.CSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v", err)
+	}
+	if r := recs[1]; r[0] != "small"+hostile || r[1] != "P0"+hostile {
+		t.Errorf("csv: first row %q, want the raw scenario name and label", r)
+	}
+	b.Reset()
+	if err := report.Write(&b, f, report.Options{Format: report.FormatJSON}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := results.Decode(b.Bytes())
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if back.Scenario.Name != f.Scenario.Name || back.Policies[0].Label != f.Policies[0].Label {
+		t.Errorf("json: name %q label %q, want the raw ones", back.Scenario.Name, back.Policies[0].Label)
 	}
 }

@@ -163,10 +163,21 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Audit, when the run was audited (--audit N), names the replications
+	// that were replayed alone and whether each gave its run's values.
+	Audit *Audit `json:"audit,omitempty"`
 	// Traces holds every replication's values at every checkpoint. Shard
 	// files carry it so that `bench merge` can rebuild the exact means and
 	// standard errors of the unsharded run; other files omit it.
 	Traces *Traces `json:"traces,omitempty"`
+}
+
+// Audit is the outcome of replaying some of a policy's replications each
+// alone (bench run --audit): OK when every one gave, bit for bit, the
+// final values it had in the run.
+type Audit struct {
+	Replications []uint64 `json:"replications"`
+	OK           bool     `json:"ok"`
 }
 
 // Traces are per-replication values: Metrics[name][c][i] is metric name at
