@@ -337,7 +337,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		StepTimeout: ro.stepTimeout,
 	}
 	var spec shard.Spec
-	nrep := sc.Runs
 	if ro.shard != "" {
 		if spec, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
@@ -347,7 +346,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true
-		nrep = len(opts.Replications)
 	}
 	order := labels(sc)
 	var kept *results.File
@@ -373,14 +371,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
 	pr := progress.New(ro.f.progressOut(), !ro.quiet)
-	b := ro.batch
-	if b <= 0 {
-		b = (nrep + 1) / 2
-		if nrep < 64 {
-			b = nrep
-		}
-	}
-	pr.SetSessions((nrep + b - 1) / b)
+	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
 	file, runErr := engine.Run(ctx, sc, opts)
 	pr.Wait()

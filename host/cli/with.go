@@ -23,7 +23,10 @@ import (
 const withHelp = `add a policy to the scenario (repeatable), after its own: PLUGIN[:NAME=VALUE,...][@LABEL], ` +
 	`e.g. 'bayesucb:c=1@Bayes-UCB c=1'. VALUEs are YAML scalars as in a scenario file (1 is an int, 1.0 a float, ` +
 	`true a bool, '1' a string); a backslash makes the next character plain (\, \= \@ \\). The LABEL is everything after ` +
-	`the first unescaped @, taken literally (default: the plugin name). The run then prints a comparison section`
+	`the first unescaped @, taken literally (default: the plugin name). The policy gets the scenario's own feedback: ` +
+	`mode (immediate if it declares none); the key feedback, not a plugin parameter, overrides it: ` +
+	`feedback=delay:D, feedback=geometric:MEAN or feedback=batch:B, e.g. 'ts:feedback=delay:100@TS d=100'. ` +
+	`The run then prints a comparison section, which pairs only policies under the same feedback mode`
 
 // pluginNameRE is the scenario files' rule for plugin names.
 var pluginNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
@@ -106,6 +109,17 @@ func parseWith(spec string) (scenario.Policy, error) {
 		if name == "" {
 			return p, fmt.Errorf("'=%s' has no parameter name", raw)
 		}
+		if name == feedbackKey {
+			if p.Feedback != nil {
+				return p, errors.New("feedback is given twice")
+			}
+			fb, err := parseFeedback(raw)
+			if err != nil {
+				return p, err
+			}
+			p.Feedback = fb
+			continue
+		}
 		if _, dup := p.Params[name]; dup {
 			return p, fmt.Errorf("parameter %q is given twice", name)
 		}
@@ -153,6 +167,44 @@ func (o *policyRunOptions) checkWith() error {
 		}
 	}
 	return nil
+}
+
+// feedbackKey is the --with key that sets the policy's feedback mode in
+// place of the scenario's; it is not passed to the plugin.
+const feedbackKey = "feedback"
+
+// parseFeedback parses the value of feedback= in a --with SPEC: delay:D,
+// geometric:MEAN or batch:B, the forms of a scenario's `feedback:`
+// ({delay: D}, {delay: {geometric: MEAN}}, {batch: B}), checked as a
+// scenario file's are.
+func parseFeedback(raw string) (*scenario.Feedback, error) {
+	const forms = "delay:D, geometric:MEAN or batch:B"
+	kind, val, ok := strings.Cut(raw, ":")
+	if raw == "immediate" {
+		return nil, errors.New("feedback=immediate: write feedback=delay:0, which gives a policy exactly what immediate feedback gives (and is compared as such); without feedback= the policy has the scenario's own feedback")
+	}
+	if !ok || val == "" {
+		return nil, fmt.Errorf("feedback=%s: want %s", raw, forms)
+	}
+	v, err := yamlScalar(val)
+	if err != nil {
+		return nil, fmt.Errorf("feedback=%s: %w", raw, err)
+	}
+	var fb scenario.Feedback
+	switch kind {
+	case "delay":
+		fb.Delay = v
+	case "geometric":
+		fb.Delay = map[string]any{"geometric": v}
+	case "batch":
+		fb.Batch = v
+	default:
+		return nil, fmt.Errorf("feedback=%s: unknown mode %q (want %s)", raw, kind, forms)
+	}
+	if _, err := fb.Mode(); err != nil {
+		return nil, fmt.Errorf("feedback=%s: %w", raw, err)
+	}
+	return &fb, nil
 }
 
 // yamlScalar decodes raw as a scenario file decodes a parameter's value.

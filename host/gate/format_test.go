@@ -98,3 +98,39 @@ func TestHostileStrings(t *testing.T) {
 		t.Errorf("json: failures %q (%v), want the raw label", doc.Failures, err)
 	}
 }
+
+// TestWriteTableExtremeValues: huge values (1e150, whose squares still fit
+// a float64), or a baseline mean of 1e-150 that makes delta a huge
+// percentage, stay a few characters per cell, in text and in Markdown,
+// and are still readable.
+func TestWriteTableExtremeValues(t *testing.T) {
+	const n = 40
+	huge := exact(n, 1e150, 1e149)
+	tiny := exact(n, 1e-150, 1e-151)
+	b := file(1, n, policy("Huge", huge), policy("Tiny", tiny), policy("Plain", baseValues(n)))
+	c := file(1, n, policy("Huge", plus(huge, exact(n, 1e149, 1e148))), policy("Tiny", plus(tiny, exact(n, 1, 0.1))), policy("Plain", baseValues(n)))
+	rep, err := Compare(b, c, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "markdown"} {
+		var out strings.Builder
+		if err := Write(&out, rep, "b.json", "c.json", format); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		for _, line := range strings.Split(s, "\n") {
+			if strings.HasPrefix(line, "|") || strings.HasPrefix(line, "+") {
+				if len(line) > 160 {
+					t.Errorf("%s: a table line of %d characters:\n%s", format, len(line), s)
+					break
+				}
+			}
+		}
+		for _, want := range []string{"1.000e+150 ± 1.6e+148", "1.000e-150 ± 1.6e-152", "+10.0%", "+1e+152%"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s: no %q in\n%s", format, want, s)
+			}
+		}
+	}
+}

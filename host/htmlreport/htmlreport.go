@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
@@ -39,18 +40,25 @@ var templateFS embed.FS
 
 var page = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/*.tmpl"))
 
-// funcs format the comparison's numbers as its text rendering does.
+// funcs format the comparison's numbers as its text rendering does
+// (host/compare, host/internal/numfmt).
 var funcs = template.FuncMap{
-	"pm":     func(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) },
-	"signed": func(x float64) string { return fmt.Sprintf("%+.2f", x) },
-	"pval": func(p float64) string {
-		if p < 1e-4 {
-			return "<1e-4"
-		}
-		return fmt.Sprintf("%.2g", p)
+	"pm": numfmt.PM,
+	"delta": func(d compare.Diff) string {
+		delta, _ := compare.DeltaText(d)
+		return delta
 	},
-	"rank":   func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
-	"fixed2": func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"ci": func(d compare.Diff) string {
+		_, ci := compare.DeltaText(d)
+		return ci
+	},
+	"pval":         compare.PText,
+	"showFeedback": compare.ShowsFeedback,
+	"feedback":     compare.FeedbackName,
+	"leftOut":      compare.LeftOutNotes,
+	"holm":         compare.HolmNote,
+	"rank":         func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	"fixed2":       func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"pct": func(f float64) string {
 		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 	},

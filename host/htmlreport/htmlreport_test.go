@@ -16,6 +16,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/seed"
@@ -453,8 +454,8 @@ func TestComparison(t *testing.T) {
 	p := want.Policies[0]
 	first := text(rows[0])
 	d := p.Diffs[0]
-	for _, cell := range []string{"TS", fmt.Sprintf("%.2f ± %.2f", p.Mean, p.SE), fmt.Sprintf("/%d", want.Ranked), "ReMaxGrad M=2",
-		fmt.Sprintf("%+.2f", d.Delta), fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi), string(d.Outcome)} {
+	delta, ci := compare.DeltaText(d)
+	for _, cell := range []string{"TS", numfmt.PM(p.Mean, p.SE), fmt.Sprintf("/%d", p.Ranked), "ReMaxGrad M=2", delta, ci, string(d.Outcome)} {
 		if !strings.Contains(first, cell) {
 			t.Errorf("first comparison row %q lacks %q", first, cell)
 		}
@@ -464,6 +465,9 @@ func TestComparison(t *testing.T) {
 	}
 	if notes := text(doc); !strings.Contains(notes, "TS against Broken: not tested") {
 		t.Errorf("the untested pair's note is missing")
+	}
+	if notes := text(doc); !strings.Contains(notes, "Holm-adjusted over the 2 comparisons of this table") {
+		t.Errorf("the table does not say which Holm family its p-values are adjusted over")
 	}
 
 	b.Reset()
