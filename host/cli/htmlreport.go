@@ -67,6 +67,13 @@ stderr; the rest of the page is written, and report exits 1.`,
 
 // reportRun writes the page of the results files o names.
 func reportRun(o *reportOptions) error {
+	inputs := [][2]string{{"the --config file", o.f.config}}
+	for _, in := range o.inputs {
+		inputs = append(inputs, [2]string{"a results file of the report", in})
+	}
+	if err := checkOut("--out", o.out, inputs); err != nil {
+		return err // before reading gigabytes of results
+	}
 	files := make([]*results.File, len(o.inputs))
 	for i, path := range o.inputs {
 		f, err := results.ReadFile(path)

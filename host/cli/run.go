@@ -260,9 +260,11 @@ func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engin
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
+		// A FIFO, a device or a dangling link fails the policy (as a
+		// file without an exec bit does) before anything opens it.
 		sum, err := registry.SHA256(path)
 		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", path, err)
+			return nil, err
 		}
 		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
 		if p.SHA256 != "" {

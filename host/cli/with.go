@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -36,6 +37,12 @@ var pluginNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // Values are decoded as YAML scalars, so they get the types a scenario
 // file would give them.
 func parseWith(spec string) (scenario.Policy, error) {
+	if !utf8.ValidString(spec) {
+		// A results file holds UTF-8 only: the label would be stored as
+		// U+FFFD, and --resume would then append a second policy of
+		// that label, which bench gate refuses.
+		return scenario.Policy{}, fmt.Errorf("not valid UTF-8 (the bytes %s)", invalidBytes(spec))
+	}
 	// Split off the label at the first unescaped '@'.
 	head, label, hasLabel := spec, "", false
 	for i := 0; i < len(spec); i++ {
@@ -133,6 +140,33 @@ func parseWith(spec string) (scenario.Policy, error) {
 		return p, fmt.Errorf("label %q has leading or trailing spaces or control characters", p.Label)
 	}
 	return p, nil
+}
+
+// invalidBytes lists the bytes of s that are not UTF-8, escaped: "\xff at
+// byte 3, \xfe at byte 7".
+func invalidBytes(s string) string {
+	var parts []string
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			parts = append(parts, fmt.Sprintf("\\x%02x at byte %d", s[i], i))
+		}
+		i += n
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkWith parses every --with SPEC, before anything is loaded or run:
+// a malformed spec or one that is not UTF-8 is an input error (exit 2)
+// naming it. withPolicies parses them again, to check them against the
+// plugins.
+func (o *policyRunOptions) checkWith() error {
+	for _, spec := range o.with {
+		if _, err := parseWith(spec); err != nil {
+			return withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err))
+		}
+	}
+	return nil
 }
 
 // feedbackKey is the --with key that sets the policy's feedback mode in

@@ -455,6 +455,9 @@ func FromFile(f *results.File) (*Scenario, error) {
 		return nil, nil
 	}
 	var stored Scenario
+	if err := results.CheckKeys(f.Comparison, &stored); err != nil {
+		return nil, fmt.Errorf("results comparison: %w", err)
+	}
 	if err := json.Unmarshal(f.Comparison, &stored); err != nil {
 		return nil, fmt.Errorf("results comparison: %w", err)
 	}

@@ -207,6 +207,12 @@ func TestAttachFromFile(t *testing.T) {
 	if none, err := FromFile(file(pol("A", 1))); none != nil || err != nil {
 		t.Errorf("no comparison: %v %v", none, err)
 	}
+	// A key that matches a field only when case is ignored is refused:
+	// "Metric" after "metric" chose the metric compared.
+	g.Comparison = bytes.Replace(g.Comparison, []byte(`"metric":`), []byte(`"Metric": "underestimation", "metric":`), 1)
+	if _, err := FromFile(g); err == nil || !strings.Contains(err.Error(), `results comparison: key "Metric" differs from the field "metric" only in case`) {
+		t.Errorf("a Metric beside metric: %v", err)
+	}
 }
 
 // TestJSONPlainText: the comparison section in a results file and the
