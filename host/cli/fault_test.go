@@ -31,7 +31,7 @@ var faultyModes = []string{
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 	"raw-frame", "raw-header", "many-diagnostics",
 	"sigstop", "hang-close", "helper", "stdout-flood", "panic",
-	"hostile-open", "hostile-step", "hostile-crash", "hostile-sdk",
+	"hostile-open", "hostile-step", "hostile-crash", "hostile-sdk", "xml-names",
 }
 
 var (

@@ -71,9 +71,19 @@ the first line says which.`,
 			fmt.Fprintf(w, "plugins in %s (sandbox %s):\n", esc(dir.Path), plan.Layers)
 			var failed []string
 			for _, name := range names {
-				path, _ := dir.Find(name)
-				sum, _ := registry.SHA256(path)
-				d, err := describe(path, o.startTimeout, plan)
+				// SHA256 refuses what is not a regular executable file
+				// from its metadata, before opening it: a FIFO or a link
+				// to /dev/zero hung the listing, and a dangling link was
+				// "plugin : stat : ..." without its path.
+				path, err := dir.Find(name)
+				var sum string
+				if err == nil {
+					sum, err = registry.SHA256(path)
+				}
+				var d *client.Description
+				if err == nil {
+					d, err = describe(path, o.startTimeout, plan)
+				}
 				if err != nil {
 					// Indent the quoted stderr lines under the mark.
 					msg := strings.ReplaceAll(termsafe.Text(strings.TrimRight(err.Error(), "\n")), "\n", "\n         ")

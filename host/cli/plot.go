@@ -67,6 +67,9 @@ func plotRun(o *plotOptions) error {
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("--format: %w", err))
 	}
+	if err := checkOutDir("--out", o.out, true); err != nil {
+		return err
+	}
 	f, err := results.ReadFile(o.results)
 	if err != nil {
 		return withCode(ExitInput, err)

@@ -260,9 +260,11 @@ func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engin
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
+		// A FIFO, a device or a dangling link fails the policy (as a
+		// file without an exec bit does) before anything opens it.
 		sum, err := registry.SHA256(path)
 		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", path, err)
+			return nil, err
 		}
 		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
 		if p.SHA256 != "" {
@@ -335,7 +337,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		StepTimeout: ro.stepTimeout,
 	}
 	var spec shard.Spec
-	nrep := sc.Runs
 	if ro.shard != "" {
 		if spec, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
@@ -345,7 +346,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true
-		nrep = len(opts.Replications)
 	}
 	order := labels(sc)
 	var kept *results.File
@@ -371,14 +371,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
 	pr := progress.New(ro.f.progressOut(), !ro.quiet)
-	b := ro.batch
-	if b <= 0 {
-		b = (nrep + 1) / 2
-		if nrep < 64 {
-			b = nrep
-		}
-	}
-	pr.SetSessions((nrep + b - 1) / b)
+	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
 	file, runErr := engine.Run(ctx, sc, opts)
 	pr.Wait()
@@ -410,8 +403,13 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 	} else {
 		file.Comparison = nil // a resumed file's, from another call
 	}
+	// A figure that cannot be written costs only itself: said now, the
+	// results still written and gated, and exit 1 if nothing else fails.
+	var figErr *figuresError
 	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.f.stdout, file, cmp); err != nil {
+		if err := ro.output.render(ro.f.stdout, file, cmp); errors.As(err, &figErr) {
+			fmt.Fprintf(ro.f.stderr, "bench: %v\n", err)
+		} else if err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -424,7 +422,11 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		err := ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		if err == nil && figErr != nil {
+			return withCode(ExitFailure, fmt.Errorf("--plot %s: some figures could not be written (named above); the others, and the results, were", ro.output.plotDir))
+		}
+		return err
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"

@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
@@ -190,6 +191,7 @@ func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 		doc.Failures = append(doc.Failures, row.Label)
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // labels as they are, not \u003c
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
@@ -233,21 +235,18 @@ func footnotes(r *Report) []string {
 }
 
 func pm(s Summary) string {
-	switch {
-	case s.N == 0:
+	if s.N == 0 {
 		return "-"
-	case math.IsNaN(s.SE):
-		return fmt.Sprintf("%.2f", s.Mean)
 	}
-	return fmt.Sprintf("%.2f ± %.2f", s.Mean, s.SE)
+	return numfmt.PM(s.Mean, s.SE) // a NaN SE (one replication) shows the mean alone
 }
 
 // rel writes x in % of the baseline mean, or as is when that mean is 0.
 func rel(x, base float64) string {
 	if base == 0 {
-		return fmt.Sprintf("%+.3g", x)
+		return numfmt.Signed(x)
 	}
-	return fmt.Sprintf("%+.1f%%", 100*x/math.Abs(base))
+	return numfmt.Percent(x/math.Abs(base), 1, true)
 }
 
 func pct(f float64) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -82,7 +83,8 @@ func (s style) table(w io.Writer, header []any, right []bool) *tablewriter.Table
 	return t
 }
 
-func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+// pm writes a mean ± its standard error, as every table of bench does.
+func pm(mean, se float64) string { return numfmt.PM(mean, se) }
 
 func last(s results.Series) (float64, float64) {
 	n := len(s.Mean)

@@ -204,9 +204,13 @@ func (p *Policy) Metric(name string) (*Series, error) {
 	return nil, fmt.Errorf("unknown metric %q (want regret, underestimation, regret_under or regret_not_under)", name)
 }
 
-// Encode writes f as indented JSON.
+// Encode writes f as indented JSON. Strings are written as they are, not
+// with < > & escaped as \u003c \u003e \u0026 (encoding/json's default,
+// for JSON put unescaped inside HTML): a results file is read by programs
+// and people, and whoever puts it in a page escapes it for that page.
 func (f *File) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)
 }
@@ -247,14 +251,22 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// Decode parses and checks a results file's contents.
+// Decode parses and checks a results file's contents. Besides unknown
+// keys, it refuses a key given twice in one object and a key that matches
+// a field only when case is ignored (CheckKeys), which encoding/json would
+// otherwise accept, keeping the last.
 func Decode(data []byte) (*File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file")
 	}
+	var f File
+	// Before decoding: the decoder would keep the last of two keys, and
+	// take "Seed" for "seed".
+	if err := CheckKeys(data, &f); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var f File
 	if err := dec.Decode(&f); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {

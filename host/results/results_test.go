@@ -216,3 +216,43 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("the file written is not JSON: %v", err)
 	}
 }
+
+// TestEncodePlainText: a results file writes < > & as they are, not as
+// \u003c \u003e \u0026 (encoding/json's default HTML escaping), and reads
+// back to the same file whatever its names hold.
+func TestEncodePlainText(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{`<b>&"'`, `"label": "<b>&\"'"`},
+		{"</text>]]>", `"label": "</text>]]>"`},
+		{"ctl\x01\x1b[2J", `"label": "ctl\u0001\u001b[2J"`},
+		{"non\uFFFE\uFFFF", "\"label\": \"non\uFFFE\uFFFF\""},
+		{"R&D <3 \u2028", `"label": "R&D <3 \u2028"`},
+	} {
+		name := c.name
+		f := validFile()
+		f.Scenario.Name = name
+		f.Scenario.Description = name
+		f.Policies[0].Label = name
+		f.Policies[0].Params = map[string]any{"note": name}
+		f.Policies[1].Error = name
+		data := encoded(t, f)
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(data, []byte(esc)) {
+				t.Errorf("%q: the file holds %s", name, esc)
+			}
+		}
+		if !bytes.Contains(data, []byte(c.want)) {
+			t.Errorf("%q: the file lacks %s", name, c.want)
+		}
+		g, err := Decode(data)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if g.Scenario.Name != name || g.Policies[0].Label != name || g.Policies[0].Params["note"] != name || g.Policies[1].Error != name {
+			t.Errorf("%q: read back %q %q %q %q", name, g.Scenario.Name, g.Policies[0].Label, g.Policies[0].Params["note"], g.Policies[1].Error)
+		}
+		if again := encoded(t, g); !bytes.Equal(again, data) {
+			t.Errorf("%q: round trip differs", name)
+		}
+	}
+}

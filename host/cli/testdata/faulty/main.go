@@ -108,6 +108,12 @@ func main() {
 			diags = append(diags, fmt.Sprintf("d%d", i))
 		}
 	}
+	if mode == "xml-names" {
+		// Names a plugin may declare (valid UTF-8, no control) that XML
+		// cannot hold as they are (U+FFFE) or that are markup; the values
+		// stay zero.
+		diags = []string{"gap\uFFFE</text>]]>&\"'", "a b", "a_b"}
+	}
 	p := sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", Diagnostics: diags, NewBatch: newBatch}
 	if strings.HasPrefix(mode, "hostile") {
 		p.Version += hostile
