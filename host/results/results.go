@@ -4,7 +4,6 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -223,13 +222,16 @@ func (f *File) WriteFile(path string) error {
 
 // ReadFile reads and checks a results file. Errors name the file and what
 // is wrong with it. A path that is not a regular file (a FIFO, a device)
-// is refused at once, and a file over MaxFileSize unread.
+// is refused at once, and a file over MaxFileSize unread. The file is
+// streamed (decode.go): reading it takes about what it decodes to, not
+// copies of its text.
 func ReadFile(path string) (*File, error) {
-	data, err := safeio.ReadFile(path, MaxFileSize)
+	r, err := safeio.Open(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
-	f, err := Decode(data)
+	defer r.Close()
+	f, err := decode(r)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
@@ -238,30 +240,7 @@ func ReadFile(path string) (*File, error) {
 
 // Decode parses and checks a results file's contents.
 func Decode(data []byte) (*File, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("empty file")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f File
-	if err := dec.Decode(&f); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("not valid JSON (truncated?): %w", err)
-		}
-		if errors.Is(err, seed.ErrInvalid) {
-			return nil, fmt.Errorf("scenario.seed: %w", err) // the one seed of the schema
-		}
-		return nil, err
-	}
-	// One object and nothing else: a second one is two files run together.
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the results object at byte %d (two files concatenated?)", dec.InputOffset())
-	}
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	return &f, nil
+	return decode(bytes.NewReader(data))
 }
 
 // MaxAbs bounds the magnitude of every number of a results file. JSON
