@@ -13,6 +13,7 @@ import (
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/internal/seed"
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // Schema identifies version 1 of the results file.
@@ -243,6 +244,10 @@ func Decode(data []byte) (*File, error) {
 	return decode(bytes.NewReader(data))
 }
 
+// MaxDiagnostics bounds the diagnostics of a policy in a results file:
+// those a plugin may declare (sdk.MaxDiagnostics).
+const MaxDiagnostics = wire.MaxDiagnostics
+
 // MaxAbs bounds the magnitude of every number of a results file. JSON
 // cannot hold NaN or infinities, but a number near the largest float64
 // turns infinite in the sums, ranges and squares that merge, gate and plot
@@ -311,6 +316,12 @@ func (f *File) Check() error {
 	for i, p := range f.Policies {
 		if p == nil {
 			return fmt.Errorf("policies[%d]: null", i)
+		}
+		// As many diagnostics as a plugin may declare: each is a figure
+		// of bench plot and columns of every report, and 5,000 kept bench
+		// plot busy for minutes.
+		if len(p.Diagnostics) > MaxDiagnostics {
+			return fmt.Errorf("policies[%d] %q: %d diagnostics, more than the %d a plugin may declare", i, p.Label, len(p.Diagnostics), MaxDiagnostics)
 		}
 		switch p.Status {
 		case StatusOK:

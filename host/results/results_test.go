@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +164,14 @@ func TestBadFiles(t *testing.T) {
 		{"diagnostic checkpoints beyond T", edit(func(f *File) {
 			f.Policies[0].Diagnostics["gap"] = DiagSeries{Checkpoints: []int{5, 11}, Mean: []float64{1, 2}, SE: []float64{0, 0}}
 		}), `diagnostics.gap.checkpoints must increase within 1..10, got [5 11]`},
+		{"more diagnostics than a plugin may declare", edit(func(f *File) {
+			p := f.Policies[0]
+			for k := range MaxDiagnostics {
+				name := fmt.Sprintf("d%d", k)
+				p.Diagnostics[name] = DiagSeries{Checkpoints: []int{5, 10}, Mean: []float64{1, 2}, SE: []float64{0, 0}}
+				p.Traces.Diagnostics[name] = [][]float64{{0, 0, 0}, {1, 1, 1}}
+			}
+		}), fmt.Sprintf(`policies[0] "TS": %d diagnostics, more than the %d a plugin may declare`, MaxDiagnostics+1, MaxDiagnostics)},
 		{"failed without error", edit(func(f *File) { f.Policies[1].Error = "" }), `policies[1] "Broken": status failed without an error`},
 		{"unknown status", edit(func(f *File) { f.Policies[0].Status = "done" }), `policies[0] "TS": unknown status "done"`},
 	} {
