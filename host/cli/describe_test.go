@@ -37,12 +37,15 @@ func TestParamRangesBeforeRun(t *testing.T) {
 		params string
 		want   []string // in stderr; none: the run succeeds
 	}{
-		{"m below 2", "{m: 1}", []string{`parameter "m" = 1: want >= 2`}},
-		{"samples negative", "{samples: -5}", []string{`parameter "samples" = -5: want >= 1`}},
-		{"both, in one message", "{m: 1, samples: -5}", []string{`parameter "m" = 1: want >= 2; parameter "samples" = -5: want >= 1`}},
+		{"m below 2", "{m: 1}", []string{`parameter "m" = 1: want in [2, 100]`}},
+		{"samples negative", "{samples: -5}", []string{`parameter "samples" = -5: want in [1, 1000]`}},
+		{"both, in one message", "{m: 1, samples: -5}", []string{`parameter "m" = 1: want in [2, 100]; parameter "samples" = -5: want in [1, 1000]`}},
 		{"lr on its exclusive bound", "{lr: 0}", []string{`parameter "lr" = 0: want > 0`}},
 		{"variance_inflation beyond its max", "{variance_inflation: 1e301}", []string{`parameter "variance_inflation" = 1e+301: want in (0, 1e+300]`}},
+		{"samples beyond its max", "{samples: 1e8}", []string{`parameter "samples" = 1e+08: want in [1, 1000]`}},
+		{"m beyond its max", "{m: 1e9}", []string{`parameter "m" = 1e+09: want in [2, 100]`}},
 		{"on the inclusive bounds", "{m: 2, samples: 1, steps: 0, tol: 0}", nil},
+		{"on the upper bounds", "{m: 100, samples: 1000, steps: 1}", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spy := filepath.Join(t.TempDir(), "spy.jsonl")
