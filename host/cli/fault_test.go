@@ -30,7 +30,7 @@ var faultyModes = []string{
 	"stdout-before", "stdout-after", "exit-early", "bad-version", "bad-cookie",
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 	"raw-frame", "raw-header", "many-diagnostics",
-	"sigstop", "hang-close", "helper", "stdout-flood", "panic",
+	"sigstop", "hang-close", "helper", "stdout-flood", "panic", "out-of-memory",
 }
 
 var (
