@@ -83,6 +83,9 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	if st.IsDir() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("plugin %s: not an executable file (mode %v)", path, st.Mode())
 	}
+	if err := CheckSocketDir(opts.Sandbox); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", path, err)
+	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
