@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/internal/testbin"
@@ -17,7 +21,8 @@ import (
 
 // badModes are the modes of testdata/badplugin, each linked into the bad
 // plugin directory as bench-plugin-bad-MODE.
-var badModes = []string{"ok", "arm-range", "ignore-seed", "time-seed", "shared-rand", "stdout-before", "orphan"}
+var badModes = []string{"ok", "arm-range", "ignore-seed", "time-seed", "shared-rand", "stdout-before", "orphan",
+	"gamer", "late-fault", "hang-open", "hang-step", "hang-close"}
 
 var (
 	badOnce sync.Once
@@ -154,7 +159,9 @@ func TestConformPasses(t *testing.T) {
 		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts"}
 	}
 	plugins["ucb1 (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1", true, false}
-	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, true}
+	// Not under -short: TestConformBroken's ignore-seed and shared-rand
+	// check that the same program passes every other rule.
+	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, false}
 	for name, p := range plugins {
 		t.Run(name, func(t *testing.T) {
 			if !p.short {
@@ -168,9 +175,13 @@ func TestConformPasses(t *testing.T) {
 			if p.byPath {
 				arg = filepath.Join(own, "bench-plugin-"+p.name)
 			}
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", arg)
+			// Under the strict sandbox, as bench runs them, and saying so.
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox", "strict", arg)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "(sandbox strict)\n") {
+				t.Errorf("stdout does not say the sandbox:\n%s", stdout)
 			}
 			status, _ := conformResults(t, stdout)
 			checkEveryRule(t, stdout, status)
@@ -190,28 +201,35 @@ func TestConformPasses(t *testing.T) {
 }
 
 // TestConformBroken: each broken plugin fails the rule it breaks, with a
-// reason naming what went wrong and where, exit 1, and leaves no process
-// behind even when it is the one that does not exit on parent death.
+// reason naming what went wrong and where and an explanation in the Go
+// SDK's terms, exit 1, and leaves no process behind even when it is the
+// one that does not exit on parent death.
 func TestConformBroken(t *testing.T) {
 	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := badPlugins(t)
 	for _, c := range []struct {
-		mode string
-		rule string   // fails over every transport (or once)
-		want []string // in its reason
-		only bool     // every other rule passes
+		mode  string
+		rule  string   // fails over every transport (or once)
+		want  []string // in its reason
+		doc   string   // in its explanation
+		only  bool     // every other rule passes
+		rules []string // --rule; nil: every rule
 	}{
-		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}, false},
-		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "randomized", "ignores the seed"}, true},
-		{"time-seed", "deterministic-seed", []string{"played again: arm", "(round "}, false},
-		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}, true},
-		{"stdout-before", "handshake", []string{"bad stdout-before: loading the model", "is not the go-plugin handshake"}, false},
-		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, true},
+		{"arm-range", "valid-arms", []string{"step round ", "returned arm ", ", want 0.."}, "", false, []string{"valid-arms"}},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "randomized", "ignores the seed"}, "use Replica.Rand", true, nil},
+		{"time-seed", "deterministic-seed", []string{"played again: arm", "(round "}, "comes only from Replica.Rand", false, []string{"deterministic-seed"}},
+		{"shared-rand", "batch-split", []string{"(round ", "replication "}, "draw from each replication's Replica.Rand", true, nil},
+		{"stdout-before", "handshake", []string{"bad stdout-before: loading the model", "is not the go-plugin handshake"}, "", false, nil},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, "", true, []string{"describe", "parent-death"}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			t.Parallel()
 			own := ownPlugins(t, dir, "bad-"+c.mode)
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "bad-"+c.mode)
+			args := []string{"--plugin-dir", own, "conform", "--quick", "-v", "bad-" + c.mode}
+			if c.rules != nil {
+				args = append(args, "--rule", strings.Join(c.rules, ","))
+			}
+			stdout, stderr, code := bench(t, args...)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
@@ -220,8 +238,13 @@ func TestConformBroken(t *testing.T) {
 				t.Errorf("stderr does not say the plugin does not conform:\n%s", stderr)
 			}
 			status, reason := conformResults(t, stdout)
-			checkEveryRule(t, stdout, status)
+			if c.rules == nil {
+				checkEveryRule(t, stdout, status)
+			}
 			ruleFails(t, status, reason, c.rule, c.want)
+			if c.doc != "" && !strings.Contains(stdout, c.doc) {
+				t.Errorf("no rule explanation says %q", c.doc)
+			}
 			if c.only {
 				for n, s := range status {
 					if !ofRule(n, c.rule) && s != "PASS" {
@@ -241,6 +264,222 @@ func TestConformBroken(t *testing.T) {
 	}
 }
 
+// TestConformNotGamed: plugins that passed the kit as it was (fixed seeds,
+// at most 112 rounds) fail it now. The gamer plays by the rules in a
+// session of the seed 20240611 or of at most 112 rounds, and draws from
+// the clock in every other, as in a real run: the long sessions over the
+// step socket show it. late-fault returns an arm out of range at round
+// 1001 only.
+func TestConformNotGamed(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
+	dir := badPlugins(t)
+	for _, c := range []struct {
+		mode  string
+		rules string
+		fails map[string][]string // check: in its failure's lines
+	}{
+		// Short sessions of more than 112 rounds may fail first; the
+		// long ones fail whatever the seed.
+		{"gamer", "deterministic-seed,batch-split", map[string][]string{
+			"deterministic-seed/socket": {"a long session (", "rounds), on a fresh plugin instance: arm"},
+			"batch-split/socket":        {"alone it pulls arm"},
+		}},
+		{"late-fault", "valid-arms", map[string][]string{
+			"valid-arms/socket": {"round 1001", "returned arm "},
+		}},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			own := ownPlugins(t, dir, "bad-"+c.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--rule", c.rules, "bad-"+c.mode)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			status, reason := conformResults(t, stdout)
+			for check, want := range c.fails {
+				if status[check] != "FAIL" {
+					t.Errorf("%s: %s, want FAIL", check, status[check])
+				}
+				// The FAIL line and the lines indented under it.
+				lines := regexp.MustCompile(`(?m)^FAIL ` + regexp.QuoteMeta(check) + `: .*\n(\s+.*\n)*`).FindString(stdout)
+				for _, w := range want {
+					if !strings.Contains(lines, w) {
+						t.Errorf("FAIL %s: the failure lacks %q", check, w)
+					}
+				}
+			}
+			if c.mode == "late-fault" {
+				// With --quick only the step socket plays past round 1000.
+				for _, tr := range []string{"grpc", "grpc-unary"} {
+					if s := status["valid-arms/"+tr]; s != "PASS" {
+						t.Errorf("valid-arms/%s: %s %s, want PASS", tr, s, reason["valid-arms/"+tr])
+					}
+				}
+			}
+			assertNoPluginsIn(t, own)
+		})
+	}
+}
+
+// TestConformTimeouts: a plugin that hangs in Open, in Step or in Close
+// fails the rule over the transport where it hangs, within the step
+// timeout, with a message naming the call and the timeout; its process is
+// killed and the rule goes on over the other transports with fresh
+// processes, which pass, as does the next rule.
+func TestConformTimeouts(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
+	dir := badPlugins(t)
+	for _, c := range []struct{ mode, call string }{
+		{"hang-open", "Open: "},
+		{"hang-step", "Step (round "},
+		{"hang-close", "Close: "},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			own := ownPlugins(t, dir, "bad-"+c.mode)
+			// No hang, whatever happens: the run is cut short (exit 130)
+			// after two minutes.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var out, errb bytes.Buffer
+			// The step timeout must fire for the hang, and for no other
+			// call: 5 s is long for any call of the kit's --quick sessions.
+			// --sandbox off: the fixture marks that it hung in its own
+			// directory, which a confined plugin may not write.
+			err := cli.Run(ctx, []string{"--plugin-dir", own, "conform", "--quick", "-v", "--step-timeout", "5s", "--sandbox", "off",
+				"--rule", "valid-arms,parent-death", "bad-" + c.mode}, &out, &errb)
+			stdout, stderr, code := out.String(), errb.String(), cli.ExitCode(err)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(own, "hung-"+c.mode)); err != nil {
+				t.Errorf("the plugin never hung: %v", err)
+			}
+			status, reason := conformResults(t, stdout)
+			want := "did not answer within the step timeout 5s"
+			if r := reason["valid-arms/socket"]; status["valid-arms/socket"] != "FAIL" || !strings.Contains(r, c.call) || !strings.Contains(r, want) {
+				t.Errorf("valid-arms/socket: %s %q, want FAIL: %s...%s", status["valid-arms/socket"], r, c.call, want)
+			}
+			if !strings.Contains(stdout, "bad "+c.mode+": hanging") {
+				t.Errorf("the failure does not quote the plugin's stderr")
+			}
+			for _, n := range []string{"handshake", "valid-arms/grpc", "valid-arms/grpc-unary", "parent-death"} {
+				if status[n] != "PASS" {
+					t.Errorf("%s: %s %s, want PASS after the hang", n, status[n], reason[n])
+				}
+			}
+			if !strings.Contains(stdout, "\n4 passed, 1 failed") {
+				t.Errorf("stdout does not end with 4 passed, 1 failed")
+			}
+			assertNoPluginsIn(t, own)
+		})
+	}
+}
+
+// TestConformInterrupted: SIGINT while a rule waits for a plugin ends
+// bench conform at once with exit 130 and one line counting the checks
+// done, not a FAIL for every check left; the plugin is stopped.
+func TestConformInterrupted(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
+	own := ownPlugins(t, badPlugins(t), "bad-hang-step")
+	b := startBench(t, nil, filepath.Join(binDir, "bench"), "--plugin-dir", own, "conform", "--quick", "--sandbox", "off",
+		"--step-timeout", "10m", "bad-hang-step") // the step timeout does not end the hang
+	b.waitFiles(t, filepath.Join(own, "hung-hang-step"))
+	if err := syscall.Kill(b.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code := b.exit(t, time.Minute)
+	stdout, stderr := b.stdout.String(), b.stderr.String()
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	if code != cli.ExitInterrupted {
+		t.Errorf("exit %d, want %d", code, cli.ExitInterrupted)
+	}
+	// handshake and describe passed before valid-arms/socket hung; the
+	// rules are checked over each of the 3 transports, or once.
+	checks := 0
+	for _, r := range sdktest.Rules() {
+		checks += map[bool]int{true: 1, false: 3}[r.Once()]
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if last, want := lines[len(lines)-1], fmt.Sprintf("interrupted after 2 of %d checks: 2 passed, 0 failed", checks); last != want {
+		t.Errorf("last line %q, want %q", last, want)
+	}
+	if strings.Contains(stdout, "FAIL") || strings.Contains(stdout, "SKIP") || strings.Contains(stdout, " passed, 0 failed (") {
+		t.Errorf("interrupted checks are reported:\n%s", stdout)
+	}
+	if strings.TrimSpace(stderr) != "bench: received interrupt" {
+		t.Errorf("stderr %q, want bench: received interrupt", stderr)
+	}
+	assertNoPluginsIn(t, own)
+}
+
+// TestConformSeed: every invocation draws its own seed and prints it
+// first; --seed replays the very same sessions, and the command a failure
+// prints replays the failure.
+func TestConformSeed(t *testing.T) {
+	t.Parallel() // with plugins of its own: see ownPlugins
+	own := ownPlugins(t, badPlugins(t), "bad-ok", "bad-shared-rand")
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		stdout, stderr, code := bench(t, append([]string{"--plugin-dir", own, "conform"}, args...)...)
+		if code == cli.ExitInput {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return stdout, code
+	}
+	sessions := func(stdout string) string {
+		t.Helper()
+		var out []string
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, "sessions: ") {
+				out = append(out, l)
+			}
+		}
+		if len(out) == 0 {
+			t.Fatalf("no sessions line:\n%s", stdout)
+		}
+		return strings.Join(out, "\n")
+	}
+	args := []string{"--quick", "-v", "--rule", "valid-arms,seed-used", "bad-ok"}
+	a, _ := run(args...)
+	b, _ := run(args...)
+	seedA, _, _ := strings.Cut(a, "\n")
+	seedB, _, _ := strings.Cut(b, "\n")
+	if !regexp.MustCompile(`^seed 0x[0-9a-f]{16}$`).MatchString(seedA) {
+		t.Fatalf("first line %q, want seed 0x and 16 hex digits", seedA)
+	}
+	if seedA == seedB || sessions(a) == sessions(b) {
+		t.Errorf("two runs drew the same seed or sessions:\n%s\n%s", a, b)
+	}
+	again, _ := run(append([]string{"--seed", strings.TrimPrefix(seedA, "seed ")}, args...)...)
+	if again != a {
+		t.Errorf("--seed %s did not replay the run:\n%s\nreplayed:\n%s", seedA, a, again)
+	}
+	// A config file's seed (or BENCH_SEED) is the scenario's, for runs:
+	// not the kit's, whatever its form.
+	for _, seed := range []string{"42", "0x" + strings.Repeat("ab", 32)} {
+		cfg := writeFile(t, "bench.yaml", "seed: "+seed+"\n")
+		out, stderr, code := bench(t, "--config", cfg, "--plugin-dir", own, "conform", "--quick", "--rule", "describe", "bad-ok")
+		if code != cli.ExitOK || out == a || strings.HasPrefix(out, "seed 0x000000000000002a\n") {
+			t.Errorf("with seed: %s in the config file: exit %d\n%s\n%s", seed, code, out, stderr)
+		}
+	}
+
+	// The reproduce line of a failure replays it.
+	fail, code := run("--quick", "--rule", "batch-split", "bad-shared-rand")
+	m := regexp.MustCompile(`(?m)^FAIL (batch-split/socket: .*)\n(?:.*\n)*?\s+reproduce: bench conform (.*)$`).FindStringSubmatch(fail)
+	if code != cli.ExitFailure || m == nil {
+		t.Fatalf("exit %d, no FAIL of batch-split/socket and its reproduce line:\n%s", code, fail)
+	}
+	replay, _ := run(append(strings.Fields(m[2]), "-v")...)
+	if !strings.Contains(replay, "FAIL "+m[1]+"\n") {
+		t.Errorf("%s does not replay FAIL %s:\n%s", m[2], m[1], replay)
+	}
+	assertNoPluginsIn(t, own)
+}
+
 // TestConformUsage: a plugin that is not there, a directory, or no
 // argument at all are usage errors (exit 2), naming what was looked for.
 func TestConformUsage(t *testing.T) {
@@ -254,6 +493,8 @@ func TestConformUsage(t *testing.T) {
 		{"missing path", []string{"conform", "./nowhere/bench-plugin-x"}, []string{"nowhere/bench-plugin-x", "no such file"}},
 		{"directory", []string{"conform", binDir + "/plugins"}, []string{"is a directory"}},
 		{"no argument", []string{"conform"}, []string{"accepts 1 arg"}},
+		{"bad seed", []string{"conform", "--seed", "0xnope", "ts"}, []string{"--seed", `"0xnope"`, "unsigned 64-bit"}},
+		{"zero step timeout", []string{"conform", "--step-timeout", "0s", "ts"}, []string{"--step-timeout 0s: must be > 0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := bench(t, c.args...)
@@ -301,7 +542,8 @@ func TestConformPythonExamples(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			// Mostly waiting for Python to start: in parallel.
 			t.Parallel()
-			stdout, stderr, code := bench(t, "conform", "--quick", path)
+			// The examples find the checkout's SDK beside them.
+			stdout, stderr, code := bench(t, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"), path)
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 			}
@@ -327,7 +569,7 @@ func TestConformPythonExamples(t *testing.T) {
 func TestConformProtocol1(t *testing.T) {
 	t.Parallel()
 	old := filepath.Join(proto1Plugins(t), "bench-plugin-old")
-	stdout, stderr, code := bench(t, "conform", "--quick", "--rule", "delayed-feedback", old)
+	stdout, stderr, code := bench(t, "conform", "--quick", "-v", "--rule", "delayed-feedback", old)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
@@ -348,7 +590,7 @@ func TestConformProtocol1(t *testing.T) {
 	if checked == 0 {
 		t.Errorf("no delayed-feedback line:\n%s", stdout)
 	}
-	stdout, stderr, code = bench(t, "conform", "--quick", "--rule", "delayed-feedback", "ts")
+	stdout, stderr, code = bench(t, "conform", "--quick", "-v", "--rule", "delayed-feedback", "ts")
 	if code != cli.ExitOK || !strings.Contains(stdout, "PASS delayed-feedback/socket") {
 		t.Fatalf("ts: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -369,19 +611,17 @@ func TestConformPythonBroken(t *testing.T) {
 	type pyMode struct {
 		mode, rule string
 		want       []string
+		doc        string // in the rule's explanation: the Python SDK's names
 	}
 	modes := []pyMode{
-		{"arm-range", "valid-arms", []string{"round 6", "replication 1", "arm 3, want 0..2"}},
-		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}},
-		{"shared-rand", "batch-split", []string{"(round ", "replication 0)"}},
-		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}},
-		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}},
+		{"arm-range", "valid-arms", []string{"step round ", "returned arm ", ", want 0.."}, ""},
+		{"ignore-seed", "seed-used", []string{"give the same arms for every replication", "ignores the seed"}, "(use replica.rng)"},
+		{"shared-rand", "batch-split", []string{"(round ", "replication "}, "or rb.KeyedDraws(s.seed,"},
+		{"stdout-before", "handshake", []string{"pybad stdout-before: loading the model", "is not the go-plugin handshake"}, ""},
+		{"orphan", "parent-death", []string{"still running 2s after the process that launched it was SIGKILLed"}, ""},
 	}
 	var rules []string
-	for _, m := range append(modes, struct {
-		mode, rule string
-		want       []string
-	}{mode: "ok"}) {
+	for _, m := range append(modes, pyMode{mode: "ok"}) {
 		if m.rule != "" {
 			rules = append(rules, m.rule)
 		}
@@ -395,7 +635,8 @@ func TestConformPythonBroken(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
 		own := ownPlugins(t, dir, "pybad-ok")
-		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", strings.Join(rules, ","), "pybad-ok")
+		stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"),
+			"--rule", strings.Join(rules, ","), "pybad-ok")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
 		}
@@ -411,13 +652,23 @@ func TestConformPythonBroken(t *testing.T) {
 		t.Run(m.mode, func(t *testing.T) {
 			t.Parallel()
 			own := ownPlugins(t, dir, "pybad-"+m.mode)
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--rule", m.rule, "pybad-"+m.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"),
+				"--rule", m.rule, "pybad-"+m.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != cli.ExitFailure {
 				t.Errorf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
 			}
 			status, reason := conformResults(t, stdout)
 			ruleFails(t, status, reason, m.rule, m.want)
+			// A Python author is told in the Python SDK's terms.
+			if m.doc != "" && !strings.Contains(stdout, m.doc) {
+				t.Errorf("no rule explanation says %q", m.doc)
+			}
+			for _, goName := range []string{"Replica.Rand", "BatchFactory", "BatchStep.Arrivals", "Session.Feedback.Delayed", "Select("} {
+				if strings.Contains(stdout, goName) {
+					t.Errorf("a Python plugin is told about Go's %s", goName)
+				}
+			}
 			assertNoPluginsIn(t, own)
 		})
 	}

@@ -37,7 +37,9 @@ func TestImmediateResultsUnchanged(t *testing.T) {
 }
 
 // comparable is a results file without what legitimately differs between
-// builds: the host version, the plugins' checksums and the timings.
+// builds: the host version, the plugins' checksums and the timings, and
+// the scenario's description, which is free text about the experiment,
+// not a result.
 func comparable(t *testing.T, path string) string {
 	t.Helper()
 	f, err := results.ReadFile(path)
@@ -45,6 +47,7 @@ func comparable(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	f.Bench = nil
+	f.Scenario.Description = ""
 	for _, p := range f.Policies {
 		// What the machine did, not what the policy did: time, the
 		// executable's checksum and the sandbox it ran under.

@@ -38,13 +38,13 @@ func TestConformDiagnosticsAgree(t *testing.T) {
 		{"rebind", cli.ExitOK, map[string]string{
 			"diagnostics-agree/socket": "PASS", "diagnostics-agree/grpc": "PASS", "diagnostics-agree/grpc-unary": "PASS"}},
 		{"lost", cli.ExitFailure, map[string]string{
-			"diagnostics-agree/socket": `FAIL diagnostic "round" is 0 in every replication at every round over socket, but not over grpc-unary (round 5, replication 0: 5): its values are lost on the way`,
+			"diagnostics-agree/socket": `FAIL diagnostic "round" is 0 in every replication at every round over socket, but not over grpc-unary (round `,
 			"diagnostics-agree/grpc":   "PASS", "diagnostics-agree/grpc-unary": "PASS"}},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			t.Parallel()
 			own := ownPlugins(t, dir, "pydiag-"+c.mode)
-			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "--start-timeout", "2m", "--rule", "diagnostics-agree", "pydiag-"+c.mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--sandbox-read", filepath.Join(repoRoot(t), "sdk", "python"), "--start-timeout", "2m", "--rule", "diagnostics-agree", "pydiag-"+c.mode)
 			t.Logf("stdout:\n%s", stdout)
 			if code != c.code {
 				t.Errorf("exit %d, want %d\n%s", code, c.code, stderr)

@@ -31,6 +31,7 @@ var faultyModes = []string{
 	"slow-start", "slow-ok", "slow-steps", "finisher", "spy", "complex", "int-default",
 	"raw-frame", "raw-header", "many-diagnostics",
 	"sigstop", "hang-close", "helper", "stdout-flood", "panic", "out-of-memory",
+	"hostile-open", "hostile-step", "hostile-crash", "hostile-sdk", "xml-names",
 }
 
 var (

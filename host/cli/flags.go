@@ -77,10 +77,16 @@ func (ro *runOptions) checkFlags() error {
 	if err := checkNonNegative("jobs", ro.jobs); err != nil {
 		return err
 	}
+	if ro.audit < 0 {
+		return withCode(ExitInput, fmt.Errorf("--audit %d: must be >= 0 (0: no audit)", ro.audit))
+	}
 	if err := checkTimeouts(ro.stepTimeout, ro.startTimeout); err != nil {
 		return err
 	}
 	if err := ro.sandbox.check(); err != nil {
+		return err
+	}
+	if err := ro.checkWith(); err != nil {
 		return err
 	}
 	if ro.shard != "" {
@@ -97,6 +103,14 @@ func (ro *runOptions) checkFlags() error {
 	if _, _, err := ro.output.parse(); err != nil {
 		return err
 	}
+	for _, out := range []struct {
+		flag, path string
+		dir        bool
+	}{{"--out", ro.out, false}, {"--save-baseline", ro.gate.saveBaseline, false}, {"--plot", ro.output.plotDir, true}} {
+		if err := checkOutDir(out.flag, out.path, out.dir); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -112,7 +126,8 @@ func checkShard(spec shard.Spec, runs int) error {
 
 // checkOut refuses an output path (named by flag) that is one of the
 // inputs of the same command, a symbolic link, or not a regular file:
-// writing it would destroy the input or replace the link or device. inputs
+// writing it would destroy the input or replace the link or device; and
+// one whose directory is missing or not writable (checkOutDir). inputs
 // maps each input's role (e.g. "the scenario") to its path; empty paths
 // are ignored.
 func checkOut(flag, path string, inputs [][2]string) error {
@@ -122,10 +137,29 @@ func checkOut(flag, path string, inputs [][2]string) error {
 	if _, err := safeio.CheckOut(path); err != nil {
 		return withCode(ExitInput, fmt.Errorf("%s %s: %w", flag, path, err))
 	}
+	if err := checkOutDir(flag, path, false); err != nil {
+		return err
+	}
 	for _, in := range inputs {
 		if in[1] != "" && safeio.SameFile(path, in[1]) {
 			return withCode(ExitInput, fmt.Errorf("%s %s is %s (%s); writing it would destroy an input: choose another file", flag, path, in[0], in[1]))
 		}
+	}
+	return nil
+}
+
+// checkOutDir refuses, before anything runs, an output (named by flag)
+// that could not be written when the run ends: a file whose directory is
+// missing, not a directory or not writable, or (dir) a directory,
+// created if missing, whose path is another file or whose nearest
+// existing ancestor is not a writable directory. Before, a run of hours
+// found out only at its end. An empty path is no output.
+func checkOutDir(flag, path string, dir bool) error {
+	if path == "" {
+		return nil
+	}
+	if err := safeio.CheckOutDir(path, dir); err != nil {
+		return withCode(ExitInput, fmt.Errorf("%s %s: %w", flag, path, err))
 	}
 	return nil
 }
@@ -142,6 +176,12 @@ func (o *paperOptions) checkFlags() error {
 		return err
 	}
 	if err := o.sandbox.check(); err != nil {
+		return err
+	}
+	if err := o.checkWith(); err != nil {
+		return err
+	}
+	if err := checkOutDir("--out", o.dir, true); err != nil {
 		return err
 	}
 	return checkTimeouts(o.stepTimeout, o.startTimeout)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 )
@@ -214,8 +215,8 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 			code = ExitRegression
 		}
 		for _, r := range reg {
-			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %+.1f%% worse than the baseline (margin %s, Holm-adjusted p=%.2g)",
-				r.Label, opt.Metric, 100*r.Estimate.Delta/nonzero(r.Base.Mean), pctString(opt.Margin), r.PWorse))
+			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %s worse than the baseline (margin %s, Holm-adjusted p=%.2g)",
+				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), pctString(opt.Margin), r.PWorse))
 		}
 	}
 	if inc := rep.Inconclusives(); requireConclusive && len(inc) > 0 {

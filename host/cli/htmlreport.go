@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,12 @@ command line, the host and the date (recorded by runs that wrote --out).
 The page is one file that works offline: it loads nothing (no script, no
 external style sheet, font or image), reads well on a laptop screen and
 prints cleanly. bench paper writes the same page for every experiment as
-DIR/index.html.`,
+DIR/index.html.
+
+The page is valid whatever the files hold: a character no HTML or XML
+document may hold (a control, U+FFFE, invalid UTF-8) shows as an escape
+such as \x1b. A figure that cannot be drawn is named in its place and on
+stderr; the rest of the page is written, and report exits 1.`,
 		Example: `  bench --scenario failure_mode --out fm.json
   bench report fm.json --out fm.html
   bench report two_arm.json three_arm.json --out synthetic.html --title "Synthetic instances"`,
@@ -61,6 +67,13 @@ DIR/index.html.`,
 
 // reportRun writes the page of the results files o names.
 func reportRun(o *reportOptions) error {
+	inputs := [][2]string{{"the --config file", o.f.config}}
+	for _, in := range o.inputs {
+		inputs = append(inputs, [2]string{"a results file of the report", in})
+	}
+	if err := checkOut("--out", o.out, inputs); err != nil {
+		return err // before reading gigabytes of results
+	}
 	files := make([]*results.File, len(o.inputs))
 	for i, path := range o.inputs {
 		f, err := results.ReadFile(path)
@@ -69,7 +82,15 @@ func reportRun(o *reportOptions) error {
 		}
 		files[i] = f
 	}
-	if err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title}); err != nil {
+	err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title})
+	var partial *htmlreport.PartialError
+	if errors.As(err, &partial) {
+		// Written, less what could not be drawn: the page says so in
+		// its place, and so does the exit code.
+		fmt.Fprintln(o.f.stdout, o.out)
+		return withCode(ExitFailure, fmt.Errorf("--out %s was written, but %w", o.out, err))
+	}
+	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", o.out, err))
 	}
 	fmt.Fprintln(o.f.stdout, o.out)

@@ -51,7 +51,7 @@ func TestRunRecordsProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(raw)
-	for _, want := range []string{"<h1>regretbench report: quick</h1>", `id="exp-quick-regret"`, `id="exp-quick-separated"`,
+	for _, want := range []string{"<h1>regretbench report: quick</h1>", `id="exp-1-quick-table-regret"`, `id="exp-1-quick-fig-separated"`,
 		"--scenario quick --runs 6", b.Date, host, f.Policies[0].PluginSHA256, "<svg"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)

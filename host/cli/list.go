@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/sandbox"
@@ -64,32 +65,45 @@ the first line says which.`,
 				return err
 			}
 			w := o.f.stdout
-			fmt.Fprintf(w, "plugins in %s (sandbox %s):\n", dir.Path, plan.Layers)
+			// Everything a plugin declares, and the names of the files in
+			// the directory, is shown escaped (termsafe).
+			esc := termsafe.String
+			fmt.Fprintf(w, "plugins in %s (sandbox %s):\n", esc(dir.Path), plan.Layers)
 			var failed []string
 			for _, name := range names {
-				path, _ := dir.Find(name)
-				sum, _ := registry.SHA256(path)
-				d, err := describe(path, o.startTimeout, plan)
+				// SHA256 refuses what is not a regular executable file
+				// from its metadata, before opening it: a FIFO or a link
+				// to /dev/zero hung the listing, and a dangling link was
+				// "plugin : stat : ..." without its path.
+				path, err := dir.Find(name)
+				var sum string
+				if err == nil {
+					sum, err = registry.SHA256(path)
+				}
+				var d *client.Description
+				if err == nil {
+					d, err = describe(path, o.startTimeout, plan)
+				}
 				if err != nil {
 					// Indent the quoted stderr lines under the mark.
-					msg := strings.ReplaceAll(strings.TrimRight(err.Error(), "\n"), "\n", "\n         ")
-					fmt.Fprintf(w, "\n%s  FAILED  (%s)\n  error: %s\n", name, path, msg)
-					failed = append(failed, name)
+					msg := strings.ReplaceAll(termsafe.Text(strings.TrimRight(err.Error(), "\n")), "\n", "\n         ")
+					fmt.Fprintf(w, "\n%s  FAILED  (%s)\n  error: %s\n", esc(name), esc(path), msg)
+					failed = append(failed, esc(name))
 					continue
 				}
-				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s\n  sha256 %s\n", name, d.Version, d.ProtocolVersion, d.SDK, path, sum)
+				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s\n  sha256 %s\n", esc(name), esc(d.Version), d.ProtocolVersion, esc(d.SDK), esc(path), sum)
 				if warn := nameMismatch(name, d); warn != "" {
-					fmt.Fprintf(w, "  warning: %s\n", warn)
+					fmt.Fprintf(w, "  warning: %s\n", esc(warn))
 				}
 				for _, p := range d.Params {
 					values := p.Range()
 					if values == "" {
 						values = "any"
 					}
-					fmt.Fprintf(w, "  param  %-20s %-6s default %-8v values %-14s %s\n", p.Name, p.Type, p.Default, values, p.Doc)
+					fmt.Fprintf(w, "  param  %-20s %-6s default %-8s values %-14s %s\n", esc(p.Name), esc(string(p.Type)), esc(fmt.Sprint(p.Default)), esc(values), esc(p.Doc))
 				}
 				if len(d.Diagnostics) > 0 {
-					fmt.Fprintf(w, "  diagnostics %s\n", strings.Join(d.Diagnostics, ", "))
+					fmt.Fprintf(w, "  diagnostics %s\n", esc(strings.Join(d.Diagnostics, ", ")))
 				}
 			}
 			if len(failed) > 0 {
@@ -151,7 +165,8 @@ func newCmdScenarios(f *factory, runF func(*scenariosOptions) error) *cobra.Comm
 				for _, p := range sc.Policies {
 					labels = append(labels, p.Label)
 				}
-				fmt.Fprintf(w, "%-*s K=%-3d T=%-6d runs=%-5d %s\n%*s policies: %s\n", width, name, sc.K(), sc.Horizon, sc.Runs, sc.Description, width, "", strings.Join(labels, ", "))
+				esc := termsafe.String // shipped, yet shown as any scenario would be
+				fmt.Fprintf(w, "%-*s K=%-3d T=%-6d runs=%-5d %s\n%*s policies: %s\n", width, esc(name), sc.K(), sc.Horizon, sc.Runs, esc(sc.Description), width, "", esc(strings.Join(labels, ", ")))
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -107,14 +108,22 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 		return nil
 	}
 	paths, err := plot.Write(f, o.plotDir, formats...)
-	if err != nil {
-		return fmt.Errorf("--plot %s: %w", o.plotDir, err)
-	}
-	if ropts.Format == report.FormatTable {
+	if ropts.Format == report.FormatTable && len(paths) > 0 {
 		fmt.Fprintf(stdout, "\nFigures:\n")
 		for _, p := range paths {
-			fmt.Fprintf(stdout, "  %s\n", p)
+			fmt.Fprintf(stdout, "  %s\n", termsafe.String(p))
 		}
+	}
+	if err != nil {
+		return &figuresError{fmt.Errorf("--plot %s: %w", o.plotDir, err)}
 	}
 	return nil
 }
+
+// figuresError is render's error when only figures could not be written:
+// the output was printed and every other figure written, so the run goes
+// on to write its results.
+type figuresError struct{ err error }
+
+func (e *figuresError) Error() string { return e.err.Error() }
+func (e *figuresError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,9 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/report"
@@ -44,6 +47,10 @@ var paperRuns = []struct {
 	{"obd", ""},
 	{"movielens", ""},
 }
+
+// baseLabels are the policies a remaxgrad_* sweep shares with its base
+// experiment.
+var baseLabels = []string{"ReMax", "TS", "KL-UCB"}
 
 // paperOrder is the order of the experiments in DIR/index.html: the
 // paper's main-text instances first, the ReMaxGrad sweeps last.
@@ -84,9 +91,12 @@ prints a summary table.
 experiment, after the shipped ones, whose rows do not change (common random
 numbers). Each experiment's results and report then hold a comparison
 section (the added policies' rank and paired differences from each shipped
-policy), stdout prints them and the wins, ties and losses across the
-experiments, --out gets comparison.txt, .md, .csv and .json, and
-index.html shows it.`,
+policy, Holm-adjusted over that table's comparisons), stdout prints them
+and the wins, ties and losses across the nine experiments, --out gets
+comparison.txt, .md, .csv and .json, and index.html shows it. Each pair is
+tested once: a remaxgrad_* sweep compares the added policies with its
+ReMaxGrad rows, and its ReMax, TS and KL-UCB rows are compared in the
+two_arm, three_arm or ten_arm experiment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
@@ -172,11 +182,18 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	// Every (scenario, policy) pair is one job of one pool, longest first
 	// (engine.RunAll).
-	pr := progress.New(o.f.stderr, !o.quiet)
+	// A bar per running job under a line counting the jobs finished: the
+	// paper's jobs are more than a screen holds.
+	pr := progress.New(o.f.progressOut(), !o.quiet)
+	njobs := 0
+	for _, sc := range scens {
+		njobs += len(sc.Policies)
+	}
+	pr.Jobs("jobs", njobs)
 	start := time.Now()
 	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
 	if f := pr.Func(); f != nil {
-		allOpts.Progress = func(name, label string, round, horizon int) { f(name+": "+label, round, horizon) }
+		allOpts.Progress = func(name, label string, done, total int64) { f(name+": "+label, done, total) }
 	}
 	files, finished, runErr := engine.RunAll(ctx, scens, allOpts)
 	pr.Wait()
@@ -185,8 +202,16 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
 	code, sig, interrupted := interruption(ctx)
+	// An output that cannot be written (a figure, a report, index.html)
+	// costs only itself: it is named on stderr at once, everything else
+	// is written and the summary printed, and bench exits 1 at the end.
+	failed := 0
+	warn := func(err error) {
+		failed++
+		fmt.Fprintf(o.f.stderr, "bench: %v\n", err)
+	}
 	var all []*results.File
-	var cmps []*compare.Scenario
+	cmpOf := map[string]*compare.Scenario{} // by experiment
 	var done, left []string
 	written := map[string]*results.File{} // by the name of the files written
 	for i, pr := range paperRuns {
@@ -201,24 +226,41 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		done = append(done, pr.scenario)
 		stamp(ctx, f)
 		all = append(all, f)
-		if c := o.paperComparison(f, addedLabels, cmpOpt); c != nil {
-			cmps = append(cmps, c)
+		// A sweep's ReMax, TS and KL-UCB rows are the base experiment's
+		// (written as such below): the added policies are compared with
+		// them there, once, and here with the sweep's own rows only, so
+		// that each pair is tested in one table (one Holm family) and
+		// counted once across the experiments.
+		var shared []compare.LeftOut
+		if pr.base != "" {
+			for _, l := range baseLabels {
+				if f.Policy(l) != nil {
+					shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.base + ", the same run"})
+				}
+			}
 		}
+		cmpOf[pr.scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
 		if err := writeReport(dir, pr.scenario, f, o.formats); err != nil {
-			return err
+			warn(err)
 		}
 		written[pr.scenario] = f
 		if pr.base != "" {
-			sub := subset(f, pr.base, append([]string{"ReMax", "TS", "KL-UCB"}, addedLabels...)...)
-			o.paperComparison(sub, addedLabels, cmpOpt)
+			sub := subset(f, pr.base, append(slices.Clone(baseLabels), addedLabels...)...)
+			cmpOf[pr.base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
 			if err := writeReport(dir, pr.base, sub, o.formats); err != nil {
-				return err
+				warn(err)
 			}
 			page := *sub // the page describes the instance as its scenario does
 			if base, err := scenario.Named(pr.base); err == nil {
 				page.Scenario.Description = base.Description
 			}
 			written[pr.base] = &page
+		}
+	}
+	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
+	for _, name := range paperOrder {
+		if c := cmpOf[name]; c != nil {
+			cmps = append(cmps, c)
 		}
 	}
 	if len(written) > 0 {
@@ -234,7 +276,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
 		}
 		if err := htmlreport.WriteFile(index, page, opts); err != nil {
-			return err
+			warn(fmt.Errorf("%s: %w", index, err))
 		}
 	}
 	printStacks(o.f.stderr, all...)
@@ -243,10 +285,10 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	if len(cmps) > 0 {
 		if err := writeComparisons(o.f.stdout, dir, compare.Summarize(cmps)); err != nil {
-			return err
+			warn(err)
 		}
 	}
-	fmt.Fprintf(o.f.stdout, "\n%d scenarios in %.1f s wall; results in %s/\n", len(all), elapsed.Seconds(), dir)
+	fmt.Fprintf(o.f.stdout, "\n%d experiments (%d scenario runs) in %.1f s wall; results in %s/\n", len(written), len(all), elapsed.Seconds(), dir)
 	if interrupted {
 		wrote := "none"
 		if len(done) > 0 {
@@ -259,19 +301,23 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
 			signalCause{sig}, dir, wrote, notDone))
 	}
+	if runErr == nil && failed > 0 {
+		return withCode(ExitFailure, fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", failed, dir))
+	}
 	return runErr
 }
 
 // paperComparison attaches to f the comparison of the --with policies
-// with the experiment's own, and returns it; nil without --with.
-func (o *paperOptions) paperComparison(f *results.File, added []string, opt compare.Options) *compare.Scenario {
+// with the experiment's own but those leftOut, and returns it; nil
+// without --with.
+func (o *paperOptions) paperComparison(f *results.File, added []string, leftOut []compare.LeftOut, opt compare.Options) *compare.Scenario {
 	f.Comparison = nil
 	if len(added) == 0 {
 		return nil
 	}
-	var spec compare.Spec
+	spec := compare.Spec{LeftOut: leftOut}
 	for _, p := range f.Policies {
-		if !slices.Contains(added, p.Label) {
+		if !slices.Contains(added, p.Label) && !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
 			spec.Baselines = append(spec.Baselines, p.Label)
 		}
 	}
@@ -332,32 +378,32 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 }
 
 // writeReport writes name.json, name.txt (the tables) and the figures of f
-// into dir.
+// into dir. What cannot be written costs only itself: writeReport writes
+// the rest and returns an error naming each failure.
 func writeReport(dir, name string, f *results.File, formats []string) error {
+	var errs []error
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	var b bytes.Buffer
-	if err := report.Tables(&b, f); err != nil {
-		return err
-	}
-	cmp, err := compare.FromFile(f)
-	if err != nil {
-		return err
-	}
-	if cmp != nil {
-		if err := compare.Write(&b, cmp, report.FormatTable); err != nil {
-			return err
+	txt := filepath.Join(dir, name+".txt")
+	err := report.Tables(&b, f)
+	if err == nil {
+		var cmp *compare.Scenario
+		if cmp, err = compare.FromFile(f); err == nil && cmp != nil {
+			err = compare.Write(&b, cmp, report.FormatTable)
 		}
 	}
-	txt := filepath.Join(dir, name+".txt")
-	if err := safeio.WriteFile(txt, b.Bytes()); err != nil {
-		return fmt.Errorf("report %s: %w", txt, err)
+	if err == nil {
+		err = safeio.WriteFile(txt, b.Bytes())
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
 	}
 	if _, err := plot.Write(f, dir, formats...); err != nil {
-		return fmt.Errorf("%s figures: %w", name, err)
+		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {
@@ -371,16 +417,16 @@ func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.Fi
 	for _, f := range files {
 		for _, p := range f.Policies {
 			if p.Status != results.StatusOK {
-				if err := t.Append(f.Scenario.Name, p.Label, "FAILED", "", "", "", ""); err != nil {
+				if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), "FAILED", "", "", "", ""); err != nil {
 					return err
 				}
 				continue
 			}
 			cell := func(s results.Series) string {
 				n := len(s.Mean) - 1
-				return fmt.Sprintf("%.2f ± %.2f", s.Mean[n], s.SE[n])
+				return numfmt.PM(s.Mean[n], s.SE[n])
 			}
-			if err := t.Append(f.Scenario.Name, p.Label, cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
+			if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
 				return err
 			}
 		}

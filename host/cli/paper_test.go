@@ -45,7 +45,7 @@ func TestPaper(t *testing.T) {
 	if n := strings.Count(string(index), `<section class="experiment"`); n != 9 {
 		t.Errorf("index.html has %d experiment sections, want 9 (six runs and the three main-text instances)", n)
 	}
-	if i, j := strings.Index(string(index), `id="exp-two_arm"`), strings.Index(string(index), `id="exp-remaxgrad_ten_arm"`); i < 0 || j < i {
+	if i, j := strings.Index(string(index), `id="exp-1-two_arm"`), strings.Index(string(index), `id="exp-9-remaxgrad_ten_arm"`); i < 0 || j < i {
 		t.Errorf("index.html: two_arm should come first, the sweeps last (%d, %d)", i, j)
 	}
 	if !strings.Contains(string(index), " paper --runs 4 --horizon 120 --out ") {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,27 +23,53 @@ func TestPaperWith(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Comparison in obd") || !strings.Contains(stdout, "Comparison across 6 scenarios") {
+	if !strings.Contains(stdout, "Comparison in obd") || !strings.Contains(stdout, "Comparison across 9 scenarios") ||
+		!strings.Contains(stdout, "9 experiments (6 scenario runs) in") {
 		t.Errorf("comparison missing from stdout:\n%s", stdout)
 	}
-	for _, name := range []string{"two_arm", "ten_arm", "obd", "movielens", "failure_mode", "remaxgrad_three_arm"} {
+	var sum compare.Summary
+	data, err := os.ReadFile(filepath.Join(dir, "comparison.json"))
+	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Scenarios) != 9 || len(sum.Totals) != 1 || sum.Totals[0].Scenarios != 9 {
+		t.Fatalf("comparison.json: %v %+v", err, sum.Totals)
+	}
+	// Each experiment's file holds exactly the comparison that
+	// comparison.json shows for it, p-values included (one Holm family per
+	// table), and each pair of policies is tested in one table only: a
+	// sweep leaves its ReMax, TS and KL-UCB rows to its base experiment.
+	tested := map[string]string{} // "TS x2 vs TS in two_arm's instance" -> the table
+	for i, name := range []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
 		f := readResults(t, filepath.Join(dir, name+".json"))
 		if last := f.Policies[len(f.Policies)-1]; last.Label != "TS x2" {
 			t.Errorf("%s: last policy %q, want TS x2", name, last.Label)
 		}
 		s, err := compare.FromFile(f)
-		if err != nil || s == nil || s.Policies[0].Label != "TS x2" || len(s.Policies[0].Diffs) != len(f.Policies)-1 {
-			t.Errorf("%s: comparison %v %+v", name, err, s)
+		if err != nil || s == nil || s.Policies[0].Label != "TS x2" {
+			t.Fatalf("%s: comparison %v %+v", name, err, s)
+		}
+		if got := sum.Scenarios[i]; got.Name != name || !reflect.DeepEqual(got, *s) {
+			t.Errorf("comparison.json's %s differs from %s.json's comparison:\n%+v\n%+v", got.Name, name, got, *s)
+		}
+		p := s.Policies[0]
+		wantDiffs, wantLeft := len(f.Policies)-1, 0
+		if strings.HasPrefix(name, "remaxgrad_") {
+			wantDiffs, wantLeft = len(f.Policies)-4, 3
+		}
+		if len(p.Diffs) != wantDiffs || len(p.LeftOut) != wantLeft || s.Comparisons != wantDiffs {
+			t.Errorf("%s: %d differences, %d left out, Holm over %d; want %d, %d, %d", name, len(p.Diffs), len(p.LeftOut), s.Comparisons, wantDiffs, wantLeft, wantDiffs)
+		}
+		instance := strings.TrimPrefix(name, "remaxgrad_")
+		for _, d := range p.Diffs {
+			key := d.Baseline + " in " + instance
+			if other, dup := tested[key]; dup {
+				t.Errorf("TS x2 against %s is tested in %s and in %s", key, other, name)
+			}
+			tested[key] = name
 		}
 		txt, _ := os.ReadFile(filepath.Join(dir, name+".txt"))
-		if !strings.Contains(string(txt), "Comparison in "+name) {
-			t.Errorf("%s.txt has no comparison section", name)
+		want := fmt.Sprintf("Holm-adjusted over the %d comparisons of this table", s.Comparisons)
+		if !strings.Contains(string(txt), "Comparison in "+name) || !strings.Contains(string(txt), want) {
+			t.Errorf("%s.txt has no comparison section saying %q", name, want)
 		}
-	}
-	var sum compare.Summary
-	data, err := os.ReadFile(filepath.Join(dir, "comparison.json"))
-	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Scenarios) != 6 || len(sum.Totals) != 1 || sum.Totals[0].Scenarios != 6 {
-		t.Errorf("comparison.json: %v %+v", err, sum.Totals)
 	}
 	for _, ext := range []string{"txt", "md", "csv"} {
 		if fi, err := os.Stat(filepath.Join(dir, "comparison."+ext)); err != nil || fi.Size() == 0 {
@@ -55,7 +82,8 @@ func TestPaperWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-obd-comparison-table"`, `id="exp-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`} {
+	for _, want := range []string{`9 experiments.`, `<h2>Comparison across 9 experiments</h2>`, `id="exp-5-obd-comparison-table"`, `id="exp-1-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`,
+		"TS x2 is not compared with ReMax, TS, KL-UCB (compared in two_arm, the same run)"} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}
@@ -102,7 +130,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Comparison across 6 scenarios") {
+	if !strings.Contains(stdout, "Comparison across 9 scenarios") {
 		t.Errorf("no comparison across the experiments on stdout:\n%s", stdout)
 	}
 	plain := filepath.Join(dir, "plain")
@@ -130,7 +158,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<h2>Comparison across 6 experiments</h2>`, `id="exp-failure_mode-comparison-table"`, `>ucb1</th>`} {
+	for _, want := range []string{`<h2>Comparison across 9 experiments</h2>`, `id="exp-4-failure_mode-comparison-table"`, `>ucb1</th>`} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}

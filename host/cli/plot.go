@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -66,13 +67,16 @@ func plotRun(o *plotOptions) error {
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("--format: %w", err))
 	}
+	if err := checkOutDir("--out", o.out, true); err != nil {
+		return err
+	}
 	f, err := results.ReadFile(o.results)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
 	paths, err := plot.Write(f, o.out, fs...)
 	for _, p := range paths {
-		fmt.Fprintln(o.f.stdout, p)
+		fmt.Fprintln(o.f.stdout, termsafe.String(p))
 	}
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", o.results, err)

@@ -102,6 +102,7 @@ type runOptions struct {
 	shard     string        // --shard I/N
 	resume    bool
 	compareTo string // --compare-to LABEL: the comparison's reference
+	audit     int    // --audit N: replications per policy replayed alone
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -118,6 +119,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
+	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications)")
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
@@ -258,9 +260,11 @@ func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engin
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
+		// A FIFO, a device or a dangling link fails the policy (as a
+		// file without an exec bit does) before anything opens it.
 		sum, err := registry.SHA256(path)
 		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", path, err)
+			return nil, err
 		}
 		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
 		if p.SHA256 != "" {
@@ -333,7 +337,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		StepTimeout: ro.stepTimeout,
 	}
 	var spec shard.Spec
-	nrep := sc.Runs
 	if ro.shard != "" {
 		if spec, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
@@ -343,7 +346,6 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true
-		nrep = len(opts.Replications)
 	}
 	order := labels(sc)
 	var kept *results.File
@@ -368,20 +370,16 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 	}
 	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-	pr := progress.New(ro.f.stderr, !ro.quiet)
-	b := ro.batch
-	if b <= 0 {
-		b = (nrep + 1) / 2
-		if nrep < 64 {
-			b = nrep
-		}
-	}
-	pr.SetSessions((nrep + b - 1) / b)
+	pr := progress.New(ro.f.progressOut(), !ro.quiet)
+	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
 	file, runErr := engine.Run(ctx, sc, opts)
 	pr.Wait()
 	if file == nil {
 		return runErr
+	}
+	if err := audit(ctx, sc, opts, file, replicationsOf(opts, sc.Runs), ro.audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
+		runErr = errors.Join(runErr, err)
 	}
 	if ro.shard != "" {
 		file.Shard.Index, file.Shard.Count = spec.Index, spec.Count
@@ -405,8 +403,13 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 	} else {
 		file.Comparison = nil // a resumed file's, from another call
 	}
+	// A figure that cannot be written costs only itself: said now, the
+	// results still written and gated, and exit 1 if nothing else fails.
+	var figErr *figuresError
 	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.f.stdout, file, cmp); err != nil {
+		if err := ro.output.render(ro.f.stdout, file, cmp); errors.As(err, &figErr) {
+			fmt.Fprintf(ro.f.stderr, "bench: %v\n", err)
+		} else if err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -419,7 +422,11 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		return ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		err := ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
+		if err == nil && figErr != nil {
+			return withCode(ExitFailure, fmt.Errorf("--plot %s: some figures could not be written (named above); the others, and the results, were", ro.output.plotDir))
+		}
+		return err
 	}
 	if code, sig, ok := interruption(ctx); ok {
 		where := "printed (no --out)"
@@ -651,4 +658,16 @@ func orImmediate(f string) string {
 		return "immediate"
 	}
 	return f
+}
+
+// replicationsOf lists the replications a run plays, in order.
+func replicationsOf(opts engine.Options, runs int) []uint64 {
+	if opts.Replications != nil {
+		return opts.Replications
+	}
+	reps := make([]uint64, runs)
+	for i := range reps {
+		reps[i] = uint64(i)
+	}
+	return reps
 }

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/testbin"
 )
@@ -54,7 +55,8 @@ func cheatPlugins(t *testing.T) string {
 			testbin.Main{Pkg: "./testdata/cheat/readshost", Name: "bench-plugin-cheat-reads-host"},
 			testbin.Main{Pkg: "./testdata/cheat/bruteseed", Name: "bench-plugin-cheat-brute-seed"},
 			testbin.Main{Pkg: "./testdata/cheat/escapeprobe", Name: "cheat-probe.bin"},
-			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"})
+			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"},
+			testbin.Main{Pkg: "./testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
 		for _, a := range probeAttempts {
 			if cheatErr == nil {
 				cheatErr = os.Link(filepath.Join(dir, "cheat-probe.bin"), filepath.Join(dir, "bench-plugin-cheat-probe-"+a))
@@ -650,5 +652,55 @@ policies: [{plugin: %s, label: Stray, params: {marker: %q}}]
 			assertNoHelpers(t, marker)
 			assertNoPluginsIn(t, dir)
 		})
+	}
+}
+
+// TestSandboxWithoutUserNamespaces: where user namespaces cannot be made
+// (here: inside bubblewrap with --disable-userns), auto falls back to
+// Landlock and seccomp, says so in one stderr line naming what is missing
+// and why, and records it; strict refuses, exit 2.
+func TestSandboxWithoutUserNamespaces(t *testing.T) {
+	t.Parallel()
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("needs bubblewrap (Debian: bubblewrap) to take user namespaces away")
+	}
+	if out, err := exec.Command(bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "true").CombinedOutput(); err != nil {
+		t.Skipf("bwrap --disable-userns does not run here: %v %s", err, out)
+	}
+	dir := cheatDirOf(t, "ts")
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(bwrap, append([]string{"--dev-bind", "/", "/", "--unshare-user", "--disable-userns",
+			filepath.Join(binDir, "bench"), "--plugin-dir", dir}, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	stdout, stderr, code := run("plugins")
+	if code != 0 || !strings.Contains(stdout, "(sandbox landlock+seccomp)") {
+		t.Errorf("auto without user namespaces: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "warning: sandbox auto: plugins run under landlock+seccomp only; missing namespaces (") ||
+		!strings.Contains(stderr, "user namespace") {
+		t.Errorf("want one warning line naming the missing namespaces and why, got %d lines:\n%s", n, stderr)
+	}
+	_, stderr, code = run("plugins", "--sandbox", "strict")
+	if code != cli.ExitInput || !strings.Contains(stderr, "sandbox strict: this machine cannot confine plugins fully; missing namespaces") {
+		t.Errorf("strict without user namespaces: exit %d, want %d\n%s", code, cli.ExitInput, stderr)
+	}
+	sc := writeFile(t, "s.yaml", "name: s\nenvironment: {means: [0.6, 0.4], noise_sd: 1}\nhorizon: 50\nruns: 2\nseed: 1\npolicies: [{plugin: ts, label: TS}]\n")
+	out := filepath.Join(t.TempDir(), "r.json")
+	if _, stderr, code := run("--scenario", sc, "--out", out, "-q"); code != 0 {
+		t.Fatalf("a run without user namespaces: exit %d\n%s", code, stderr)
+	}
+	if got := policyByLabel(readResults(t, out), "TS").Sandbox; got != "landlock+seccomp" {
+		t.Errorf("the results file records sandbox %q, want landlock+seccomp", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -22,7 +23,10 @@ import (
 const withHelp = `add a policy to the scenario (repeatable), after its own: PLUGIN[:NAME=VALUE,...][@LABEL], ` +
 	`e.g. 'bayesucb:c=1@Bayes-UCB c=1'. VALUEs are YAML scalars as in a scenario file (1 is an int, 1.0 a float, ` +
 	`true a bool, '1' a string); a backslash makes the next character plain (\, \= \@ \\). The LABEL is everything after ` +
-	`the first unescaped @, taken literally (default: the plugin name). The run then prints a comparison section`
+	`the first unescaped @, taken literally (default: the plugin name). The policy gets the scenario's own feedback: ` +
+	`mode (immediate if it declares none); the key feedback, not a plugin parameter, overrides it: ` +
+	`feedback=delay:D, feedback=geometric:MEAN or feedback=batch:B, e.g. 'ts:feedback=delay:100@TS d=100'. ` +
+	`The run then prints a comparison section, which pairs only policies under the same feedback mode`
 
 // pluginNameRE is the scenario files' rule for plugin names.
 var pluginNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
@@ -33,6 +37,12 @@ var pluginNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // Values are decoded as YAML scalars, so they get the types a scenario
 // file would give them.
 func parseWith(spec string) (scenario.Policy, error) {
+	if !utf8.ValidString(spec) {
+		// A results file holds UTF-8 only: the label would be stored as
+		// U+FFFD, and --resume would then append a second policy of
+		// that label, which bench gate refuses.
+		return scenario.Policy{}, fmt.Errorf("not valid UTF-8 (the bytes %s)", invalidBytes(spec))
+	}
 	// Split off the label at the first unescaped '@'.
 	head, label, hasLabel := spec, "", false
 	for i := 0; i < len(spec); i++ {
@@ -99,6 +109,17 @@ func parseWith(spec string) (scenario.Policy, error) {
 		if name == "" {
 			return p, fmt.Errorf("'=%s' has no parameter name", raw)
 		}
+		if name == feedbackKey {
+			if p.Feedback != nil {
+				return p, errors.New("feedback is given twice")
+			}
+			fb, err := parseFeedback(raw)
+			if err != nil {
+				return p, err
+			}
+			p.Feedback = fb
+			continue
+		}
 		if _, dup := p.Params[name]; dup {
 			return p, fmt.Errorf("parameter %q is given twice", name)
 		}
@@ -119,6 +140,71 @@ func parseWith(spec string) (scenario.Policy, error) {
 		return p, fmt.Errorf("label %q has leading or trailing spaces or control characters", p.Label)
 	}
 	return p, nil
+}
+
+// invalidBytes lists the bytes of s that are not UTF-8, escaped: "\xff at
+// byte 3, \xfe at byte 7".
+func invalidBytes(s string) string {
+	var parts []string
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			parts = append(parts, fmt.Sprintf("\\x%02x at byte %d", s[i], i))
+		}
+		i += n
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkWith parses every --with SPEC, before anything is loaded or run:
+// a malformed spec or one that is not UTF-8 is an input error (exit 2)
+// naming it. withPolicies parses them again, to check them against the
+// plugins.
+func (o *policyRunOptions) checkWith() error {
+	for _, spec := range o.with {
+		if _, err := parseWith(spec); err != nil {
+			return withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err))
+		}
+	}
+	return nil
+}
+
+// feedbackKey is the --with key that sets the policy's feedback mode in
+// place of the scenario's; it is not passed to the plugin.
+const feedbackKey = "feedback"
+
+// parseFeedback parses the value of feedback= in a --with SPEC: delay:D,
+// geometric:MEAN or batch:B, the forms of a scenario's `feedback:`
+// ({delay: D}, {delay: {geometric: MEAN}}, {batch: B}), checked as a
+// scenario file's are.
+func parseFeedback(raw string) (*scenario.Feedback, error) {
+	const forms = "delay:D, geometric:MEAN or batch:B"
+	kind, val, ok := strings.Cut(raw, ":")
+	if raw == "immediate" {
+		return nil, errors.New("feedback=immediate: write feedback=delay:0, which gives a policy exactly what immediate feedback gives (and is compared as such); without feedback= the policy has the scenario's own feedback")
+	}
+	if !ok || val == "" {
+		return nil, fmt.Errorf("feedback=%s: want %s", raw, forms)
+	}
+	v, err := yamlScalar(val)
+	if err != nil {
+		return nil, fmt.Errorf("feedback=%s: %w", raw, err)
+	}
+	var fb scenario.Feedback
+	switch kind {
+	case "delay":
+		fb.Delay = v
+	case "geometric":
+		fb.Delay = map[string]any{"geometric": v}
+	case "batch":
+		fb.Batch = v
+	default:
+		return nil, fmt.Errorf("feedback=%s: unknown mode %q (want %s)", raw, kind, forms)
+	}
+	if _, err := fb.Mode(); err != nil {
+		return nil, fmt.Errorf("feedback=%s: %w", raw, err)
+	}
+	return &fb, nil
 }
 
 // yamlScalar decodes raw as a scenario file decodes a parameter's value.

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/sdk"
 )
 
 func TestParseWith(t *testing.T) {
@@ -44,6 +46,54 @@ func TestParseWith(t *testing.T) {
 			}
 			if p.Plugin != tc.plugin || p.Label != tc.label || !reflect.DeepEqual(p.Params, tc.params) {
 				t.Errorf("got %+v, want plugin %q label %q params %v", p, tc.plugin, tc.label, tc.params)
+			}
+		})
+	}
+}
+
+// TestParseWithFeedback: feedback= sets the policy's own feedback mode in
+// the forms of a scenario's feedback: (it is no plugin parameter), checked
+// as a scenario file's are; without it the policy inherits the
+// scenario's.
+func TestParseWithFeedback(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want sdk.Feedback
+		err  string
+	}{
+		{spec: "ts", want: sdk.Feedback{}},
+		{spec: "ts:feedback=delay:100@TS d=100", want: sdk.Feedback{Kind: sdk.Delay, Delay: 100}},
+		{spec: "ts:feedback=delay:0", want: sdk.Feedback{Kind: sdk.Delay}},
+		{spec: "ts:inflation=2,feedback=geometric:5", want: sdk.Feedback{Kind: sdk.Geometric, Mean: 5}},
+		{spec: "ts:feedback=geometric:2.5", want: sdk.Feedback{Kind: sdk.Geometric, Mean: 2.5}},
+		{spec: "ts:feedback=batch:20,inflation=2", want: sdk.Feedback{Kind: sdk.Batch, Batch: 20}},
+		{spec: "ts:feedback=batch:0", err: "feedback=batch:0: feedback.batch: want an int in 1.."},
+		{spec: "ts:feedback=delay:1.5", err: "feedback.delay: want an int"},
+		{spec: "ts:feedback=delay:-1", err: "feedback.delay: want an int in 0.."},
+		{spec: "ts:feedback=geometric:-1", err: "feedback.delay.geometric"},
+		{spec: "ts:feedback=poisson:3", err: `unknown mode "poisson"`},
+		{spec: "ts:feedback=delay", err: "want delay:D, geometric:MEAN or batch:B"},
+		{spec: "ts:feedback=delay:", err: "want delay:D"},
+		{spec: "ts:feedback=immediate", err: "feedback=delay:0"},
+		{spec: "ts:feedback=delay:1,feedback=delay:2", err: "feedback is given twice"},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			p, err := parseWith(tc.spec)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, has := p.Params["feedback"]; has {
+				t.Errorf("feedback passed to the plugin as a parameter: %v", p.Params)
+			}
+			got, err := p.Feedback.Mode()
+			if err != nil || got != tc.want {
+				t.Errorf("feedback %+v (%v), want %+v", got, err, tc.want)
 			}
 		})
 	}

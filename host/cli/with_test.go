@@ -3,8 +3,10 @@ package cli_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -95,7 +97,7 @@ func TestComparisonFormats(t *testing.T) {
 		t.Errorf("markdown: exit %d\n%s\n%s", code, out, stderr)
 	}
 	out, _, _ = bench(t, args...)
-	if !strings.Contains(out, "Comparison in quick") || !strings.Contains(out, "Holm-adjusted over 2 comparison(s)") {
+	if !strings.Contains(out, "Comparison in quick") || !strings.Contains(out, "Holm-adjusted over the 2 comparisons of this table") {
 		t.Errorf("table:\n%s", out)
 	}
 	out, _, _ = bench(t, append(args, "--format", "csv")...)
@@ -172,5 +174,96 @@ func TestWithEnvironment(t *testing.T) {
 	_, stderr, code := bench(t, small...)
 	if code != 2 || !strings.Contains(stderr, `--with "klucb:c=0.5,forced=1@K": plugin klucb: unknown parameter "forced"`) {
 		t.Errorf("exit %d, want 2 for the whole spec from BENCH_WITH\n%s", code, stderr)
+	}
+}
+
+// TestWithDelayedScenario: on a scenario whose policies declare delayed
+// or batched feedback, a --with policy gets the scenario's own feedback
+// (immediate here, as delayed_ten_arm declares none at the top) and is
+// compared only with the rows under that feedback, {delay: 0} counting as
+// immediate; feedback= gives it another mode, and it is then compared only
+// with the rows under that one (an added copy of a shipped row ties with
+// it exactly). The rows left out are named under the table, which shows
+// each policy's feedback mode, in every format.
+func TestWithDelayedScenario(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "r.json")
+	out, stderr, code := bench(t, "--scenario", "delayed_ten_arm", "--runs", "6", "--horizon", "300", "-q", "--out", path,
+		"--with", "ts@X", "--with", "ts:feedback=delay:100@X d=100", "--with", "ts:feedback=batch:20@X batch=20")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	f := readResults(t, path)
+	for label, want := range map[string]string{"X": "", "X d=100": "delay 100", "X batch=20": "batch 20"} {
+		if got := f.Policy(label).Feedback; got != want {
+			t.Errorf("%s: feedback %q recorded, want %q", label, got, want)
+		}
+	}
+	s, err := compare.FromFile(f)
+	if err != nil || s == nil {
+		t.Fatalf("comparison: %v", err)
+	}
+	for _, c := range []struct {
+		label    string
+		compared []string
+		left     int
+	}{
+		{"X", []string{"ReMax d=0", "TS d=0", "KL-UCB d=0"}, 12},
+		{"X d=100", []string{"ReMax d=100", "TS d=100", "KL-UCB d=100"}, 12},
+		{"X batch=20", nil, 15},
+	} {
+		var p compare.Policy
+		for _, q := range s.Policies {
+			if q.Label == c.label {
+				p = q
+			}
+		}
+		var got []string
+		for _, d := range p.Diffs {
+			got = append(got, d.Baseline)
+		}
+		if !reflect.DeepEqual(got, c.compared) || len(p.LeftOut) != c.left {
+			t.Errorf("%s: compared with %v, %d left out; want %v, %d", c.label, got, len(p.LeftOut), c.compared, c.left)
+		}
+		if c.compared != nil && p.Ranked != 4 {
+			t.Errorf("%s: ranked among %d, want the 4 under its feedback", c.label, p.Ranked)
+		}
+		for _, d := range p.Diffs {
+			if d.Baseline == "TS d=100" && (d.Delta != 0 || d.Outcome != compare.Tie) {
+				t.Errorf("X d=100 against TS d=100 (the same policy under the same feedback): %+v, want delta 0, tie", d)
+			}
+		}
+	}
+	if s.Comparisons != 6 {
+		t.Errorf("Holm family of %d comparisons, want the 6 tested", s.Comparisons)
+	}
+	for _, want := range []string{
+		"| feedback  |",
+		"left out: X (feedback immediate) is not compared with ReMax d=10, TS d=10, KL-UCB d=10 (feedback delay 10);",
+		"left out: X batch=20 (feedback batch 20) is not compared with ReMax d=0, TS d=0, KL-UCB d=0 (feedback delay 0);",
+		"only policies under the same feedback mode are compared",
+		"Holm-adjusted over the 6 comparisons of this table",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The regret table shows each row's feedback.
+	if !regexp.MustCompile(`(?m)^\| TS d=100 +\| delay 100 +\|`).MatchString(out) || !regexp.MustCompile(`(?m)^\| X +\| immediate +\|`).MatchString(out) {
+		t.Errorf("the regret table does not show each policy's feedback:\n%s", out)
+	}
+	page := filepath.Join(filepath.Dir(path), "r.html")
+	if _, stderr, code := bench(t, "report", path, "--out", page); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<th scope="col">feedback</th>`, `<td>delay 100</td>`, "left out: X (feedback immediate) is not compared with",
+		"Holm-adjusted over the 6 comparisons of this table"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
 	}
 }

@@ -80,7 +80,9 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", path, err)
 	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
+	// Not a regular file: the sandbox's launcher reads a script's #! line,
+	// and opening a FIFO blocks until a writer comes.
+	if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("plugin %s: not an executable file (mode %v)", path, st.Mode())
 	}
 	if err := CheckSocketDir(opts.Sandbox); err != nil {

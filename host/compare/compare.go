@@ -26,10 +26,23 @@
 //   - loss: adjusted p(worse) < alpha (significantly higher);
 //   - tie: neither.
 //
-// So in each scenario the chance of reporting any false win is at most
-// alpha (0.01 by default), and likewise for losses. Identical policies give
-// delta 0, CI [0, 0] and a tie; a policy whose every replication is worse
-// by the same constant c gives delta c, CI [c, c] and a loss.
+// So in each scenario (each comparison table: one Holm family per table)
+// the chance of reporting any false win is at most alpha (0.01 by
+// default), and likewise for losses. Identical policies give delta 0, CI
+// [0, 0] and a tie; a policy whose every replication is worse by the same
+// constant c gives delta c, CI [c, c] and a loss.
+//
+// # Feedback modes
+//
+// Only policies under the same feedback mode (design §3; results.Policy
+// Feedback) are compared: a policy that sees every reward at once would
+// "win" against one that waits 100 rounds for it, which says nothing of
+// either. A baseline under another mode is left out of the policy's
+// differences and listed in its LeftOut, and the rank counts only the
+// policies under the policy's mode. Modes that deliver every reward at the
+// start of the next round, {delay: 0}, {batch: 1} and {delay: {geometric:
+// 0}}, give a policy exactly what immediate feedback gives (design §3), so
+// they count as immediate (FeedbackClass).
 //
 // # Across scenarios
 //
@@ -39,11 +52,13 @@
 package compare
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/results"
@@ -77,6 +92,21 @@ type Spec struct {
 	// Baselines are the policies they are compared with: the scenario's
 	// own with --with, every other policy with --compare-to.
 	Baselines []string `json:"baselines"`
+	// LeftOut are policies of the scenario that the caller chose not to
+	// compare with, and why (bench paper: the rows a sweep shares with
+	// another experiment are compared there); the table says so.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+}
+
+// LeftOut is a policy of the scenario that a comparison does not pair
+// with a policy under comparison, and why.
+type LeftOut struct {
+	Baseline string `json:"baseline"`
+	// Feedback is the left-out policy's feedback mode when that is the
+	// reason (it differs from the compared policy's); empty otherwise.
+	Feedback string `json:"feedback,omitempty"`
+	// Reason says why, for a reader ("compared in two_arm, the same run").
+	Reason string `json:"reason"`
 }
 
 // Diff is a policy's paired difference from one baseline.
@@ -106,18 +136,27 @@ func (d Diff) Tested() bool { return d.Outcome != None }
 
 // Policy is one policy under comparison in one scenario.
 type Policy struct {
-	Label  string  `json:"label"`
-	Plugin string  `json:"plugin"`
-	Status string  `json:"status"` // results.StatusOK or results.StatusFailed
-	Mean   float64 `json:"mean"`   // mean final value over replications (status ok only)
-	SE     float64 `json:"se"`
-	N      int     `json:"n"`
+	Label  string `json:"label"`
+	Plugin string `json:"plugin"`
+	// Feedback is the policy's feedback mode as its results record it
+	// ("delay 10"); empty for immediate feedback.
+	Feedback string  `json:"feedback,omitempty"`
+	Status   string  `json:"status"` // results.StatusOK or results.StatusFailed
+	Mean     float64 `json:"mean"`   // mean final value over replications (status ok only)
+	SE       float64 `json:"se"`
+	N        int     `json:"n"`
 	// Rank is 1 + the number of ranked policies with a lower mean, plus
 	// half the number of the others with an equal mean (so ties share the
-	// average rank); 0 when the policy failed.
-	Rank  float64 `json:"rank"`
-	Diffs []Diff  `json:"diffs"`
-	Error string  `json:"error,omitempty"` // the failure, when Status is failed
+	// average rank); 0 when the policy failed. The ranked policies are
+	// those that ran under the policy's feedback mode (FeedbackClass).
+	Rank float64 `json:"rank"`
+	// Ranked is how many policies the rank is among.
+	Ranked int    `json:"ranked"`
+	Diffs  []Diff `json:"diffs"`
+	// LeftOut are the baselines not compared with this policy: under
+	// another feedback mode, or left out by the Spec.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+	Error   string    `json:"error,omitempty"` // the failure, when Status is failed
 }
 
 // Scenario is the comparison section of one scenario's results.
@@ -127,8 +166,8 @@ type Scenario struct {
 	Metric      string   `json:"metric"`
 	Alpha       float64  `json:"alpha"`
 	Spec        Spec     `json:"spec"`
-	Ranked      int      `json:"ranked"`      // policies that ran (status ok), which the ranks count
-	Comparisons int      `json:"comparisons"` // size of each Holm family
+	Ranked      int      `json:"ranked"`      // policies that ran (status ok); each rank counts those under its policy's feedback mode (Policy.Ranked)
+	Comparisons int      `json:"comparisons"` // size of each Holm family: the tested differences of this table
 	Policies    []Policy `json:"policies"`
 }
 
@@ -174,29 +213,40 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 			return nil, fmt.Errorf("compare: policy %q is both compared and a baseline", l)
 		}
 	}
-	for _, l := range append(slices.Clone(spec.Policies), spec.Baselines...) {
+	var leftOut []string
+	for _, lo := range spec.LeftOut {
+		if slices.Contains(spec.Policies, lo.Baseline) || slices.Contains(spec.Baselines, lo.Baseline) {
+			return nil, fmt.Errorf("compare: policy %q is both compared and left out", lo.Baseline)
+		}
+		leftOut = append(leftOut, lo.Baseline)
+	}
+	for _, l := range slices.Concat(spec.Policies, spec.Baselines, leftOut) {
 		if f.Policy(l) == nil {
 			return nil, fmt.Errorf("compare: scenario %s has no policy %q", f.Scenario.Name, l)
 		}
 	}
 	s := &Scenario{Name: f.Scenario.Name, Horizon: f.Scenario.Horizon, Metric: opt.Metric, Alpha: opt.Alpha, Spec: spec}
 
-	// Ranks among every policy that ran.
+	// Ranks among the policies that ran under the same feedback mode.
 	type ranked struct {
-		label string
-		mean  float64
+		label, class string
+		mean         float64
 	}
 	var rs []ranked
 	for _, p := range f.Policies {
 		if ok(p, opt.Metric) {
-			rs = append(rs, ranked{p.Label, mean(p.Final[opt.Metric])})
+			rs = append(rs, ranked{p.Label, FeedbackClass(p.Feedback), mean(p.Final[opt.Metric])})
 		}
 	}
 	s.Ranked = len(rs)
-	rank := map[string]float64{}
+	rank, among := map[string]float64{}, map[string]int{}
 	for _, a := range rs {
-		r := 1.0
+		r, n := 1.0, 0
 		for _, b := range rs {
+			if b.class != a.class {
+				continue
+			}
+			n++
 			switch {
 			case a.label == b.label:
 			case b.mean < a.mean:
@@ -205,7 +255,7 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 				r += 0.5
 			}
 		}
-		rank[a.label] = r
+		rank[a.label], among[a.label] = r, n
 	}
 
 	// One family: every (policy, baseline) pair that can be tested.
@@ -214,16 +264,22 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	var where []at
 	for _, l := range spec.Policies {
 		fp := f.Policy(l)
-		cp := Policy{Label: l, Plugin: fp.Plugin, Status: fp.Status, Diffs: []Diff{}}
+		cp := Policy{Label: l, Plugin: fp.Plugin, Feedback: fp.Feedback, Status: fp.Status, Diffs: []Diff{}}
 		if !ok(fp, opt.Metric) {
 			cp.Status, cp.Error = results.StatusFailed, fp.Error
 		} else {
 			x := fp.Final[opt.Metric]
 			cp.Mean, cp.SE, cp.N = mean(x), se(x), len(x)
-			cp.Rank = rank[l]
+			cp.Rank, cp.Ranked = rank[l], among[l]
 		}
+		class := FeedbackClass(fp.Feedback)
 		for _, b := range spec.Baselines {
 			fb := f.Policy(b)
+			if FeedbackClass(fb.Feedback) != class {
+				cp.LeftOut = append(cp.LeftOut, LeftOut{Baseline: b, Feedback: FeedbackName(fb.Feedback),
+					Reason: "feedback " + FeedbackName(fb.Feedback)})
+				continue
+			}
 			d := Diff{Baseline: b, BaselineStatus: results.StatusFailed, Outcome: None}
 			if ok(fb, opt.Metric) {
 				y := fb.Final[opt.Metric]
@@ -240,6 +296,7 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 			}
 			cp.Diffs = append(cp.Diffs, d)
 		}
+		cp.LeftOut = append(cp.LeftOut, spec.LeftOut...)
 		s.Policies = append(s.Policies, cp)
 	}
 	// Every policy of a run faces the same reward streams in replication r
@@ -266,6 +323,30 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		}
 	}
 	return s, nil
+}
+
+// FeedbackClass returns the class of a feedback mode as results record it
+// (results.Policy.Feedback: "", "delay 10", "geometric mean 100", "batch
+// 100"): policies of one class face the same feedback and may be compared.
+// Modes that deliver every reward at the start of the next round ("delay
+// 0", "batch 1", "geometric mean 0") are immediate feedback in all but
+// name (design §3) and give "", as immediate feedback does.
+func FeedbackClass(mode string) string {
+	switch m := strings.Join(strings.Fields(mode), " "); m {
+	case "", "immediate", "delay 0", "batch 1", "geometric mean 0":
+		return ""
+	default:
+		return m
+	}
+}
+
+// FeedbackName is the feedback mode as tables show it: the mode, or
+// "immediate".
+func FeedbackName(mode string) string {
+	if mode == "" {
+		return "immediate"
+	}
+	return mode
 }
 
 // ok reports whether p ran and has final values of metric.
@@ -352,11 +433,15 @@ func Attach(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(s)
-	if err != nil {
+	// Not json.Marshal, which escapes < > & in labels as \u003c...: the
+	// results file keeps this member's bytes as they are.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	f.Comparison = data
+	f.Comparison = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	return s, nil
 }
 
@@ -370,6 +455,9 @@ func FromFile(f *results.File) (*Scenario, error) {
 		return nil, nil
 	}
 	var stored Scenario
+	if err := results.CheckKeys(f.Comparison, &stored); err != nil {
+		return nil, fmt.Errorf("results comparison: %w", err)
+	}
 	if err := json.Unmarshal(f.Comparison, &stored); err != nil {
 		return nil, fmt.Errorf("results comparison: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -205,5 +206,222 @@ func TestAttachFromFile(t *testing.T) {
 	}
 	if none, err := FromFile(file(pol("A", 1))); none != nil || err != nil {
 		t.Errorf("no comparison: %v %v", none, err)
+	}
+	// A key that matches a field only when case is ignored is refused:
+	// "Metric" after "metric" chose the metric compared.
+	g.Comparison = bytes.Replace(g.Comparison, []byte(`"metric":`), []byte(`"Metric": "underestimation", "metric":`), 1)
+	if _, err := FromFile(g); err == nil || !strings.Contains(err.Error(), `results comparison: key "Metric" differs from the field "metric" only in case`) {
+		t.Errorf("a Metric beside metric: %v", err)
+	}
+}
+
+// TestJSONPlainText: the comparison section in a results file and the
+// json rendering write labels with < > & as they are, not \u003c..., and
+// read back to the same labels.
+func TestJSONPlainText(t *testing.T) {
+	const added, base = `<b>A&B</b>`, `]]>"x'`
+	f := file(pol(base, 1, 2, 3), pol(added, 2, 3, 5))
+	for _, p := range f.Policies {
+		p.Checkpoints = []int{10}
+		p.Params = map[string]any{}
+		for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+			s, _ := p.Metric(m)
+			*s = results.Series{Mean: []float64{1}, SE: []float64{0}}
+			p.Final[m] = p.Final["regret"]
+		}
+	}
+	s, err := Attach(f, Spec{Policies: []string{added}, Baselines: []string{base}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file, sum bytes.Buffer
+	if err := f.Encode(&file); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummary(&sum, Summarize([]*Scenario{s, s}), report.FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"comparison member": f.Comparison, "results file": file.Bytes(), "json summary": sum.Bytes()} {
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(data, []byte(esc)) {
+				t.Errorf("%s holds %s", name, esc)
+			}
+		}
+		if !bytes.Contains(data, []byte(`"<b>A&B</b>"`)) {
+			t.Errorf("%s lacks the label as it is", name)
+		}
+	}
+	g, err := results.Decode(file.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := FromFile(g)
+	if err != nil || back.Policies[0].Label != added || back.Policies[0].Diffs[0].Baseline != base {
+		t.Errorf("read back: %v %+v", err, back)
+	}
+	var again Summary
+	if err := json.Unmarshal(sum.Bytes(), &again); err != nil || again.Totals[0].Label != added {
+		t.Errorf("json summary read back: %v %+v", err, again.Totals)
+	}
+}
+
+// TestHostileStrings: labels and scenario names from results files that
+// hold terminal escapes, a bidi override and a C1 control are escaped in
+// the comparison's table and Markdown forms, scenario and totals alike,
+// and kept raw in its CSV and JSON.
+func TestHostileStrings(t *testing.T) {
+	const hostile, shown = termsafetest.Hostile, termsafetest.Shown
+	f := file(pol("A"+hostile, 1, 2, 3), pol("B"+hostile, 2, 3, 5), failed("F"+hostile))
+	f.Scenario.Name = "s" + hostile
+	s, err := Compute(f, Spec{Policies: []string{"B" + hostile, "F" + hostile}, Baselines: []string{"A" + hostile}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize([]*Scenario{s})
+	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
+	for _, tc := range []struct {
+		format report.Format
+		want   []string
+	}{
+		{report.FormatTable, []string{"Comparison in s" + shown, "| B" + shown, "| A" + shown, "F" + shown + " against A" + shown + ": not tested: F" + shown + " failed"}},
+		{report.FormatMarkdown, []string{"Comparison in s" + md(shown), "| B" + md(shown), "| A" + md(shown)}},
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, s, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteSummary(&b, sum, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		termsafetest.Check(t, string(tc.format), b.String(), tc.want...)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) < 2 || rows[1][0] != "s"+hostile || rows[1][1] != "B"+hostile {
+		t.Errorf("csv %v: %q, want the raw name and label", err, rows)
+	}
+}
+
+// TestFeedbackModes: a policy is compared and ranked only with policies
+// under its feedback mode ({delay: 0} and {batch: 1} are immediate in all
+// but name); the others are listed as left out, with their mode, in the
+// data and under the table, and the table shows each policy's mode.
+func TestFeedbackModes(t *testing.T) {
+	withFeedback := func(p *results.Policy, mode string) *results.Policy { p.Feedback = mode; return p }
+	f := file(
+		pol("A", 5, 6, 7),
+		withFeedback(pol("A d=0", 5, 6, 7), "delay 0"),
+		withFeedback(pol("A d=100", 50, 60, 70), "delay 100"),
+		withFeedback(pol("A batch=20", 40, 41, 42), "batch 20"),
+		withFeedback(pol("A batch=1", 5, 6, 7), "batch 1"),
+		pol("X", 1, 2, 3),
+		withFeedback(pol("Y d=100", 40, 50, 60), "delay 100"),
+	)
+	spec := Spec{Policies: []string{"X", "Y d=100"}, Baselines: []string{"A", "A d=0", "A d=100", "A batch=20", "A batch=1"}}
+	s, err := Compute(f, spec, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baselines := func(p Policy) (compared, left []string) {
+		for _, d := range p.Diffs {
+			compared = append(compared, d.Baseline)
+		}
+		for _, l := range p.LeftOut {
+			left = append(left, l.Baseline+"="+l.Feedback)
+		}
+		return
+	}
+	for _, c := range []struct {
+		p              Policy
+		compared, left string
+		rank           float64
+		ranked         int
+	}{
+		{s.Policies[0], "A,A d=0,A batch=1", "A d=100=delay 100,A batch=20=batch 20", 1, 4},
+		{s.Policies[1], "A d=100", "A=immediate,A d=0=delay 0,A batch=20=batch 20,A batch=1=batch 1", 1, 2},
+	} {
+		compared, left := baselines(c.p)
+		if strings.Join(compared, ",") != c.compared || strings.Join(left, ",") != c.left {
+			t.Errorf("%s: compared with %v, left out %v; want %s and %s", c.p.Label, compared, left, c.compared, c.left)
+		}
+		if c.p.Rank != c.rank || c.p.Ranked != c.ranked {
+			t.Errorf("%s: rank %v/%d, want %v/%d", c.p.Label, c.p.Rank, c.p.Ranked, c.rank, c.ranked)
+		}
+		for _, d := range c.p.Diffs {
+			if d.Outcome != Win {
+				t.Errorf("%s against %s: %s, want a win", c.p.Label, d.Baseline, d.Outcome)
+			}
+		}
+	}
+	if s.Comparisons != 4 {
+		t.Errorf("Holm family of %d comparisons, want the 4 tested", s.Comparisons)
+	}
+	for _, md := range []bool{false, true} {
+		var b bytes.Buffer
+		format := report.FormatTable
+		if md {
+			format = report.FormatMarkdown
+		}
+		if err := Write(&b, s, format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{
+			"feedback", "immediate", "delay 100", "1/4", "1/2",
+			"left out: X (feedback immediate) is not compared with A d=100 (feedback delay 100); A batch=20 (feedback batch 20)",
+			"only policies under the same feedback mode are compared",
+			"Holm-adjusted over the 4 comparisons of this table",
+		} {
+			if md {
+				want = strings.ReplaceAll(want, "_", `\_`)
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("markdown %v: no %q in\n%s", md, want, out)
+			}
+		}
+	}
+
+	// A file without feedback shows no feedback column.
+	plain, err := Compute(file(pol("A", 5, 6, 7), pol("X", 1, 2, 3)), Spec{Policies: []string{"X"}, Baselines: []string{"A"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, plain, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "feedback") || strings.Contains(b.String(), "left out") {
+		t.Errorf("immediate feedback only, yet:\n%s", b.String())
+	}
+}
+
+// TestSpecLeftOut: policies the caller leaves out are named under the
+// table with the caller's reason, stay out of the Holm family, and
+// survive the round trip through a results file.
+func TestSpecLeftOut(t *testing.T) {
+	f := file(pol("A", 5, 6, 7), pol("B", 4, 5, 6), pol("M=2", 3, 4, 5), pol("X", 1, 2, 3))
+	spec := Spec{Policies: []string{"X"}, Baselines: []string{"M=2"}, LeftOut: []LeftOut{{Baseline: "A", Reason: "compared in two_arm"}, {Baseline: "B", Reason: "compared in two_arm"}}}
+	s, err := Attach(f, spec, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := FromFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []*Scenario{s, again} {
+		if got.Comparisons != 1 || len(got.Policies[0].Diffs) != 1 || len(got.Policies[0].LeftOut) != 2 {
+			t.Errorf("%d comparisons, diffs %+v, left out %+v", got.Comparisons, got.Policies[0].Diffs, got.Policies[0].LeftOut)
+		}
+		if notes := LeftOutNotes(got); len(notes) != 1 || notes[0] != "left out: X is not compared with A, B (compared in two_arm)" {
+			t.Errorf("notes %q", notes)
+		}
+	}
+	spec.LeftOut = append(spec.LeftOut, LeftOut{Baseline: "M=2"})
+	if _, err := Compute(f, spec, DefaultOptions); err == nil {
+		t.Error("a baseline also left out was accepted")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/report"
 )
 
@@ -35,6 +38,7 @@ func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
 	switch format {
 	case report.FormatJSON:
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // labels as they are, not \u003c
 		enc.SetIndent("", "  ")
 		if len(sum.Scenarios) == 1 && len(sum.Totals) == 0 {
 			return enc.Encode(sum.Scenarios[0])
@@ -71,7 +75,7 @@ func writeCSV(w io.Writer, sum *Summary) error {
 	for _, s := range sum.Scenarios {
 		for _, p := range s.Policies {
 			for _, d := range p.Diffs {
-				row := []string{s.Name, p.Label, "", "", "", strconv.Itoa(s.Ranked), d.Baseline, "", "", "", "", "", "", "", "", "", "", string(d.Outcome), "", "", ""}
+				row := []string{s.Name, p.Label, "", "", "", strconv.Itoa(p.Ranked), d.Baseline, "", "", "", "", "", "", "", "", "", "", string(d.Outcome), "", "", ""}
 				if p.Status == "ok" {
 					row[2], row[3], row[4] = f(p.Mean), f(p.SE), f(p.Rank)
 				}
@@ -123,8 +127,12 @@ func table(w io.Writer, md bool, header []any, right []bool) *tablewriter.Table 
 	return t
 }
 
-// escape escapes a label for a Markdown table cell or line.
+// escape escapes a label, a scenario's name or a note, all from results
+// files, for a table cell or line: its control characters (termsafe) in
+// every format meant for a terminal, and then, for Markdown, what would
+// end a cell or start emphasis.
 func escape(md bool, s string) string {
+	s = termsafe.String(s)
 	if !md {
 		return s
 	}
@@ -139,15 +147,86 @@ func title(w io.Writer, md bool, text string) {
 	fmt.Fprintf(w, "\n%s\n", text)
 }
 
+// ShowsFeedback reports whether a comparison table shows the feedback
+// column: when a policy under comparison, or a baseline left out for its
+// feedback, is not under immediate feedback.
+func ShowsFeedback(s *Scenario) bool {
+	for _, p := range s.Policies {
+		if p.Feedback != "" {
+			return true
+		}
+		for _, lo := range p.LeftOut {
+			if lo.Feedback != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// LeftOutNotes returns the lines under a comparison table that say which
+// policies of the scenario were not compared with which, and why, in
+// plain text (labels as they are).
+func LeftOutNotes(s *Scenario) []string { return leftOutNotes(s, func(x string) string { return x }) }
+
+func leftOutNotes(s *Scenario, esc func(string) string) []string {
+	var lines []string
+	byFeedback := false
+	for _, p := range s.Policies {
+		if len(p.LeftOut) == 0 {
+			continue
+		}
+		// One group per reason, in first-seen order.
+		var reasons []string
+		groups := map[string][]string{}
+		for _, lo := range p.LeftOut {
+			if _, seen := groups[lo.Reason]; !seen {
+				reasons = append(reasons, lo.Reason)
+			}
+			groups[lo.Reason] = append(groups[lo.Reason], esc(lo.Baseline))
+			byFeedback = byFeedback || lo.Feedback != ""
+		}
+		parts := make([]string, len(reasons))
+		for i, r := range reasons {
+			parts[i] = strings.Join(groups[r], ", ") + " (" + esc(r) + ")"
+		}
+		who := esc(p.Label)
+		if ShowsFeedback(s) {
+			who += " (feedback " + FeedbackName(p.Feedback) + ")"
+		}
+		lines = append(lines, fmt.Sprintf("left out: %s is not compared with %s", who, strings.Join(parts, "; ")))
+	}
+	if byFeedback {
+		lines = append(lines, "only policies under the same feedback mode are compared and ranked together; delay 0, batch 1 and geometric mean 0 count as immediate (each delivers every reward at the next round)")
+	}
+	return lines
+}
+
+// HolmNote says which Holm family a comparison table's p-values are
+// adjusted over: the tested differences of that table.
+func HolmNote(s *Scenario) string {
+	if s.Comparisons == 1 {
+		return "Holm-adjusted over the 1 comparison of this table"
+	}
+	return fmt.Sprintf("Holm-adjusted over the %d comparisons of this table", s.Comparisons)
+}
+
 func writeScenario(w io.Writer, s *Scenario, md bool) error {
 	title(w, md, fmt.Sprintf("Comparison in %s: %s at T=%d, lower is better", escape(md, s.Name), s.Metric, s.Horizon))
-	t := table(w, md, []any{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
-		[]bool{false, true, true, false, true, true, true, true, false})
+	fb := ShowsFeedback(s)
+	header := []any{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"}
+	right := []bool{false, true, true, false, true, true, true, true, false}
+	if fb {
+		header = slices.Insert(header, 1, any("feedback"))
+		right = slices.Insert(right, 1, false)
+	}
+	t := table(w, md, header, right)
 	for _, p := range s.Policies {
 		mean, rank := "FAILED", "-"
 		if p.Status == "ok" {
-			mean, rank = pm(p.Mean, p.SE), fmt.Sprintf("%s/%d", num(p.Rank), s.Ranked)
+			mean, rank = pm(p.Mean, p.SE), fmt.Sprintf("%s/%d", num(p.Rank), p.Ranked)
 		}
+		rows := [][]any{}
 		for k, d := range p.Diffs {
 			cells := []any{escape(md, p.Label), mean, rank, escape(md, d.Baseline), "-", "-", "-", "-", string(d.Outcome)}
 			if k > 0 && !md {
@@ -159,16 +238,23 @@ func writeScenario(w io.Writer, s *Scenario, md bool) error {
 				cells[4] = "FAILED"
 			}
 			if d.Tested() {
-				cells[5] = fmt.Sprintf("%+.2f", d.Delta)
-				cells[6] = fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi)
-				cells[7] = pval(d.P)
+				cells[5], cells[6] = DeltaText(d)
+				cells[7] = PText(d.P)
 			}
-			if err := t.Append(cells...); err != nil {
-				return err
-			}
+			rows = append(rows, cells)
 		}
 		if len(p.Diffs) == 0 {
-			if err := t.Append(escape(md, p.Label), mean, rank, "-", "-", "-", "-", "-", "-"); err != nil {
+			rows = append(rows, []any{escape(md, p.Label), mean, rank, "-", "-", "-", "-", "-", "-"})
+		}
+		for k, cells := range rows {
+			if fb {
+				mode := FeedbackName(p.Feedback)
+				if k > 0 && !md {
+					mode = ""
+				}
+				cells = slices.Insert(cells, 1, any(mode))
+			}
+			if err := t.Append(cells...); err != nil {
 				return err
 			}
 		}
@@ -184,30 +270,34 @@ func writeScenario(w io.Writer, s *Scenario, md bool) error {
 			}
 		}
 	}
-	if md {
-		fmt.Fprintln(w)
+	line := func(format string, args ...any) {
+		if md {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, format+"\n", args...)
 	}
-	fmt.Fprintf(w, "rank: among the %d policies that ran (1 = lowest mean %s); delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d\n", s.Ranked, s.Metric, n)
-	if md {
-		fmt.Fprintln(w)
+	among := fmt.Sprintf("rank: among the %d policies that ran", s.Ranked)
+	if fb {
+		among = "rank r/n: among the n policies that ran under the same feedback mode"
 	}
-	fmt.Fprintf(w, "%s CI: two-sided; p: one-sided in the direction of delta, Holm-adjusted over %d comparison(s); win/loss: p < %g (lower/higher), tie otherwise\n",
-		pct(1-s.Alpha), s.Comparisons, s.Alpha)
+	line("%s (1 = lowest mean %s); delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d", among, s.Metric, n)
+	line("%s CI: two-sided; p: one-sided in the direction of delta, %s; win/loss: p < %g (lower/higher), tie otherwise",
+		pct(1-s.Alpha), HolmNote(s), s.Alpha)
 	for _, p := range s.Policies {
 		for _, d := range p.Diffs {
 			if !d.Tested() && d.Note != "" {
-				if md {
-					fmt.Fprintln(w)
-				}
-				fmt.Fprintf(w, "%s against %s: not tested: %s\n", escape(md, p.Label), escape(md, d.Baseline), escape(md, d.Note))
+				line("%s against %s: not tested: %s", escape(md, p.Label), escape(md, d.Baseline), escape(md, d.Note))
 			}
 		}
+	}
+	for _, l := range leftOutNotes(s, func(x string) string { return escape(md, x) }) {
+		line("%s", l)
 	}
 	return nil
 }
 
 func writeTotals(w io.Writer, sum *Summary, md bool) error {
-	title(w, md, fmt.Sprintf("Comparison across %d scenarios: wins, ties and losses (%s at T, Holm-adjusted p < %g)", len(sum.Scenarios), sum.Metric, sum.Alpha))
+	title(w, md, fmt.Sprintf("Comparison across %d scenarios: wins, ties and losses (%s at T, Holm-adjusted p < %g within each scenario's table)", len(sum.Scenarios), sum.Metric, sum.Alpha))
 	t := table(w, md, []any{"policy", "mean rank", "scenarios", "against", "wins", "ties", "losses"},
 		[]bool{false, true, true, false, true, true, true})
 	for _, tot := range sum.Totals {
@@ -228,7 +318,15 @@ func writeTotals(w io.Writer, sum *Summary, md bool) error {
 	return t.Render()
 }
 
-func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+func pm(mean, se float64) string { return numfmt.PM(mean, se) }
+
+// DeltaText writes a tested difference and its CI as the comparison
+// tables show them, all three numbers at the precision of the
+// difference's standard error (numfmt): "+1.85" and "[+1.39, +2.32]".
+func DeltaText(d Diff) (delta, ci string) {
+	p := numfmt.At(d.DeltaSE, max(math.Abs(d.Delta), math.Abs(d.Lo), math.Abs(d.Hi)))
+	return p.Format(d.Delta, true), "[" + p.Format(d.Lo, true) + ", " + p.Format(d.Hi, true) + "]"
+}
 
 // num writes a rank: an integer as such, a shared rank with one decimal.
 func num(x float64) string {
@@ -242,7 +340,9 @@ func pct(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 }
 
-func pval(p float64) string {
+// PText writes a p-value as the comparison tables show it: two
+// significant digits, "<1e-4" below 1e-4.
+func PText(p float64) string {
 	if p < 1e-4 {
 		return "<1e-4"
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -70,9 +71,16 @@ type Options struct {
 	// Traces keeps every replication's values at every checkpoint in the
 	// results (results.Policy.Traces), as shard files need for exact merging.
 	Traces bool
-	// Progress, when set, is called from the policy's goroutine about every
-	// 1% of the rounds of each session.
-	Progress func(label string, round, horizon int)
+	// Progress, when set, follows each policy in replication-rounds (one
+	// round of one replication): it is called once with done 0 when the
+	// policy starts, then about every 1% of the rounds of each session,
+	// with the replication-rounds the policy has played over all its
+	// sessions, out of total, its replications x the horizon. total is the
+	// same in every call for a policy, and done never decreases from one
+	// call to the next, although the calls come from the goroutines of
+	// its concurrent sessions (they are serialized); done reaches total
+	// when the policy has played every round.
+	Progress func(label string, done, total int64)
 }
 
 // Record is what a results file records of sc: the one place that maps a
@@ -303,6 +311,11 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 			diag[d][c] = make([]float64, n)
 		}
 	}
+	var prog *tally
+	if opts.Progress != nil {
+		prog = &tally{f: opts.Progress, label: j.pol.Label, total: int64(n) * int64(sc.Horizon)}
+		prog.add(0)
+	}
 	// Sessions of one policy run concurrently, so the host's work on one
 	// batch (rewards, metrics, encoding) overlaps the plugin's on another.
 	type span struct{ lo, hi int }
@@ -326,7 +339,9 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 				return err
 			}
 			lo, hi := sp.lo, sp.hi
-			tr, dg, err := newRunner(j, sc, e, reps[lo:hi], diagCP, &opts).play(ctx)
+			rn := newRunner(j, sc, e, reps[lo:hi], diagCP, &opts)
+			rn.prog = prog
+			tr, dg, err := rn.play(ctx)
 			if err != nil {
 				return err
 			}
@@ -364,6 +379,31 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	}
 	j.res.Summarize(cps, metrics, diags, opts.Traces)
 	return nil
+}
+
+// tally counts the replication-rounds one policy has played over all its
+// sessions and reports them to Options.Progress. Its sessions run
+// concurrently: the lock makes each call see a count at least that of the
+// call before, as Options.Progress promises.
+type tally struct {
+	f     func(label string, done, total int64)
+	label string
+	total int64 // replications x horizon
+
+	mu   sync.Mutex
+	done int64
+}
+
+// add counts n more replication-rounds and reports the count; a nil tally
+// does nothing.
+func (p *tally) add(n int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += n
+	p.f(p.label, p.done, p.total)
 }
 
 // diagCheckpoints are the checkpoints at which the policy itself chose:

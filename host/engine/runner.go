@@ -51,6 +51,11 @@ type runner struct {
 	sched *schedule
 	mail  *mailbox
 	every int // rounds between Progress calls
+
+	// prog is the policy's count for Options.Progress (nil without), and
+	// reported the last round of this session counted in it.
+	prog     *tally
+	reported int
 }
 
 // newRunner prepares the batch reps of j: the reward streams, the metric
@@ -194,8 +199,9 @@ func (r *runner) round(ctx context.Context, t int) error {
 		r.tr.Round(t, arms, rewards)
 		r.prevA, r.prevR = arms, rewards
 	}
-	if r.opts.Progress != nil && (t%r.every == 0 || t == r.horizon) {
-		r.opts.Progress(r.job.pol.Label, t, r.horizon)
+	if r.prog != nil && (t%r.every == 0 || t == r.horizon) {
+		r.prog.add(int64(len(r.reps)) * int64(t-r.reported))
+		r.reported = t
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ type AllOptions struct {
 	Jobs int
 	// Progress, when set, is called like Options.Progress, with the
 	// scenario's name.
-	Progress func(scenario, label string, round, horizon int)
+	Progress func(scenario, label string, done, total int64)
 }
 
 // RunAll runs every policy of several scenarios from one pool of Jobs
@@ -69,7 +69,7 @@ func RunAll(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) ([
 			o.Jobs, o.Progress = 1, nil
 			if f := opts.Progress; f != nil {
 				name := scens[list[k].scen].Name
-				o.Progress = func(label string, round, horizon int) { f(name, label, round, horizon) }
+				o.Progress = func(label string, done, total int64) { f(name, label, done, total) }
 			}
 			var err error
 			if parts[k], err = Run(ctx, list[k].sc, o); err != nil {

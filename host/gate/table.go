@@ -10,6 +10,9 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
 // Formats are the formats of Write: "table" (WriteTable), "markdown"
@@ -51,10 +54,16 @@ func escapeMarkdown(s string) string {
 
 func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error {
 	o := r.Options
-	esc := func(s string) string { return s }
+	// Labels, file names and notes come from results files: their control
+	// characters are escaped (termsafe) in both formats, a value shown on
+	// one line (esc) entirely, a footnote, which may quote a failure's
+	// stderr lines, line by line (escLines).
+	esc, escLines := termsafe.String, termsafe.Text
 	var rend tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
 	if md {
-		esc, rend = escapeMarkdown, renderer.NewMarkdown()
+		esc = func(s string) string { return escapeMarkdown(termsafe.String(s)) }
+		escLines = func(s string) string { return escapeMarkdown(termsafe.Text(s)) }
+		rend = renderer.NewMarkdown()
 	}
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
 		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
@@ -93,9 +102,9 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 	}
 	for _, line := range footnotes(r) {
 		if md {
-			fmt.Fprintf(w, "- %s\n", esc(line))
+			fmt.Fprintf(w, "- %s\n", escLines(line))
 		} else {
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, escLines(line))
 		}
 	}
 	return nil
@@ -182,6 +191,7 @@ func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 		doc.Failures = append(doc.Failures, row.Label)
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // labels as they are, not \u003c
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
@@ -225,21 +235,18 @@ func footnotes(r *Report) []string {
 }
 
 func pm(s Summary) string {
-	switch {
-	case s.N == 0:
+	if s.N == 0 {
 		return "-"
-	case math.IsNaN(s.SE):
-		return fmt.Sprintf("%.2f", s.Mean)
 	}
-	return fmt.Sprintf("%.2f ± %.2f", s.Mean, s.SE)
+	return numfmt.PM(s.Mean, s.SE) // a NaN SE (one replication) shows the mean alone
 }
 
 // rel writes x in % of the baseline mean, or as is when that mean is 0.
 func rel(x, base float64) string {
 	if base == 0 {
-		return fmt.Sprintf("%+.3g", x)
+		return numfmt.Signed(x)
 	}
-	return fmt.Sprintf("%+.1f%%", 100*x/math.Abs(base))
+	return numfmt.Percent(x/math.Abs(base), 1, true)
 }
 
 func pct(f float64) string {

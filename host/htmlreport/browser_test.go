@@ -190,8 +190,33 @@ func TestReportInBrowser(t *testing.T) {
 	if got := regexp.MustCompile(`<section class="experiment"`).FindAllStringIndex(v.dom, -1); len(got) != 2 {
 		t.Errorf("the loaded DOM has %d experiment sections, want 2", len(got))
 	}
-	if !strings.Contains(v.dom, `id="exp-small-comparison-table"`) {
+	if !strings.Contains(v.dom, `id="exp-1-small-comparison-table"`) {
 		t.Errorf("the loaded DOM lacks the comparison table")
+	}
+	if got, want := strings.Count(v.dom, "<svg"), strings.Count(b.String(), "<svg"); got != want || want == 0 {
+		t.Errorf("the loaded DOM has %d svg elements, the page %d", got, want)
+	}
+	if strings.Contains(v.dom, "<script") {
+		t.Errorf("a script element appeared in the DOM")
+	}
+}
+
+// TestHostileReportInBrowser: the page of results files whose names hold
+// controls, noncharacters, invalid UTF-8 and markup (hostileFiles) loads
+// in a real browser with no console message, and every figure is built
+// as SVG.
+func TestHostileReportInBrowser(t *testing.T) {
+	needChromium(t)
+	var b strings.Builder
+	if err := htmlreport.Write(&b, hostileFiles(t), fixed); err != nil {
+		t.Fatal(err)
+	}
+	v := load(t, []byte(b.String()))
+	if len(v.console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(v.console, "\n"))
+	}
+	if len(v.served) != 1 || v.served[0] != "GET /report.html" {
+		t.Errorf("requests to the page's server: %q, want only GET /report.html", v.served)
 	}
 	if got, want := strings.Count(v.dom, "<svg"), strings.Count(b.String(), "<svg"); got != want || want == 0 {
 		t.Errorf("the loaded DOM has %d svg elements, the page %d", got, want)

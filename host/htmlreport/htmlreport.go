@@ -13,6 +13,15 @@
 // templates embedded under templates/; the only markup not produced by a
 // template is the figures' SVG, which is checked to hold only what
 // host/plot draws (see checkSVG).
+//
+// The page is valid whatever the results files hold: a character that
+// HTML does not allow in a document (a control, a noncharacter, invalid
+// UTF-8) shows as an escape (see host/internal/markupsafe), every id is
+// unique (an experiment's is "exp-N-NAME", N its place in the page, and
+// the ids of its tables and figures start with it), and a figure that
+// cannot be drawn costs only itself: the page says so in its place, and
+// Write returns a *PartialError naming it (so does a comparison section
+// that cannot be recomputed).
 package htmlreport
 
 import (
@@ -20,6 +29,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -28,6 +38,8 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/markupsafe"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
@@ -39,18 +51,25 @@ var templateFS embed.FS
 
 var page = template.Must(template.New("report.html.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/*.tmpl"))
 
-// funcs format the comparison's numbers as its text rendering does.
+// funcs format the comparison's numbers as its text rendering does
+// (host/compare, host/internal/numfmt).
 var funcs = template.FuncMap{
-	"pm":     func(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) },
-	"signed": func(x float64) string { return fmt.Sprintf("%+.2f", x) },
-	"pval": func(p float64) string {
-		if p < 1e-4 {
-			return "<1e-4"
-		}
-		return fmt.Sprintf("%.2g", p)
+	"pm": numfmt.PM,
+	"delta": func(d compare.Diff) string {
+		delta, _ := compare.DeltaText(d)
+		return delta
 	},
-	"rank":   func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
-	"fixed2": func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"ci": func(d compare.Diff) string {
+		_, ci := compare.DeltaText(d)
+		return ci
+	},
+	"pval":         compare.PText,
+	"showFeedback": compare.ShowsFeedback,
+	"feedback":     compare.FeedbackName,
+	"leftOut":      compare.LeftOutNotes,
+	"holm":         compare.HolmNote,
+	"rank":         func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	"fixed2":       func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"pct": func(f float64) string {
 		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 	},
@@ -84,8 +103,25 @@ type Options struct {
 	Comparison *compare.Summary
 }
 
+// PartialError is the error of Write and WriteFile when they wrote the
+// page but could not draw some of its parts (a figure, an experiment's
+// comparison section): the page says so in each one's place, and Failed
+// names each and why.
+type PartialError struct {
+	Failed []string // such as "experiment 2 (\"obd\"): figure regret: why"
+}
+
+func (e *PartialError) Error() string {
+	n := "1 part"
+	if len(e.Failed) != 1 {
+		n = fmt.Sprintf("%d parts", len(e.Failed))
+	}
+	return fmt.Sprintf("report: %s of the page could not be drawn (the page says so in their place): %s", n, strings.Join(e.Failed, "; "))
+}
+
 // Write renders files as one HTML page to w. Each file is one experiment,
-// in the order given.
+// in the order given. When some figures (or comparison sections) cannot
+// be drawn, it writes the page all the same and returns a *PartialError.
 func Write(w io.Writer, files []*results.File, o Options) error {
 	if len(files) == 0 {
 		return fmt.Errorf("report: no results file to show")
@@ -98,21 +134,32 @@ func Write(w io.Writer, files []*results.File, o Options) error {
 	if err := page.Execute(&b, p); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	_, err = w.Write(b.Bytes())
-	return err
+	// html/template escapes markup, not the characters no HTML document
+	// may hold: those show as escapes, wherever in the page they came.
+	if _, err := w.Write(markupsafe.Bytes(b.Bytes())); err != nil {
+		return err
+	}
+	if len(p.failed) > 0 {
+		return &PartialError{Failed: p.failed}
+	}
+	return nil
 }
 
 // WriteFile writes the page of files to path, atomically (a temporary
-// file renamed over path).
+// file renamed over path). When some figures (or comparison sections)
+// cannot be drawn, it writes the page all the same and returns a
+// *PartialError.
 func WriteFile(path string, files []*results.File, o Options) error {
 	var b bytes.Buffer
-	if err := Write(&b, files, o); err != nil {
+	err := Write(&b, files, o)
+	var partial *PartialError
+	if err != nil && !errors.As(err, &partial) {
 		return err
 	}
 	if err := safeio.WriteFile(path, b.Bytes()); err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
-	return nil
+	return err
 }
 
 // pageData is what the template shows.
@@ -126,10 +173,16 @@ type pageData struct {
 	// Comparison is the summary across experiments; shown when it covers
 	// more than one.
 	Comparison *compare.Summary
+	// failed names each part (figure, comparison section) that could not
+	// be drawn, and why.
+	failed []string
 }
 
 type experiment struct {
-	ID          string // anchor, unique in the page
+	// ID is the section's anchor, "exp-N-NAME": unique in the page, and
+	// the start of the ids of its tables ("-table-"), figures ("-fig-"),
+	// comparison ("-comparison", "-comparison-table") and plugins table.
+	ID          string
 	Name        string
 	Title       string // as the text report's title line
 	Description string
@@ -139,9 +192,15 @@ type experiment struct {
 	// Comparison is the experiment's comparison section, recomputed from
 	// its policies (compare.FromFile); nil when it has none.
 	Comparison *compare.Scenario
-	Failures   []failure
-	Figures    []figure
-	Repro      repro
+	// ComparisonError says why the file's comparison section could not
+	// be recomputed; "" when it could.
+	ComparisonError string
+	Failures        []failure
+	Figures         []figure
+	// FiguresError says why no figure could be drawn at all; "" when
+	// they could (each figure says why it failed, if it did).
+	FiguresError string
+	Repro        repro
 }
 
 type fact struct{ Name, Value string }
@@ -150,8 +209,10 @@ type failure struct{ Label, Plugin, Error string }
 
 type figure struct {
 	ID      string
+	Name    string // host/plot's name: regret, diag_kkt_gap, ...
 	Caption string
 	SVG     template.HTML
+	Error   string // why the figure could not be drawn; "" when drawn
 }
 
 type repro struct {
@@ -191,12 +252,20 @@ func build(files []*results.File, o Options) (*pageData, error) {
 		return nil, err
 	}
 	p.FontFaces = ff
-	used := map[string]bool{}
 	var cmps []*compare.Scenario
 	for i, f := range files {
-		e, err := buildExperiment(f, used)
-		if err != nil {
-			return nil, fmt.Errorf("report: experiment %d (%s): %w", i+1, f.Scenario.Name, err)
+		e := buildExperiment(f, anchor(i, f.Scenario.Name))
+		where := fmt.Sprintf("experiment %d (%q)", i+1, f.Scenario.Name)
+		if e.ComparisonError != "" {
+			p.failed = append(p.failed, where+": comparison: "+e.ComparisonError)
+		}
+		if e.FiguresError != "" {
+			p.failed = append(p.failed, where+": figures: "+e.FiguresError)
+		}
+		for _, fig := range e.Figures {
+			if fig.Error != "" {
+				p.failed = append(p.failed, where+": figure "+fig.Name+": "+fig.Error)
+			}
 		}
 		p.Experiments = append(p.Experiments, e)
 		if e.Comparison != nil {
@@ -212,28 +281,34 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	return p, nil
 }
 
-// anchor returns an id made of the name's letters, digits, '-' and '_',
-// unique among used.
-func anchor(name string, used map[string]bool) string {
-	base := "exp-" + strings.Map(func(r rune) rune {
+// maxAnchorName bounds the part of an anchor taken from a name.
+const maxAnchorName = 48
+
+// anchor returns the id of the i-th experiment (from 0), named name:
+// "exp-", i+1, "-" and the name's first letters, digits, '-' and '_'
+// (others made '_'). The number makes it unique in the page, and since a
+// '-' follows it, no id that starts with one experiment's starts with
+// another's.
+func anchor(i int, name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if b.Len() == maxAnchorName {
+			break
+		}
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
 		}
-		return '_'
-	}, name)
-	id := base
-	for n := 2; used[id]; n++ {
-		id = base + "-" + strconv.Itoa(n)
 	}
-	used[id] = true
-	return id
+	return "exp-" + strconv.Itoa(i+1) + "-" + b.String()
 }
 
-func buildExperiment(f *results.File, used map[string]bool) (*experiment, error) {
+func buildExperiment(f *results.File, id string) *experiment {
 	sc := f.Scenario
 	e := &experiment{
-		ID:          anchor(sc.Name, used),
+		ID:          id,
 		Name:        sc.Name,
 		Title:       report.Title(f),
 		Description: sc.Description,
@@ -242,7 +317,7 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 	}
 	cmp, err := compare.FromFile(f)
 	if err != nil {
-		return nil, err
+		e.ComparisonError = err.Error()
 	}
 	e.Comparison = cmp
 	means := make([]string, len(sc.Means))
@@ -275,11 +350,11 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		e.Facts = append(e.Facts, fact{"reward streams", sc.Streams})
 	}
 	for _, p := range f.Policies {
-		params, err := json.Marshal(p.Params)
+		params, err := plainJSON(p.Params)
 		if err != nil {
-			return nil, fmt.Errorf("policy %q: params: %w", p.Label, err)
+			params = "(not shown: " + err.Error() + ")"
 		}
-		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Sandbox: orNone(p.Sandbox), Params: string(params)})
+		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Sandbox: orNone(p.Sandbox), Params: params})
 		if p.Status == results.StatusFailed {
 			e.Failures = append(e.Failures, failure{Label: p.Label, Plugin: p.Plugin, Error: p.Error})
 		}
@@ -289,12 +364,21 @@ func buildExperiment(f *results.File, used map[string]bool) (*experiment, error)
 		b = &results.BenchInfo{}
 	}
 	e.Repro = repro{Version: orNone(b.Version), Host: orNone(b.Host), Date: orNone(b.Date), Command: orNone(shellQuote(b.Command)), Plugins: e.Repro.Plugins}
-	figs, err := figures(f, e.ID)
-	if err != nil {
-		return nil, err
+	e.Figures, e.FiguresError = figures(f, e.ID)
+	return e
+}
+
+// plainJSON returns v as one line of JSON with < > & written as they are:
+// json.Marshal would write them \u003c \u003e \u0026, which the page
+// would show as such. The template escapes the text for the page.
+func plainJSON(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
 	}
-	e.Figures = figs
-	return e, nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // seedFact shows a scenario's seed: the integer, or a secret's 0x form
@@ -335,31 +419,38 @@ var captions = map[string]string{
 	"separated":       "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
 }
 
-func figures(f *results.File, prefix string) ([]figure, error) {
+// encodeSVG draws a figure as SVG (a variable so that a test can make a
+// figure fail).
+var encodeSVG = func(fig plot.Figure, w io.Writer) error { return fig.Encode(w, "svg") }
+
+// figures returns the figures of f, their ids prefix+"-fig-"+name. A
+// figure that cannot be drawn, or whose SVG checkSVG refuses, is returned
+// with its Error set and no SVG; when none can be drawn at all, figures
+// returns why.
+func figures(f *results.File, prefix string) ([]figure, string) {
 	if len(okPolicies(f)) == 0 {
-		return nil, nil // every policy failed: nothing to draw
+		return nil, "" // every policy failed: nothing to draw
 	}
 	figs, err := plot.Figures(f)
 	if err != nil {
-		return nil, err
+		return nil, err.Error()
 	}
 	var out []figure
 	for _, fig := range figs {
-		var b bytes.Buffer
-		if err := fig.Encode(&b, "svg"); err != nil {
-			return nil, fmt.Errorf("figure %s: %w", fig.Name, err)
-		}
-		svg, err := checkSVG(b.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("figure %s: %w", fig.Name, err)
-		}
 		caption, ok := captions[fig.Name]
 		if !ok {
 			caption = "Plugin diagnostic " + strings.TrimPrefix(fig.Name, "diag_") + " against t (log t axis)."
 		}
-		out = append(out, figure{ID: prefix + "-" + fig.Name, Caption: caption, SVG: svg})
+		fg := figure{ID: prefix + "-fig-" + fig.Name, Name: fig.Name, Caption: caption}
+		var b bytes.Buffer
+		if err := encodeSVG(fig, &b); err != nil {
+			fg.Error = err.Error()
+		} else if fg.SVG, err = checkSVG(b.Bytes()); err != nil {
+			fg.Error = err.Error()
+		}
+		out = append(out, fg)
 	}
-	return out, nil
+	return out, ""
 }
 
 func okPolicies(f *results.File) []*results.Policy {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/seed"
@@ -126,8 +127,8 @@ func TestPageStructure(t *testing.T) {
 		id, _ := attr(s, "id")
 		ids = append(ids, id)
 	}
-	if ids[0] == ids[1] || ids[0] != "exp-small" {
-		t.Errorf("section ids %v: want unique ids, the first exp-small", ids)
+	if ids[0] == ids[1] || ids[0] != "exp-1-small" {
+		t.Errorf("section ids %v: want unique ids, the first exp-1-small", ids)
 	}
 	var links []string
 	for _, a := range all(doc, tag("a")) {
@@ -161,7 +162,7 @@ func TestPageStructure(t *testing.T) {
 	tables := map[string]*html.Node{}
 	for _, tb := range all(s, tag("table")) {
 		id, _ := attr(tb, "id")
-		tables[strings.TrimPrefix(id, ids[0]+"-")] = tb
+		tables[strings.TrimPrefix(strings.TrimPrefix(id, ids[0]+"-"), "table-")] = tb
 	}
 	for name, rows := range map[string]int{"regret": 4, "separated": 3, "diagnostics": 3, "plugins": 4} {
 		tb := tables[name]
@@ -214,8 +215,8 @@ func TestPageStructure(t *testing.T) {
 		t.Fatalf("%d figures, want %d (every figure of host/plot)", len(got), len(figs))
 	}
 	for i, fig := range got {
-		if id, _ := attr(fig, "id"); id != ids[0]+"-"+figs[i].Name {
-			t.Errorf("figure %d id %q, want %q", i, id, ids[0]+"-"+figs[i].Name)
+		if id, _ := attr(fig, "id"); id != ids[0]+"-fig-"+figs[i].Name {
+			t.Errorf("figure %d id %q, want %q", i, id, ids[0]+"-fig-"+figs[i].Name)
 		}
 		svg := all(fig, tag("svg"))
 		if len(svg) != 1 || len(all(svg[0], tag("path"))) == 0 || len(all(fig, tag("figcaption"))) != 1 {
@@ -442,7 +443,7 @@ func TestComparison(t *testing.T) {
 	if n := len(all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "comparison" })); n != 0 {
 		t.Errorf("one experiment: %d summaries across experiments, want none", n)
 	}
-	tb := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-small-comparison-table" })
+	tb := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-1-small-comparison-table" })
 	if len(tb) != 1 {
 		t.Fatalf("no comparison table in the experiment's section")
 	}
@@ -453,8 +454,8 @@ func TestComparison(t *testing.T) {
 	p := want.Policies[0]
 	first := text(rows[0])
 	d := p.Diffs[0]
-	for _, cell := range []string{"TS", fmt.Sprintf("%.2f ± %.2f", p.Mean, p.SE), fmt.Sprintf("/%d", want.Ranked), "ReMaxGrad M=2",
-		fmt.Sprintf("%+.2f", d.Delta), fmt.Sprintf("[%+.2f, %+.2f]", d.Lo, d.Hi), string(d.Outcome)} {
+	delta, ci := compare.DeltaText(d)
+	for _, cell := range []string{"TS", numfmt.PM(p.Mean, p.SE), fmt.Sprintf("/%d", p.Ranked), "ReMaxGrad M=2", delta, ci, string(d.Outcome)} {
 		if !strings.Contains(first, cell) {
 			t.Errorf("first comparison row %q lacks %q", first, cell)
 		}
@@ -464,6 +465,9 @@ func TestComparison(t *testing.T) {
 	}
 	if notes := text(doc); !strings.Contains(notes, "TS against Broken: not tested") {
 		t.Errorf("the untested pair's note is missing")
+	}
+	if notes := text(doc); !strings.Contains(notes, "Holm-adjusted over the 2 comparisons of this table") {
+		t.Errorf("the table does not say which Holm family its p-values are adjusted over")
 	}
 
 	b.Reset()
@@ -491,7 +495,7 @@ func TestComparison(t *testing.T) {
 		href, _ := attr(a, "href")
 		links = append(links, href)
 	}
-	for _, l := range []string{"#comparison", "#exp-small-comparison", "#exp-small-2-comparison"} {
+	for _, l := range []string{"#comparison", "#exp-1-small-comparison", "#exp-2-small-comparison"} {
 		if !slices.Contains(links, l) {
 			t.Errorf("no link to %s in %v", l, links)
 		}

@@ -13,6 +13,12 @@
 // NAME is the scenario's name. A policy keeps its colour in every figure
 // (see NewPalette). Failed policies are left out.
 //
+// Text from the results file (the scenario's name, policy labels,
+// diagnostic names) is drawn as host/internal/markupsafe.Line makes it: a
+// control character, a noncharacter or a byte of invalid UTF-8 shows as an
+// escape such as \x1b, so that every SVG is well-formed XML whatever the
+// names hold.
+//
 // Log axes need positive values: a point whose value is zero or negative is
 // left out of a log-axis figure (cumulative underestimation is zero until
 // the best arm is first underestimated, so its curve starts at the first
@@ -24,6 +30,7 @@ package plot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -31,6 +38,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -43,6 +51,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/regretbench/regretbench/host/internal/markupsafe"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -82,7 +91,9 @@ func ParseFormats(s string) ([]string, error) {
 // Write draws every figure of f into dir (created if missing) in each
 // format (DefaultFormats when none) and returns the paths written, in
 // figure order. File names are NAME_METRIC.FORMAT with the scenario's name
-// made safe for file systems.
+// made safe for file systems. A figure that cannot be drawn or written
+// costs only itself: Write goes on with the others and returns, with the
+// paths it wrote, an error naming each file it could not write and why.
 func Write(f *results.File, dir string, formats ...string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = DefaultFormats
@@ -100,20 +111,25 @@ func Write(f *results.File, dir string, formats ...string) ([]string, error) {
 	}
 	base := fileSafe(f.Scenario.Name)
 	var paths []string
+	var errs []error
 	for _, fig := range figs {
 		for _, format := range formats {
 			path := filepath.Join(dir, base+"_"+fig.Name+"."+format)
 			if err := save(fig, path, format); err != nil {
-				return paths, fmt.Errorf("figure %s: %w", path, err)
+				errs = append(errs, fmt.Errorf("figure %s: %w", path, err))
+				continue
 			}
 			paths = append(paths, path)
 		}
 	}
-	return paths, nil
+	return paths, errors.Join(errs...)
 }
 
 // Figure is one figure and the name of the metric it shows ("regret",
-// "underestimation", "separated", "diag_kkt_gap", ...).
+// "underestimation", "separated", "diag_kkt_gap", ...). Names are unique
+// among the figures of a file and hold only letters, digits, '.', '-' and
+// '_': two diagnostics whose names differ only in other characters get
+// "diag_NAME" and "diag_NAME-2".
 type Figure struct {
 	Name string
 	Plot *gonumplot.Plot
@@ -169,7 +185,7 @@ func Figures(f *results.File) ([]Figure, error) {
 		}
 	}
 	if len(ok) == 0 {
-		return nil, fmt.Errorf("figures: scenario %s has no policy with results", f.Scenario.Name)
+		return nil, fmt.Errorf("figures: scenario %q has no policy with results", f.Scenario.Name)
 	}
 	b := builder{f: f, policies: ok, pal: NewPalette(labels)}
 	figs := []Figure{
@@ -177,10 +193,40 @@ func Figures(f *results.File) ([]Figure, error) {
 		b.underestimation(),
 		b.separated(),
 	}
-	for _, name := range b.diagNames() {
-		figs = append(figs, b.diagnostic(name))
+	names := b.diagNames()
+	figNames := diagFigureNames(names)
+	for i, name := range names {
+		figs = append(figs, b.diagnostic(name, figNames[i]))
 	}
 	return figs, nil
+}
+
+// diagFigureNames returns the figure name of each diagnostic: "diag_" and
+// the name made safe for file systems, with "-2", "-3", ... after a name
+// that an earlier diagnostic's already made (as "a b" and "a_b" both make
+// "a_b"), unique among them all.
+func diagFigureNames(names []string) []string {
+	out := make([]string, len(names))
+	taken := map[string]bool{}
+	for _, n := range names {
+		taken[fileSafe(n)] = true // each safe name is kept by its first diagnostic
+	}
+	first := map[string]bool{}
+	for i, n := range names {
+		s := fileSafe(n)
+		if !first[s] {
+			first[s] = true
+			out[i] = "diag_" + s
+			continue
+		}
+		c := s
+		for k := 2; taken[c]; k++ {
+			c = s + "-" + strconv.Itoa(k)
+		}
+		taken[c] = true
+		out[i] = "diag_" + c
+	}
+	return out
 }
 
 func save(fig Figure, path, format string) error {
@@ -198,8 +244,15 @@ func save(fig Figure, path, format string) error {
 // Encode draws the figure at the default size (Width x Height) in format
 // ("png", "svg" or "pdf") to w: the bytes Write puts in a file. An SVG is
 // a standalone document that loads nothing: its text names fonts by
-// family (see FontFaces) rather than embedding them.
-func (fig Figure) Encode(w io.Writer, format string) error {
+// family (see FontFaces) rather than embedding them. A panic while drawing
+// (gonum panics on what it cannot draw) is returned as an error, so that
+// one figure cannot cost the others.
+func (fig Figure) Encode(w io.Writer, format string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing figure %s as %s panicked: %v", fig.Name, format, r)
+		}
+	}()
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -217,7 +270,7 @@ func (fig Figure) Encode(w io.Writer, format string) error {
 	dc.Fill(dc.Rectangle.Path())
 	m := vg.Points(8)
 	fig.Draw(draw.Crop(dc, m, -m, m/2, -m/2))
-	_, err := c.WriteTo(w)
+	_, err = c.WriteTo(w)
 	return err
 }
 
@@ -250,6 +303,14 @@ type builder struct {
 	f        *results.File
 	policies []*results.Policy
 	pal      Palette
+}
+
+// name is the scenario's name as figures show it.
+func (b *builder) name() string { return markupsafe.Line(b.f.Scenario.Name) }
+
+// legend adds a policy's entry to p's legend, its label as figures show it.
+func legend(p *gonumplot.Plot, label string, thumbs ...gonumplot.Thumbnailer) {
+	p.Legend.Add(markupsafe.Line(label), thumbs...)
 }
 
 func (b *builder) newPlot(title, ylabel string) *gonumplot.Plot {
@@ -422,7 +483,7 @@ func points(t []int, y []float64, positive bool) curve {
 }
 
 func (b *builder) regret() Figure {
-	p := b.newPlot(fmt.Sprintf("%s: cumulative regret (mean ± 1 SE, %d runs)", b.f.Scenario.Name, b.runs()), "cumulative regret")
+	p := b.newPlot(fmt.Sprintf("%s: cumulative regret (mean ± 1 SE, %d runs)", b.name(), b.runs()), "cumulative regret")
 	var curves []curve
 	// Every band before any line, so no band veils another policy's line.
 	for _, pol := range b.policies {
@@ -434,7 +495,7 @@ func (b *builder) regret() Figure {
 		pts := points(pol.Checkpoints, pol.Regret.Mean, false)
 		l := b.line(pts, b.pal[pol.Label], false)
 		p.Add(l)
-		p.Legend.Add(pol.Label, l)
+		legend(p, pol.Label, l)
 		curves = append(curves, pts)
 	}
 	return b.figure("regret", p, curves, false, false)
@@ -464,7 +525,7 @@ func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, l
 }
 
 func (b *builder) underestimation() Figure {
-	p := b.newPlot(fmt.Sprintf("%s: cumulative underestimation (mean, %d runs)", b.f.Scenario.Name, b.runs()), "rounds with best arm underestimated")
+	p := b.newPlot(fmt.Sprintf("%s: cumulative underestimation (mean, %d runs)", b.name(), b.runs()), "rounds with best arm underestimated")
 	n := len(b.policies)
 	series, ses, cps := make([][]float64, n), make([][]float64, n), make([][]int, n)
 	for i, pol := range b.policies {
@@ -495,7 +556,7 @@ func (b *builder) lines(name string, p *gonumplot.Plot, cps [][]int, series, ses
 		}
 		l := b.line(pts, b.pal[pol.Label], false)
 		lines = append(lines, l)
-		p.Legend.Add(pol.Label, l)
+		legend(p, pol.Label, l)
 		curves = append(curves, pts)
 	}
 	for _, l := range lines {
@@ -528,7 +589,7 @@ func anyPositive(series [][]float64) bool {
 }
 
 func (b *builder) separated() Figure {
-	p := b.newPlot(fmt.Sprintf("%s: separated regret (mean, %d runs)", b.f.Scenario.Name, b.runs()), "cumulative regret")
+	p := b.newPlot(fmt.Sprintf("%s: separated regret (mean, %d runs)", b.name(), b.runs()), "cumulative regret")
 	var curves []curve
 	for _, pol := range b.policies {
 		c := b.pal[pol.Label]
@@ -537,7 +598,7 @@ func (b *builder) separated() Figure {
 		ln := b.line(not, c, false)
 		lu := b.line(under, c, true)
 		p.Add(ln, lu)
-		p.Legend.Add(pol.Label, ln)
+		legend(p, pol.Label, ln)
 		curves = append(curves, not, under)
 	}
 	// A key for the two line styles, in black after the policies.
@@ -560,7 +621,8 @@ func (b *builder) diagNames() []string {
 	return names
 }
 
-func (b *builder) diagnostic(name string) Figure {
+// diagnostic draws the diagnostic name as the figure figName.
+func (b *builder) diagnostic(name, figName string) Figure {
 	n := len(b.policies)
 	series, ses, cps := make([][]float64, n), make([][]float64, n), make([][]int, n)
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -582,8 +644,9 @@ func (b *builder) diagnostic(name string) Figure {
 	if logY {
 		stat = "mean"
 	}
-	p := b.newPlot(fmt.Sprintf("%s: diagnostic %s (%s, %d runs)", b.f.Scenario.Name, name, stat, b.runs()), name)
-	return b.lines("diag_"+fileSafe(name), p, cps, series, ses, math.Inf(-1), true, logY)
+	shown := markupsafe.Line(name)
+	p := b.newPlot(fmt.Sprintf("%s: diagnostic %s (%s, %d runs)", b.name(), shown, stat, b.runs()), shown)
+	return b.lines(figName, p, cps, series, ses, math.Inf(-1), true, logY)
 }
 
 // FontFace is a font that the text of SVG figures names by family: a page

@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -19,6 +21,8 @@ type Table struct {
 	// Right says which columns hold numbers (aligned right).
 	Right []bool
 	Rows  [][]string
+
+	policies []*results.Policy // the policy of each row, while TableData builds it
 }
 
 // Title is the line above a results file's tables: scenario name, arms,
@@ -68,12 +72,48 @@ func sandboxes(f *results.File) string {
 // TableData returns the regret table (with a "regret t=N" column per round
 // of at, each a checkpoint: see CheckAt), the separated-regret summary
 // and, when a policy reports diagnostics, the diagnostics table of f.
+//
+// When any policy's feedback is not immediate (a delayed or batched
+// scenario), every table gets a "feedback" column after the policy: its
+// mode ("delay 10", "batch 100") or "immediate", so that rows under
+// different feedback are never read as alike.
 func TableData(f *results.File, at []int) []Table {
 	tables := []Table{regretData(f, at), separatedData(f)}
 	if d, ok := diagnosticsData(f); ok {
 		tables = append(tables, d)
 	}
+	fb := hasFeedback(f)
+	for i := range tables {
+		t := &tables[i]
+		if fb {
+			t.Header = slices.Insert(t.Header, 1, "feedback")
+			t.Right = slices.Insert(t.Right, 1, false)
+			for j, r := range t.Rows {
+				t.Rows[j] = slices.Insert(r, 1, feedbackName(t.policies[j].Feedback))
+			}
+		}
+		t.policies = nil
+	}
 	return tables
+}
+
+// hasFeedback reports whether a policy of f has feedback other than
+// immediate.
+func hasFeedback(f *results.File) bool {
+	for _, p := range f.Policies {
+		if p.Feedback != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// feedbackName is a policy's feedback mode as the tables show it.
+func feedbackName(mode string) string {
+	if mode == "" {
+		return "immediate"
+	}
+	return mode
 }
 
 func regretData(f *results.File, at []int) Table {
@@ -101,6 +141,7 @@ func regretData(f *results.File, at []int) Table {
 				row = append(row, "-")
 			}
 			t.Rows = append(t.Rows, append(row, "-", "-", "-", "FAILED"))
+			t.policies = append(t.policies, p)
 			continue
 		}
 		for _, r := range at {
@@ -109,6 +150,7 @@ func regretData(f *results.File, at []int) Table {
 		rm, rs := last(p.Regret)
 		um, us := last(p.Under)
 		t.Rows = append(t.Rows, append(row, pm(rm, rs), pm(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
+		t.policies = append(t.policies, p)
 	}
 	return t
 }
@@ -126,9 +168,13 @@ func separatedData(f *results.File) Table {
 		rm, _ := last(p.Regret)
 		share := "-"
 		if rm > 0 {
-			share = fmt.Sprintf("%.0f%%", 100*um/rm)
+			share = numfmt.Percent(um/rm, 0, false)
+			if um > 0 && share == "0%" {
+				share = "<1%" // a share that is not zero never reads 0%
+			}
 		}
 		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
+		t.policies = append(t.policies, p)
 	}
 	return t
 }
@@ -149,7 +195,8 @@ func diagnosticsData(f *results.File) (Table, bool) {
 			if n == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{p.Label, name, fmt.Sprintf("%.4g ± %.2g", d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+			t.Rows = append(t.Rows, []string{p.Label, name, pm(d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+			t.policies = append(t.policies, p)
 		}
 	}
 	return t, len(t.Rows) > 0

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/seed"
@@ -336,5 +338,129 @@ func TestTitleSandbox(t *testing.T) {
 	want := fmt.Sprintf(", sandbox per policy: %s strict; %s off", f.Policies[0].Label, f.Policies[1].Label)
 	if got := report.Title(f); !strings.Contains(got, want) {
 		t.Errorf("title %q, want it to hold %q", got, want)
+	}
+}
+
+// TestHostileStrings: a scenario name, labels and diagnostic names from a
+// results file that hold terminal escapes, a bidi override and a C1
+// control reach the terminal formats (table, markdown) escaped, while CSV
+// and JSON, formats for programs, keep them raw and parse back to them.
+// Before, the table's title line retitled and cleared the terminal.
+func TestHostileStrings(t *testing.T) {
+	const hostile, shown = termsafetest.Hostile, termsafetest.Shown
+	f := small(t)
+	f.Scenario.Name = "small" + hostile
+	for i, p := range f.Policies {
+		p.Label = fmt.Sprintf("P%d%s", i, hostile)
+		diags := map[string]results.DiagSeries{}
+		for name, d := range p.Diagnostics {
+			diags[name+hostile] = d
+		}
+		p.Diagnostics = diags
+	}
+	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
+	for _, tc := range []struct {
+		format report.Format
+		want   []string
+	}{
+		{report.FormatTable, []string{"small" + shown + ": K=", "| P0" + shown, "kkt_gap" + shown}},
+		{report.FormatMarkdown, []string{"**small" + md(shown) + ": K=", "| P0" + md(shown), "kkt_gap" + md(shown)}},
+	} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: tc.format, At: []int{50}}); err != nil {
+			t.Fatal(err)
+		}
+		termsafetest.Check(t, string(tc.format), b.String(), tc.want...)
+	}
+
+	var b bytes.Buffer
+	if err := report.CSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v", err)
+	}
+	if r := recs[1]; r[0] != "small"+hostile || r[1] != "P0"+hostile {
+		t.Errorf("csv: first row %q, want the raw scenario name and label", r)
+	}
+	b.Reset()
+	if err := report.Write(&b, f, report.Options{Format: report.FormatJSON}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := results.Decode(b.Bytes())
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if back.Scenario.Name != f.Scenario.Name || back.Policies[0].Label != f.Policies[0].Label {
+		t.Errorf("json: name %q label %q, want the raw ones", back.Scenario.Name, back.Policies[0].Label)
+	}
+}
+
+// TestSmallAndHugeValues: a nonzero standard error never reads "0.00" (the
+// three_arm table once showed 0.40 ± 0.00), nor a nonzero share "0%", and
+// huge values stay a few characters wide, in the text and Markdown tables
+// alike.
+func TestSmallAndHugeValues(t *testing.T) {
+	f := small(t)
+	n := len(f.Policies[0].Regret.Mean) - 1
+	f.Policies[0].Regret.Mean[n], f.Policies[0].Regret.SE[n] = 0.3987, 0.0042
+	f.Policies[1].Regret.Mean[n], f.Policies[1].Regret.SE[n] = 1.234567e300, 2.3e298
+	f.Policies[0].RegretUnder.Mean[len(f.Policies[0].RegretUnder.Mean)-1] = 0.001 // 0.25% of the regret
+	for _, format := range []report.Format{report.FormatTable, report.FormatMarkdown} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		s := b.String()
+		for _, want := range []string{"0.3987 ± 0.0042", "1.235e+300 ± 2.3e+298", "<1%"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s: no %q in\n%s", format, want, s)
+			}
+		}
+		for _, line := range strings.Split(s, "\n") {
+			if len(line) > 200 {
+				t.Errorf("%s: a line of %d characters", format, len(line))
+			}
+		}
+	}
+}
+
+// TestFeedbackColumn: when a policy's feedback is delayed or batched, every
+// table shows each policy's feedback mode in a column of its own, in text
+// and Markdown; with immediate feedback only, there is no such column.
+func TestFeedbackColumn(t *testing.T) {
+	f := small(t)
+	for _, table := range report.TableData(f, nil) {
+		if slices.Contains(table.Header, "feedback") {
+			t.Errorf("%s table has a feedback column under immediate feedback", table.Name)
+		}
+	}
+	f.Policies[1].Feedback = "delay 100"
+	tables := report.TableData(f, nil)
+	rows := 0 // of the delayed policy
+	for _, table := range tables {
+		if len(table.Header) < 2 || table.Header[1] != "feedback" || len(table.Right) != len(table.Header) {
+			t.Fatalf("%s table: header %q, want feedback second", table.Name, table.Header)
+		}
+		for _, row := range table.Rows {
+			want := "immediate"
+			if row[0] == f.Policies[1].Label {
+				want = "delay 100"
+				rows++
+			}
+			if len(row) != len(table.Header) || row[1] != want {
+				t.Errorf("%s table: row %q, want feedback %q", table.Name, row, want)
+			}
+		}
+	}
+	for _, format := range []report.Format{report.FormatTable, report.FormatMarkdown} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, report.Options{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), "delay 100"); n != rows || rows < 2 {
+			t.Errorf("%s: delay 100 shown %d times, want once per row of the policy (%d)\n%s", format, n, rows, b.String())
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -23,6 +25,7 @@ var (
 )
 
 func (s style) title(w io.Writer, text string) {
+	text = termsafe.String(text) // the scenario's name, from a file
 	if s.markdown {
 		// A bold line, not a heading: PR comments stay compact.
 		fmt.Fprintf(w, "**%s**\n", escapeMarkdown(text))
@@ -32,6 +35,7 @@ func (s style) title(w io.Writer, text string) {
 }
 
 func (s style) caption(w io.Writer, text string) {
+	text = termsafe.String(text)
 	if s.markdown {
 		// A blank line after the caption, or GitHub reads the table's header
 		// row as part of the caption's paragraph.
@@ -41,8 +45,11 @@ func (s style) caption(w io.Writer, text string) {
 	fmt.Fprintf(w, "\n%s\n", text)
 }
 
-// cell escapes a free-text cell (a policy label) for the style.
+// cell escapes a free-text cell (a policy label, a diagnostic's name)
+// for the style: control characters always, as a terminal shows both
+// styles, then Markdown's own characters.
 func (s style) cell(text string) string {
+	text = termsafe.String(text)
 	if s.markdown {
 		return escapeMarkdown(text)
 	}
@@ -76,7 +83,8 @@ func (s style) table(w io.Writer, header []any, right []bool) *tablewriter.Table
 	return t
 }
 
-func pm(mean, se float64) string { return fmt.Sprintf("%.2f ± %.2f", mean, se) }
+// pm writes a mean ± its standard error, as every table of bench does.
+func pm(mean, se float64) string { return numfmt.PM(mean, se) }
 
 func last(s results.Series) (float64, float64) {
 	n := len(s.Mean)
@@ -104,7 +112,7 @@ func (s style) render(w io.Writer, t Table) error {
 	s.caption(w, t.Caption)
 	header := make([]any, len(t.Header))
 	for i, h := range t.Header {
-		header[i] = h
+		header[i] = termsafe.String(h)
 	}
 	tab := s.table(w, header, t.Right)
 	for _, r := range t.Rows {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +23,10 @@ import (
 // reading takes about what the file decodes to.
 
 // decoder walks a results file. Members of the objects it walks are
-// matched exactly by their JSON names; an unknown or repeated member is
-// refused, as the json.Decoder (DisallowUnknownFields) refuses an unknown
-// one within the values it decodes.
+// matched exactly by their JSON names; an unknown member is refused, and,
+// as CheckKeys refuses them in the values it decodes, a repeated one and
+// one that matches a field only when case is ignored (encoding/json would
+// keep the last of two, and take "Seed" for "seed").
 type decoder struct {
 	dec *json.Decoder
 	r   *errReader
@@ -154,7 +156,7 @@ func (d *decoder) traceMap(path string) (map[string][][]float64, error) {
 	}
 	m := map[string][][]float64{}
 	err := d.object(path, func(name string) error {
-		rows, err := d.rows(path + "." + name)
+		rows, err := d.rows(join(path, name))
 		m[name] = rows
 		return err
 	})
@@ -169,7 +171,7 @@ func (d *decoder) rows(path string) ([][]float64, error) {
 	rows := [][]float64{}
 	for c := 0; d.dec.More(); c++ {
 		var row []float64
-		if err := d.value(fmt.Sprintf("%s[%d]", path, c), &row); err != nil {
+		if err := d.valueErr(fmt.Sprintf("%s[%d]", path, c), d.dec.Decode(&row)); err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
@@ -190,10 +192,12 @@ func (d *decoder) members(path string, v any, walk map[string]func(string) error
 		}
 		i, ok := index[key]
 		if !ok {
-			if path == "" {
-				return fmt.Errorf("unknown field %q", key)
+			for name := range index {
+				if strings.EqualFold(name, key) {
+					return fmt.Errorf("%skey %q differs from the field %q only in case (a JSON reader would take it for %q); keys are case-sensitive", where(path), key, name, name)
+				}
 			}
-			return fmt.Errorf("%s: unknown field %q", path, key)
+			return fmt.Errorf("%sunknown field %q", where(path), key)
 		}
 		return d.value(sub, rv.Field(i).Addr().Interface())
 	})
@@ -211,7 +215,7 @@ func (d *decoder) object(path string, member func(key string) error) error {
 		}
 		key, _ := t.(string) // the decoder returns only strings as keys
 		if seen[key] {
-			return fmt.Errorf("%s: %q given twice", orFile(path), key)
+			return fmt.Errorf("%skey %q appears twice (a JSON reader would keep only the last)", where(path), key)
 		}
 		seen[key] = true
 		if err := member(key); err != nil {
@@ -264,9 +268,27 @@ func (d *decoder) token(path string) (json.Token, error) {
 	return t, fmt.Errorf("%s: %w", path, err)
 }
 
-// value decodes the next value into v, naming path in its errors.
+// value decodes the next value into v, naming path in its errors. The
+// value is read whole first, and its keys checked as CheckKeys checks a
+// document's, before it is decoded: json.Decoder checks unknown keys only.
+// Trace rows, which hold no keys, are decoded straight (rows).
 func (d *decoder) value(path string, v any) error {
-	err := d.dec.Decode(v)
+	var raw json.RawMessage
+	err := d.dec.Decode(&raw)
+	if err == nil {
+		ks := &keyScanner{data: raw}
+		if err := ks.value(elem(reflect.TypeOf(v)), path, 0); err != nil && !ks.invalid {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+	}
+	return d.valueErr(path, err)
+}
+
+// valueErr names path in err, an error decoding the value there.
+func (d *decoder) valueErr(path string, err error) error {
 	if err == nil || d.r.err != nil {
 		return err
 	}
@@ -276,7 +298,11 @@ func (d *decoder) value(path string, v any) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &te):
-		return &typeError{path: join(path, te.Field), err: te}
+		at := path
+		if te.Field != "" {
+			at += "." + te.Field
+		}
+		return &typeError{path: at, err: te}
 	case errors.Is(err, seed.ErrInvalid) && path == "scenario":
 		return fmt.Errorf("scenario.seed: %w", err) // the one seed of the schema
 	}
@@ -314,23 +340,13 @@ func kind(t json.Token) string {
 	return "null"
 }
 
-// join appends a member's name to a path; either may be empty.
-func join(path, name string) string {
-	switch {
-	case name == "":
-		return path
-	case path == "":
-		return name
-	}
-	return path + "." + name
-}
-
-// orFile names the top level in messages.
-func orFile(path string) string {
+// where prefixes a message about the object at path: "PATH: ", or
+// nothing at the top level, as CheckKeys does.
+func where(path string) string {
 	if path == "" {
-		return "the results object"
+		return ""
 	}
-	return path
+	return path + ": "
 }
 
 var fieldIndex sync.Map // reflect.Type -> map[string]int

@@ -163,10 +163,21 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Audit, when the run was audited (--audit N), names the replications
+	// that were replayed alone and whether each gave its run's values.
+	Audit *Audit `json:"audit,omitempty"`
 	// Traces holds every replication's values at every checkpoint. Shard
 	// files carry it so that `bench merge` can rebuild the exact means and
 	// standard errors of the unsharded run; other files omit it.
 	Traces *Traces `json:"traces,omitempty"`
+}
+
+// Audit is the outcome of replaying some of a policy's replications each
+// alone (bench run --audit): OK when every one gave, bit for bit, the
+// final values it had in the run.
+type Audit struct {
+	Replications []uint64 `json:"replications"`
+	OK           bool     `json:"ok"`
 }
 
 // Traces are per-replication values: Metrics[name][c][i] is metric name at
@@ -193,9 +204,13 @@ func (p *Policy) Metric(name string) (*Series, error) {
 	return nil, fmt.Errorf("unknown metric %q (want regret, underestimation, regret_under or regret_not_under)", name)
 }
 
-// Encode writes f as indented JSON.
+// Encode writes f as indented JSON. Strings are written as they are, not
+// with < > & escaped as \u003c \u003e \u0026 (encoding/json's default,
+// for JSON put unescaped inside HTML): a results file is read by programs
+// and people, and whoever puts it in a page escapes it for that page.
 func (f *File) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)
 }
@@ -239,7 +254,10 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// Decode parses and checks a results file's contents.
+// Decode parses and checks a results file's contents. Besides unknown
+// keys, it refuses a key given twice in one object and a key that matches
+// a field only when case is ignored (as CheckKeys), which encoding/json
+// would otherwise accept, keeping the last.
 func Decode(data []byte) (*File, error) {
 	return decode(bytes.NewReader(data))
 }

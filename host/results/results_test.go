@@ -109,8 +109,8 @@ func TestBadFiles(t *testing.T) {
 		{"unknown field of a policy", bytes.Replace(valid, []byte(`"label": "TS"`), []byte(`"lable": "x", "label": "TS"`), 1), `policies[0]: unknown field "lable"`},
 		{"unknown field of traces", bytes.Replace(valid, []byte(`"metrics": {`), []byte(`"metric": {}, "metrics": {`), 1), `policies[0].traces: unknown field "metric"`},
 		{"unknown field of a series", bytes.Replace(valid, []byte(`"regret": {`), []byte(`"regret": {"median": [], `), 1), `policies[0].regret: json: unknown field "median"`},
-		{"policies twice", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": [], "policies": [`), 1), `the results object: "policies" given twice`},
-		{"traces twice", bytes.Replace(valid, []byte(`"traces": {`), []byte(`"traces": null, "traces": {`), 1), `policies[0]: "traces" given twice`},
+		{"policies twice", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": [], "policies": [`), 1), `key "policies" appears twice`},
+		{"traces twice", bytes.Replace(valid, []byte(`"traces": {`), []byte(`"traces": null, "traces": {`), 1), `policies[0]: key "traces" appears twice`},
 		{"policies not an array", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": {}, "x": [`), 1), "policies: cannot unmarshal object into an array"},
 		{"trace row not numbers", bytes.Replace(valid, []byte(`"regret": [
             [`), []byte(`"regret": [
@@ -233,5 +233,45 @@ func TestWriteFileAtomic(t *testing.T) {
 	var back File
 	if err := json.Unmarshal(old, &back); err != nil {
 		t.Errorf("the file written is not JSON: %v", err)
+	}
+}
+
+// TestEncodePlainText: a results file writes < > & as they are, not as
+// \u003c \u003e \u0026 (encoding/json's default HTML escaping), and reads
+// back to the same file whatever its names hold.
+func TestEncodePlainText(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{`<b>&"'`, `"label": "<b>&\"'"`},
+		{"</text>]]>", `"label": "</text>]]>"`},
+		{"ctl\x01\x1b[2J", `"label": "ctl\u0001\u001b[2J"`},
+		{"non\uFFFE\uFFFF", "\"label\": \"non\uFFFE\uFFFF\""},
+		{"R&D <3 \u2028", `"label": "R&D <3 \u2028"`},
+	} {
+		name := c.name
+		f := validFile()
+		f.Scenario.Name = name
+		f.Scenario.Description = name
+		f.Policies[0].Label = name
+		f.Policies[0].Params = map[string]any{"note": name}
+		f.Policies[1].Error = name
+		data := encoded(t, f)
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(data, []byte(esc)) {
+				t.Errorf("%q: the file holds %s", name, esc)
+			}
+		}
+		if !bytes.Contains(data, []byte(c.want)) {
+			t.Errorf("%q: the file lacks %s", name, c.want)
+		}
+		g, err := Decode(data)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if g.Scenario.Name != name || g.Policies[0].Label != name || g.Policies[0].Params["note"] != name || g.Policies[1].Error != name {
+			t.Errorf("%q: read back %q %q %q %q", name, g.Scenario.Name, g.Policies[0].Label, g.Policies[0].Params["note"], g.Policies[1].Error)
+		}
+		if again := encoded(t, g); !bytes.Equal(again, data) {
+			t.Errorf("%q: round trip differs", name)
+		}
 	}
 }

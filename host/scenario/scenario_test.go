@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,10 @@ import (
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
+
+// internalRef matches a reference to this project's issues or pull
+// requests ("issue 19", "#19", "PR 3"), which mean nothing to a user.
+var internalRef = regexp.MustCompile(`(?i)\b(issue|pr|pull request|ticket)s?\s*#?\d|#\d`)
 
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
@@ -41,6 +46,11 @@ func TestShippedScenariosParse(t *testing.T) {
 		}
 		if s.Description == "" || strings.Contains(s.Description, "\n") {
 			t.Errorf("%s: want a one-line description, got %q", name, s.Description)
+		}
+		// A description is copied into every results file and report: it
+		// describes the experiment, not this project's issue tracker.
+		if internalRef.MatchString(s.Description) {
+			t.Errorf("%s: description %q refers to an internal issue; describe the experiment instead", name, s.Description)
 		}
 		if s.InitPulls != 1 || s.Family() != sdk.Gaussian || !s.Environment.IsNoiseKnown() {
 			t.Errorf("%s: init_pulls %d, family %q, noise known %v", name, s.InitPulls, s.Family(), s.Environment.IsNoiseKnown())

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -81,7 +82,7 @@ func probeLayers(exe string, layers Layers) (Layers, string) {
 	c.Stderr = &stderr
 	if err := c.Start(); err != nil {
 		if layers&Namespaces != 0 {
-			return Namespaces, err.Error()
+			return Namespaces, namespaceErr(err)
 		}
 		return layers, err.Error()
 	}
@@ -349,4 +350,16 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// namespaceErr says why new namespaces could not be made, in the terms of
+// the setting to look at.
+func namespaceErr(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Sprintf("no user namespace may be made here, user.max_user_namespaces is reached or 0: %v", err)
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return fmt.Sprintf("unprivileged user namespaces are not allowed here (kernel.unprivileged_userns_clone, or AppArmor's kernel.apparmor_restrict_unprivileged_userns): %v", err)
+	}
+	return err.Error()
 }

@@ -16,20 +16,19 @@ const ruleDiagnosticsAgree = "diagnostics-agree"
 // for diagnostics and counts them, this one compares their values.
 var diagnosticsAgree = Rule{
 	Name: ruleDiagnosticsAgree,
-	Doc: "diagnostics are the same over every transport: asked for every 5 rounds, each declared diagnostic " +
-		"has, bit for bit, the values it has over the reference (in process for a plugin value, unary Step " +
-		"in a fresh process for an executable), so none is lost on the way as zeros (as a Python BatchPolicy's " +
-		"were over the step socket when it assigned st.diagnostics an array of its own)",
+	explain: text("diagnostics are the same over every transport: asked for every few rounds, each declared " +
+		"diagnostic has, bit for bit, the values it has over the reference (in process for a plugin value, unary " +
+		"Step in a fresh process for an executable), so none is lost on the way as zeros (as a Python " +
+		"BatchPolicy's were over the step socket when it assigned st.diagnostics an array of its own)"),
 	check: checkDiagnosticsAgree,
 }
 
 func init() {
+	r := diagnosticsAgree
+	r.Doc = r.explain(vocabGo)
 	i := slices.IndexFunc(catalogue, func(r Rule) bool { return r.Name == "diagnostics-passive" })
-	catalogue = slices.Insert(catalogue, i+1, diagnosticsAgree)
+	catalogue = slices.Insert(catalogue, i+1, r)
 }
-
-// diagEvery is how often diagnosticsAgree asks for diagnostics.
-const diagEvery = 5
 
 func checkDiagnosticsAgree(h *Target) error {
 	c, d, err := h.describe()
@@ -43,8 +42,8 @@ func checkDiagnosticsAgree(h *Target) error {
 	if err != nil {
 		return fmt.Errorf("reference: %w", err)
 	}
-	s := h.spec(indices(0, h.cfg.reps)...)
-	s.diagEvery = diagEvery
+	s := h.plan.session(draw{div: 2})
+	s.diagEvery = 1 + h.plan.r.IntN(5)
 	got, err := h.diagnosed(c, s)
 	if err != nil {
 		return err
@@ -97,7 +96,7 @@ func (h *Target) diagnosed(c client.Conn, s spec) (*diagnosed, error) {
 	}
 	var out diagnosed
 	for !p.done() {
-		if err := p.step(h.ctx); err != nil {
+		if err := p.step(); err != nil {
 			return nil, err
 		}
 		if p.round%s.diagEvery != 0 {
@@ -111,7 +110,7 @@ func (h *Target) diagnosed(c client.Conn, s spec) (*diagnosed, error) {
 			out.values[d] = append(out.values[d], vals...)
 		}
 	}
-	return &out, p.close(h.ctx)
+	return &out, p.close()
 }
 
 // sameFloat reports whether a and b are the same float64, NaN included.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/internal/seed"
@@ -22,10 +23,12 @@ type transport struct {
 // suite is a plugin under test: how to reach it over each transport, and
 // what the kit knows of it besides.
 type suite struct {
+	suiteState
 	cfg    config
 	all    []*transport // every transport, for rules checked over each
 	main   *transport   // the transport of rules checked once
 	ref    *transport   // the reference transports-agree compares against
+	fast   *transport   // the fastest, over which rules also play long sessions
 	plugin *sdk.Plugin  // a plugin value: as declared (before watch); nil for an executable
 	rec    func() *recorder
 	exe    string // an executable's path; "" for a plugin value
@@ -49,17 +52,17 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 	}}
 	served := func(name string, opts client.LaunchOptions) *transport {
 		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
-			return serveConn(ctx, watched(), opts)
+			return serveConn(ctx, watched(), opts, cfg.startTimeout)
 		}}
 	}
 	s.all = []*transport{local, served("socket", client.LaunchOptions{}),
 		served("grpc", client.LaunchOptions{NoSocket: true}), served("grpc-unary", client.LaunchOptions{NoStream: true})}
-	s.main, s.ref = s.all[1], local
+	s.main, s.ref, s.fast = s.all[1], local, local
 	return s
 }
 
 // serveConn serves p over go-plugin in this process and connects to it.
-func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions) (client.Conn, func(), error) {
+func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions, startTimeout time.Duration) (client.Conn, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	rc, err := client.ServeInProcess(ctx, p)
 	if err != nil {
@@ -73,7 +76,7 @@ func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions) (cl
 	}
 	// The client uses the Steps stream only after Describe reports it,
 	// as the host does.
-	if _, err := c.Describe(ctx); err != nil {
+	if _, err := describe(ctx, c, startTimeout); err != nil {
 		c.Close()
 		cancel()
 		return nil, nil, err
@@ -87,6 +90,7 @@ func executable(path string, cfg config) *suite {
 	s := &suite{cfg: cfg, exe: path, rec: func() *recorder { return &recorder{} }}
 	launched := func(name string, opts client.LaunchOptions) *transport {
 		opts.StartTimeout = cfg.startTimeout
+		opts.Sandbox = cfg.sandbox
 		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
 			c, err := client.Launch(path, opts)
 			if err != nil {
@@ -94,17 +98,31 @@ func executable(path string, cfg config) *suite {
 			}
 			// Describe is part of starting, as in bench: it enables the
 			// Steps stream when the plugin serves it.
-			if _, err := c.Describe(ctx); err != nil {
+			d, err := describe(ctx, c, cfg.startTimeout)
+			if err != nil {
 				c.Close()
 				return nil, nil, err
 			}
+			s.described(d.SDK)
 			return c, func() { c.Close() }, nil
 		}}
 	}
 	s.all = []*transport{launched("socket", client.LaunchOptions{}),
 		launched("grpc", client.LaunchOptions{NoSocket: true}), launched("grpc-unary", client.LaunchOptions{NoStream: true})}
-	s.main, s.ref = s.all[0], s.all[2]
+	s.main, s.ref, s.fast = s.all[0], s.all[2], s.all[0]
 	return s
+}
+
+// describe asks c to describe itself within the start timeout, and says
+// so when it does not answer in time.
+func describe(ctx context.Context, c client.Conn, timeout time.Duration) (*client.Description, error) {
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d, err := c.Describe(dctx)
+	if err != nil && ctx.Err() == nil && dctx.Err() == context.DeadlineExceeded {
+		err = timeoutError(err, call{what: "Describe"}, "start", timeout)
+	}
+	return d, err
 }
 
 // transports returns the transports rules are checked over: for an
@@ -120,27 +138,26 @@ func (s *suite) transports(ctx context.Context) []*transport {
 		return s.all
 	}
 	defer closeFn()
-	d, err := c.Describe(ctx)
+	d, err := describe(ctx, c, s.cfg.startTimeout)
 	if err != nil || d.StepStream {
 		return s.all
 	}
 	return []*transport{s.all[0], s.all[2]}
 }
 
-// target returns the state of one check over tr.
-func (s *suite) target(ctx context.Context, tr *transport) *Target {
-	return &Target{ctx: ctx, cfg: s.cfg, s: s, tr: tr, rec: s.rec()}
-}
-
 // Target is a plugin under test over one transport, as a rule's check sees
 // it: each conn is a fresh instance, closed when the check ends.
 type Target struct {
-	ctx     context.Context
-	cfg     config
-	s       *suite
-	tr      *transport
-	rec     *recorder
-	closers []func()
+	ctx      context.Context
+	dog      *watchdog // times Open, Step and Close; it ends ctx on a timeout
+	cfg      config
+	s        *suite
+	tr       *transport
+	rec      *recorder
+	plan     *plan // draws the check's sessions
+	fast     bool  // tr is the suite's fastest transport: play long sessions too
+	closers  []func()
+	sessions []spec // every session opened, for Result.Sessions
 }
 
 // conn returns a fresh instance of the plugin over the target's transport.
@@ -153,7 +170,7 @@ func (h *Target) describe() (client.Conn, *client.Description, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := c.Describe(h.ctx)
+	d, err := describe(h.ctx, c, h.cfg.startTimeout)
 	if err != nil {
 		return nil, nil, fmt.Errorf("describe: %w", err)
 	}
@@ -186,10 +203,28 @@ type spec struct {
 	feedback                 sdk.Feedback
 }
 
-// spec returns the target's default session over replications reps.
-func (h *Target) spec(reps ...uint64) spec {
-	return spec{arms: h.cfg.arms, horizon: h.cfg.horizon, initPulls: 1, reps: reps,
-		seed: h.cfg.seed, params: h.cfg.params}
+// sessionList describes the sessions the check opened, in order, each
+// distinct one once with the number of times it was played.
+func (h *Target) sessionList() []string {
+	var out []string
+	var counts []int
+	at := map[string]int{}
+	for _, s := range h.sessions {
+		d := s.String()
+		if i, ok := at[d]; ok {
+			counts[i]++
+			continue
+		}
+		at[d] = len(out)
+		out = append(out, d)
+		counts = append(counts, 1)
+	}
+	for i, n := range counts {
+		if n > 1 {
+			out[i] = fmt.Sprintf("%s (x%d)", out[i], n)
+		}
+	}
+	return out
 }
 
 // indices returns the replication indices from..from+n-1.
@@ -205,6 +240,7 @@ func indices(from, n int) []uint64 {
 // checking every answer, and records the arms chosen.
 type player struct {
 	s     spec
+	h     *Target
 	sess  client.SessionConn
 	cfg   config
 	round int
@@ -260,16 +296,18 @@ func (p *player) arrivals(t int) []client.Arrival {
 }
 
 func (h *Target) open(c client.Conn, s spec) (*player, error) {
+	h.sessions = append(h.sessions, s)
+	h.dog.begin(call{what: "Open"})
 	sess, err := c.Open(h.ctx, &client.OpenRequest{
 		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
 		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
 		InitPulls: s.initPulls, Params: s.params, Feedback: s.feedback,
 	})
+	h.dog.end()
 	if err != nil {
-		return nil, fmt.Errorf("open (arms %d, horizon %d, init_pulls %d, replications %v): %w",
-			s.arms, s.horizon, s.initPulls, s.reps, err)
+		return nil, fmt.Errorf("open (%s): %w", s, err)
 	}
-	p := &player{s: s, sess: sess, cfg: h.cfg, pulls: make([][]int, len(s.reps)), arms: make([][]int32, len(s.reps))}
+	p := &player{s: s, h: h, sess: sess, cfg: h.cfg, pulls: make([][]int, len(s.reps)), arms: make([][]int32, len(s.reps))}
 	for i := range p.pulls {
 		p.pulls[i] = make([]int, s.arms)
 		p.arms[i] = make([]int32, 0, s.horizon)
@@ -281,7 +319,8 @@ func (h *Target) open(c client.Conn, s spec) (*player, error) {
 func (p *player) done() bool { return p.round >= p.s.horizon }
 
 // step plays the next round and checks the answer.
-func (p *player) step(ctx context.Context) error {
+func (p *player) step() error {
+	ctx := p.h.ctx
 	t := p.round + 1
 	want := p.s.diagEvery > 0 && t%p.s.diagEvery == 0
 	delayed := p.s.feedback.Delayed()
@@ -291,7 +330,9 @@ func (p *player) step(ctx context.Context) error {
 	} else {
 		st.PrevRewards = p.prevR
 	}
+	p.h.dog.begin(call{what: "Step", round: t})
 	res, err := p.sess.Step(ctx, &st)
+	p.h.dog.end()
 	if err != nil {
 		if pe := (*client.PluginError)(nil); errors.As(err, &pe) {
 			return err // it names the round already
@@ -338,17 +379,20 @@ func (p *player) step(ctx context.Context) error {
 }
 
 // play runs the rest of the session and closes it.
-func (p *player) play(ctx context.Context) error {
+func (p *player) play() error {
 	for !p.done() {
-		if err := p.step(ctx); err != nil {
+		if err := p.step(); err != nil {
 			return err
 		}
 	}
-	return p.close(ctx)
+	return p.close()
 }
 
-func (p *player) close(ctx context.Context) error {
-	if err := p.sess.Close(ctx); err != nil {
+func (p *player) close() error {
+	p.h.dog.begin(call{what: "Close"})
+	err := p.sess.Close(p.h.ctx)
+	p.h.dog.end()
+	if err != nil {
 		return fmt.Errorf("close: %w", err)
 	}
 	return nil
@@ -360,7 +404,7 @@ func (h *Target) playAll(c client.Conn, s spec) (*player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p, p.play(h.ctx)
+	return p, p.play()
 }
 
 // mean is the kit's mean of arm a of k: spread evenly over [0.3, 0.7],

@@ -26,6 +26,49 @@
 // the step socket when it offers one, the Steps stream when Describe reports
 // it, and the unary Step.
 //
+// # Seeds and sizes
+//
+// Every session's policy seed, number of arms, horizon, replication count
+// and replication indices are drawn from one 64-bit seed, the kit's seed,
+// within the ranges of real scenarios: K in 2..20; horizons from tens of
+// rounds to 1,000 (300 with Quick); 1 to 300 replications (100 with
+// Quick), within 8,000 replications x rounds per session (2,000 with
+// Quick); the first replication 0, or anywhere below 1,000,000; policy
+// seeds uniform over 64 bits, as a run's are (a hash of the scenario
+// seed). Over the fastest transport (in process: the path without RPC; an
+// executable: the step socket) rule valid-arms also plays a long session,
+// of 20,000 to 25,000 rounds, so that a fault after round 1000 fails a
+// rule. For an executable, which may be anyone's, deterministic-seed also
+// replays a long session on a fresh process, and batch-split also splits a
+// batch of 2 replications over 1,000 to 25,000 rounds (log-uniform). So a
+// plugin cannot tell the kit's sessions from a run's by their seed, arms,
+// horizon or replications. Only a session's size as a whole, replications
+// x rounds, stays below a run's: a check has to finish in seconds.
+//
+// Each check (a rule over a transport) draws its sessions from the kit's
+// seed and its own name only, so it replays alike whichever other rules
+// run with it. The seed is random by default (crypto/rand), so that each
+// run of the kit explores other sizes, and a plugin that behaves only on
+// some seeds or sizes fails sooner or later rather than never. A failure
+// reports the seed and the sessions; replay it with WithSeed, or, without
+// changing code, by setting REGRETBENCH_SDKTEST_SEED=0x... in the
+// environment of go test (go test caches results by that variable too). A
+// CI that wants the same sessions on every run passes WithSeed. Under
+// go test -short, Run and RunExecutable play Quick's sizes.
+//
+// # Timeouts
+//
+// Each call of Open, Step and Close must answer within the step timeout
+// (WithStepTimeout, default 30s), and starting a plugin, to the end of its
+// first Describe, within the start timeout (WithStartTimeout, default 10s).
+// A plugin that does not fails the rule with a message naming the call and
+// the timeout; the kit closes it (an executable's process is killed) and
+// goes on with the next rule and a fresh plugin. In process, over the path
+// without RPC (transport "local"), a call cannot be interrupted: a hang
+// there is for go test's -timeout to report, with every goroutine's stack.
+//
+// # The environment and the rules
+//
 // The kit plays its own environment: arm means spread over [0.3, 0.7] and
 // rewards derived only from (replication, arm, pull count), so every path
 // sees the same rewards (the host's common random numbers, design §4). By
@@ -41,7 +84,8 @@
 // transports agree; diagnostics are passive; Describe's parameters
 // round-trip; the edge cases K = 2, horizon = K and a horizon shorter than
 // the initial pulls survive; and an executable exits when the process that
-// launched it is killed.
+// launched it is killed. A rule's explanation names the parts of the
+// plugin's own SDK (Go or Python, from the SDK its Describe reports).
 //
 // The parent-death rule needs a process to kill between the kit and the
 // plugin: it re-executes the running program (bench, or the test binary)
@@ -55,9 +99,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -69,23 +116,38 @@ type config struct {
 	noiseSD      float64
 	noiseKnown   bool
 	params       map[string]any
-	arms         int
-	horizon      int
-	reps         int
-	batchReps    int
-	singles      int
+	sizes        sizes
+	fixed        *fixedSize // WithSize; nil: drawn from the seed
 	seed         uint64
+	seedSet      bool
+	seedErr      error // a $REGRETBENCH_SDKTEST_SEED that does not parse
 	startTimeout time.Duration
+	stepTimeout  time.Duration
 	exitWithin   time.Duration
 	only         map[string]bool // check only these rules (and handshake); nil: all
+	sandbox      *sandbox.Plan   // an executable's sandbox; nil: none
 }
 
+// WithSandbox runs an executable under the sandbox plan p, as bench runs
+// plugins (bench conform passes its --sandbox); without it, or with nil,
+// the kit launches the executable directly.
+func WithSandbox(p *sandbox.Plan) Option { return func(c *config) { c.sandbox = p } }
+
+// fixedSize is WithSize's: the general sessions' arms, horizon and
+// replications.
+type fixedSize struct{ arms, horizon, reps int }
+
 func newConfig(opts []Option) config {
-	c := config{family: sdk.Gaussian, noiseSD: 1, noiseKnown: true,
-		arms: 4, horizon: 100, reps: 6, batchReps: 40, singles: 8, seed: 20240611,
-		startTimeout: 10 * time.Second, exitWithin: 2 * time.Second}
+	c := config{family: sdk.Gaussian, noiseSD: 1, noiseKnown: true, sizes: fullSizes,
+		startTimeout: 10 * time.Second, stepTimeout: 30 * time.Second, exitWithin: 2 * time.Second}
 	for _, o := range opts {
 		o(&c)
+	}
+	if !c.seedSet {
+		c.seed, c.seedErr = defaultSeed()
+		if c.seedErr != nil {
+			c.seed = NewSeed()
+		}
 	}
 	return c
 }
@@ -105,32 +167,33 @@ func WithNoise(sd float64, known bool) Option {
 // (default none: the plugin's declared defaults).
 func WithParams(p map[string]any) Option { return func(c *config) { c.params = p } }
 
-// WithSize sets the number of arms, the horizon and the replications per
-// session of the general cases (default 4 arms, 100 rounds, 6 replications).
-// The batch-split case uses max(40, replications) replications so that the
-// SDK spreads them over several goroutines.
+// WithSize fixes the number of arms, the horizon and the replications per
+// session of the general sessions, which are otherwise drawn from the seed
+// (see the package documentation). The batch-split rule plays a batch of
+// max(40, replications) (12 with Quick) so that the SDK spreads it over
+// several goroutines; the long sessions keep their length, with these arms.
 func WithSize(arms, horizon, replications int) Option {
-	return func(c *config) {
-		c.arms, c.horizon, c.reps = arms, horizon, replications
-		c.batchReps = max(c.batchReps, replications)
-	}
+	return func(c *config) { c.fixed = &fixedSize{arms: arms, horizon: horizon, reps: replications} }
 }
 
-// Quick makes every rule cheaper: 3 arms, 40 rounds, 3 replications, a
-// batch of 12 of which 4 are replayed alone. It catches the same kinds of
-// violation, with less chance of catching a rare one.
-func Quick() Option {
-	return func(c *config) {
-		c.arms, c.horizon, c.reps, c.batchReps, c.singles = 3, 40, 3, 12, 4
-	}
-}
+// Quick makes every rule cheaper: general sessions of at most 500 rounds,
+// 100 replications and 5,000 replication-rounds, and 4 replications of
+// the batch replayed alone. It keeps the long sessions. It catches the
+// same kinds of violation, with less chance of catching a rare one.
+func Quick() Option { return func(c *config) { c.sizes = quickSizes } }
 
-// WithSeed sets the scenario seed of the sessions.
-func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+// WithSeed sets the kit's seed, from which every session's policy seed and
+// sizes are drawn (default: $REGRETBENCH_SDKTEST_SEED, else random).
+func WithSeed(seed uint64) Option { return func(c *config) { c.seed, c.seedSet = seed, true } }
 
-// WithStartTimeout bounds an executable's start-up, to the end of its first
-// Describe (default 10s, as bench's --start-timeout).
+// WithStartTimeout bounds a plugin's start-up, to the end of its first
+// Describe, and every Describe (default 10s, as bench's --start-timeout).
 func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
+
+// WithStepTimeout bounds each call of Open, Step and Close (default 30s;
+// bench conform's --step-timeout). A plugin that does not answer in time
+// fails the rule, and is closed (an executable is killed).
+func WithStepTimeout(d time.Duration) Option { return func(c *config) { c.stepTimeout = d } }
 
 // WithRules checks only the named rules of the catalogue (see Rules), and
 // the handshake rule, which every other rule depends on.
@@ -150,10 +213,13 @@ func (c config) wants(name string) bool { return c.only == nil || c.only[name] }
 // checked once per plugin).
 type Result struct {
 	Rule      string
-	Doc       string // the rule's explanation
+	Doc       string // the rule's explanation, in the terms of the plugin's SDK
 	Transport string
 	Err       error  // nil: the rule holds
 	Skipped   string // why the rule was not checked; "" when it was
+	// Sessions describes the sessions the check opened, in order: arms,
+	// horizon, replications, policy seed (identical ones once, counted).
+	Sessions []string
 }
 
 // Name is the result's name as the kit reports it: "rule/transport", or
@@ -167,20 +233,38 @@ func (r Result) Name() string {
 
 // Run runs every rule of the kit against the plugin value p as a subtest of
 // t, each over every transport as a sub-subtest with a fresh plugin
-// instance, and reports a broken rule with its explanation. Rules that need
-// an executable (parent-death) are skipped.
+// instance, and reports a broken rule with its explanation, the kit's seed
+// and how to replay it. Rules that need an executable (parent-death) are
+// skipped. Under go test -short the sessions are Quick's.
 func Run(t *testing.T, p sdk.Plugin, opts ...Option) {
-	runT(t, inProcess(p, newConfig(opts)))
+	runT(t, inProcess(p, newConfig(shortOpts(opts))))
 }
 
 // RunExecutable is Run for the plugin executable at path, in any language:
 // it is launched as bench launches it, once per rule and transport, and
 // must also exit when the process that launched it dies.
 func RunExecutable(t *testing.T, path string, opts ...Option) {
-	runT(t, executable(path, newConfig(opts)))
+	runT(t, executable(path, newConfig(shortOpts(opts))))
+}
+
+// shortOpts makes Run and RunExecutable Quick under go test -short.
+func shortOpts(opts []Option) []Option {
+	if testing.Short() {
+		return append([]Option{Quick()}, opts...)
+	}
+	return opts
 }
 
 func runT(t *testing.T, s *suite) {
+	if s.cfg.seedErr != nil {
+		t.Fatalf("sdktest: %v", s.cfg.seedErr)
+	}
+	seed := FormatSeed(s.cfg.seed)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("sdktest: seed %s; replay with %s=%s go test, or sdktest.WithSeed(%s)", seed, seedEnv, seed, seed)
+		}
+	})
 	for _, r := range catalogue {
 		if !s.cfg.wants(r.Name) {
 			continue
@@ -191,7 +275,8 @@ func runT(t *testing.T, s *suite) {
 				case res.Skipped != "":
 					t.Skip(res.Skipped)
 				case res.Err != nil:
-					t.Errorf("%v\nrule: %s", res.Err, res.Doc)
+					t.Errorf("%v\nrule: %s\nsessions: %s\nseed %s (replay: %s=%s)", res.Err, res.Doc,
+						strings.Join(res.Sessions, "; "), seed, seedEnv, seed)
 				}
 			}
 			if r.once {
@@ -207,16 +292,20 @@ func runT(t *testing.T, s *suite) {
 
 // TestPlugin runs every rule against the plugin value p over every
 // transport and returns the violations joined, or nil when p conforms; for
-// use outside go test.
+// use outside go test. The error names the kit's seed.
 func TestPlugin(p sdk.Plugin, opts ...Option) error {
+	cfg := newConfig(opts)
+	if cfg.seedErr != nil {
+		return fmt.Errorf("sdktest: %w", cfg.seedErr)
+	}
 	var errs []error
-	inProcess(p, newConfig(opts)).run(context.Background(), func(r Result) {
+	inProcess(p, cfg).run(context.Background(), func(r Result) {
 		if r.Err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w\n  rule: %s", r.Name(), r.Err, r.Doc))
+			errs = append(errs, fmt.Errorf("%s: %w\n  rule: %s\n  sessions: %s", r.Name(), r.Err, r.Doc, strings.Join(r.Sessions, "; ")))
 		}
 	})
 	if len(errs) > 0 {
-		return fmt.Errorf("sdktest: plugin %s does not conform:\n%w", p.Name, errors.Join(errs...))
+		return fmt.Errorf("sdktest: plugin %s does not conform (seed %s):\n%w", p.Name, FormatSeed(cfg.seed), errors.Join(errs...))
 	}
 	return nil
 }
@@ -225,12 +314,18 @@ func TestPlugin(p sdk.Plugin, opts ...Option) error {
 // over every transport it offers, and calls report with each result as it
 // comes, in the catalogue's order. A plugin that does not start fails the
 // handshake rule and every other rule is reported skipped. It returns the
-// transports used.
+// transports used. When ctx ends, it returns at once, without reporting
+// the check it interrupted or any after it.
 func CheckExecutable(ctx context.Context, path string, report func(Result), opts ...Option) []string {
-	return executable(path, newConfig(opts)).run(ctx, report)
+	cfg := newConfig(opts)
+	if cfg.seedErr != nil {
+		report(Result{Rule: ruleHandshake, Doc: catalogue[0].Doc, Err: cfg.seedErr})
+		return nil
+	}
+	return executable(path, cfg).run(ctx, report)
 }
 
-// run checks every rule, the per-transport ones over each transport.
+// run checks every rule, the per-transport ones over each, until ctx ends.
 func (s *suite) run(ctx context.Context, report func(Result)) []string {
 	var trs []*transport
 	var names []string
@@ -239,12 +334,18 @@ func (s *suite) run(ctx context.Context, report func(Result)) []string {
 		if !s.cfg.wants(r.Name) {
 			continue
 		}
+		if ctx.Err() != nil {
+			return names
+		}
 		if broken != "" {
-			report(Result{Rule: r.Name, Doc: r.Doc, Skipped: broken})
+			report(Result{Rule: r.Name, Doc: r.doc(s.vocab()), Skipped: broken})
 			continue
 		}
 		if r.once {
 			res := s.check(ctx, r, nil)
+			if ctx.Err() != nil {
+				return names // interrupted: the result means nothing
+			}
 			report(res)
 			if r.Name == ruleHandshake && res.Err != nil {
 				broken = "the plugin does not start (see " + ruleHandshake + ")"
@@ -258,23 +359,37 @@ func (s *suite) run(ctx context.Context, report func(Result)) []string {
 			}
 		}
 		for _, tr := range trs {
-			report(s.check(ctx, r, tr))
+			res := s.check(ctx, r, tr)
+			if ctx.Err() != nil {
+				return names
+			}
+			report(res)
 		}
 	}
 	return names
 }
 
-// check runs rule r over transport tr (nil: the suite's default one).
+// check runs rule r over transport tr (nil: the suite's default one), with
+// the step timeout on every call and sessions drawn from the check's name.
 func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
-	res := Result{Rule: r.Name, Doc: r.Doc}
+	res := Result{Rule: r.Name}
 	if tr != nil {
 		res.Transport = tr.name
 	} else {
 		tr = s.main
 	}
-	h := s.target(ctx, tr)
-	defer h.closeAll()
-	err := errors.Join(r.check(h), h.rec.err())
+	cctx, dog := newWatchdog(ctx, s.cfg.stepTimeout)
+	h := &Target{ctx: cctx, dog: dog, cfg: s.cfg, s: s, tr: tr, rec: s.rec(),
+		plan: newPlan(s.cfg, res.Name()), fast: tr == s.fast}
+	err := r.check(h)
+	if c, ok := dog.timedOut(); ok {
+		err = timeoutError(err, c, "step", s.cfg.stepTimeout)
+	}
+	dog.stop()
+	h.closeAll()
+	err = errors.Join(err, h.rec.err())
+	res.Doc = r.doc(s.vocab())
+	res.Sessions = h.sessionList()
 	var skip skipError
 	if errors.As(err, &skip) {
 		res.Skipped = string(skip)
@@ -284,7 +399,30 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 	return res
 }
 
+// vocab is the vocabulary of the plugin's SDK, once a Describe told it.
+func (s *suite) vocab() vocab {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plugin != nil {
+		return vocabGo
+	}
+	return vocabOf(s.sdk)
+}
+
+// described records what a Describe of the plugin reported.
+func (s *suite) described(sdkString string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sdk = sdkString
+}
+
 // skipError marks a rule that does not apply to a plugin.
 type skipError string
 
 func (e skipError) Error() string { return string(e) }
+
+// suiteState is the part of a suite that checks update.
+type suiteState struct {
+	mu  sync.Mutex
+	sdk string // the SDK the plugin reports in Describe
+}

@@ -125,11 +125,12 @@ func regular(fi fs.FileInfo) error {
 	if fi.Mode().IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))
+	return fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
 }
 
-// kind names a file type for messages.
-func kind(m fs.FileMode) string {
+// Kind names the type of a file of mode m for messages: "a directory",
+// "a named pipe (FIFO)", "a character device", "a regular file"...
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
@@ -143,6 +144,8 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "an irregular file"
 }
@@ -173,7 +176,7 @@ func CheckOut(path string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("%w: it is a symbolic link; refusing to replace it (give the path it points to)", ErrNotRegular)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: it is %s; refusing to replace it", ErrNotRegular, kind(fi.Mode()))
+		return nil, fmt.Errorf("%w: it is %s; refusing to replace it", ErrNotRegular, Kind(fi.Mode()))
 	}
 	return fi, nil
 }

@@ -4,6 +4,10 @@
 // conformance kit. The test builds it once and links it into a plugin
 // directory as bench-plugin-bad-MODE; a plugin receives no arguments, so
 // the mode is read from os.Args[0].
+//
+// The hang-* modes hang once: the first process of the plugin directory
+// to get there creates the file hung-MODE beside the executable and never
+// answers; every other call, in that process or another, is answered.
 package main
 
 import (
@@ -31,8 +35,14 @@ type greedy struct {
 }
 
 func (g *greedy) Select(t int) int {
-	if mode == "arm-range" && g.index == 1 && t == g.s.InitRounds()+3 {
+	if mode == "arm-range" && t == g.s.InitRounds()+3 {
 		return g.s.Arms // one past the last arm
+	}
+	if mode == "late-fault" && t == 1001 {
+		return g.s.Arms // a bug that shows only after round 1000
+	}
+	if mode == "hang-step" {
+		hangOnce()
 	}
 	if g.rng.Float64() < g.s.Params.Float("eps") {
 		g.explored++
@@ -61,25 +71,71 @@ func newPolicy(s sdk.Session, r sdk.Replica) (sdk.Policy, error) {
 	case "ignore-seed":
 		rng = sdk.ReplicaRand(42, r.Index) // a constant where the session seed belongs
 	case "time-seed":
-		rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), r.Index))
+		rng = timeRand(r.Index)
+	case "gamer":
+		if !oldConformSession(s) {
+			rng = timeRand(r.Index)
+		}
+	case "hang-open":
+		hangOnce()
 	}
 	return newGreedy(s, r.Index, rng), nil
 }
 
-// shared plays every replication of a batch from one random source, so a
-// replication's draws depend on the others in its batch.
-type shared struct{ pols []*greedy }
+func timeRand(index uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), index))
+}
 
-func newShared(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
-	rng := sdk.ReplicaRand(s.Seed, 0)
-	b := &shared{}
+// oldConformSession tells a session of the conformance kit as it was
+// before its sessions were drawn from a random seed: the seed 20240611
+// (and the two others derived from it) or a horizon of at most 112 rounds.
+// The gamer plays by the rules in those, and draws from the clock in
+// every other, as in a real run.
+func oldConformSession(s sdk.Session) bool {
+	const old = 20240611
+	return s.Horizon <= 112 || s.Seed == old || s.Seed == old+1 || s.Seed == old^0x9e3779b97f4a7c15
+}
+
+// hangOnce never returns in the first call of the plugin directory's
+// processes to get here (the one that creates the file hung-MODE beside
+// the executable); every other call returns at once.
+func hangOnce() {
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(os.Args[0]), "hung-"+mode), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	f.Close()
+	fmt.Fprintf(os.Stderr, "bad %s: hanging\n", mode)
+	select {}
+}
+
+// batch plays its replications' greedy policies; in mode shared-rand every
+// replication of a batch draws from one random source, so a replication's
+// draws depend on the others in its batch.
+type batch struct{ pols []*greedy }
+
+func newBatch(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+	shared := sdk.ReplicaRand(s.Seed, 0)
+	b := &batch{}
 	for _, r := range reps {
+		rng := r.Rand
+		if mode == "shared-rand" {
+			rng = shared
+		}
 		b.pols = append(b.pols, newGreedy(s, r.Index, rng))
 	}
 	return b, nil
 }
 
-func (b *shared) Step(st *sdk.BatchStep) error {
+// Close implements sdk.Closer.
+func (b *batch) Close() error {
+	if mode == "hang-close" {
+		hangOnce()
+	}
+	return nil
+}
+
+func (b *batch) Step(st *sdk.BatchStep) error {
 	for _, a := range st.Arrivals { // delayed feedback
 		b.pols[a.Index].Observe(a.Round, int(a.Arm), a.Reward)
 	}
@@ -104,8 +160,8 @@ func main() {
 		New:         newPolicy,
 	}
 	switch mode {
-	case "shared-rand":
-		p.New, p.NewBatch = nil, newShared
+	case "shared-rand", "hang-close":
+		p.New, p.NewBatch = nil, newBatch
 	case "stdout-before":
 		fmt.Println("bad stdout-before: loading the model")
 	case "orphan":

@@ -38,6 +38,22 @@ import (
 
 const faultRound = 5
 
+// hostile is what the hostile-* modes put in every string they declare or
+// send: a terminal retitle (OSC 0 ... BEL), a screen clear (CSI 2 J), a
+// bidi override and a C1 control (the 8-bit CSI). bench must show each of
+// them escaped, never raw.
+const hostile = "\x1b]0;pwned\x07\x1b[2J\u202e\u009b"
+
+// sayHostile writes two stderr lines holding hostile, the second with a
+// carriage return and a byte of invalid UTF-8 as well: a quote of the
+// plugin's stderr must keep the lines and escape the rest. (Only a
+// plugin that exits is sure to have its last stderr lines quoted, which
+// hostile-crash does.)
+func sayHostile(when string) {
+	say("%s: %s", when, hostile)
+	say("%s again\r%s\xff", when, hostile)
+}
+
 // stderr is the real fd 2: go-plugin's Serve swaps os.Stderr for a pipe
 // into its stdio stream, whose tail a dying process may never deliver.
 var stderr = os.Stderr
@@ -82,7 +98,7 @@ func main() {
 		serveRaw(plugin.HandshakeConfig{ProtocolVersion: client.ProtocolVersion,
 			MagicCookieKey: wire.Handshake.MagicCookieKey, MagicCookieValue: "not-regretbench"})
 		return
-	case "complex", "int-default":
+	case "complex", "int-default", "hostile-sdk":
 		// sdk.Serve refuses these declarations, as it should: answer
 		// Describe by hand, as a plugin in another language could.
 		serveDescribe(rawDescribe[mode])
@@ -94,7 +110,19 @@ func main() {
 			diags = append(diags, fmt.Sprintf("d%d", i))
 		}
 	}
-	sdk.Serve(sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", Diagnostics: diags, NewBatch: newBatch})
+	if mode == "xml-names" {
+		// Names a plugin may declare (valid UTF-8, no control) that XML
+		// cannot hold as they are (U+FFFE) or that are markup; the values
+		// stay zero.
+		diags = []string{"gap\uFFFE</text>]]>&\"'", "a b", "a_b"}
+	}
+	p := sdk.Plugin{Name: "faulty-" + mode, Version: "0.0.1", Diagnostics: diags, NewBatch: newBatch}
+	if strings.HasPrefix(mode, "hostile") {
+		p.Version += hostile
+		p.Params = []sdk.Param{{Name: "style", Type: sdk.String, Default: "plain" + hostile,
+			Allowed: []any{"plain" + hostile, "fancy"}, Doc: "how to draw" + hostile}}
+	}
+	sdk.Serve(p)
 }
 
 // serveRaw serves go-plugin with a handshake other than the SDK's and no
@@ -120,7 +148,14 @@ var rawDescribe = map[string]string{
 		"params": [{"name": "z", "type": "complex", "default": {"float": 1}, "doc": "a complex number"}]}`,
 	"int-default": `{"name": "faulty-int-default", "version": "0.0.1", "protocolVersion": 1,
 		"params": [{"name": "n", "type": "int", "default": {"string": "three"}}]}`,
+	// The SDK string, which no SDK plugin chooses, holds hostile too.
+	"hostile-sdk": `{"name": "faulty-hostile-sdk", "version": "0.0.1` + hostileJSON + `", "protocolVersion": 1,
+		"sdk": "regretbench-go/0.1.0` + hostileJSON + `",
+		"params": [{"name": "style", "type": "string", "default": {"string": "plain` + hostileJSON + `"}, "doc": "how to draw` + hostileJSON + `"}]}`,
 }
+
+// hostileJSON is hostile as a JSON string's content.
+const hostileJSON = `\u001b]0;pwned\u0007\u001b[2J\u202e\u009b`
 
 // serveDescribe serves the policy service with only Describe, answering
 // it with the protojson answer. It builds the messages from the protocol's
@@ -191,6 +226,10 @@ func newBatch(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
 	if mode == "hang-open" {
 		say("hanging in Open")
 		select {}
+	}
+	if mode == "hostile-open" {
+		sayHostile("open")
+		return nil, fmt.Errorf("faulty hostile-open: cannot open %s", hostile)
 	}
 	b := &batch{s: s, reps: reps}
 	if mode == "helper" {
@@ -317,6 +356,12 @@ func (b *batch) fault(st *sdk.BatchStep) error {
 	case "step-error":
 		say("model diverged at round %d", st.Round)
 		return fmt.Errorf("faulty step-error: model diverged at round %d", st.Round)
+	case "hostile-step":
+		sayHostile(fmt.Sprintf("round %d", st.Round))
+		return fmt.Errorf("faulty hostile-step: diverged %s at round %d", hostile, st.Round)
+	case "hostile-crash":
+		sayHostile(fmt.Sprintf("round %d", st.Round))
+		os.Exit(7)
 	case "raw-frame":
 		// The 13-byte frame of issue 15: status 0, 0 arms, 2^32-1
 		// diagnostics, which made bench allocate 100 GB.
