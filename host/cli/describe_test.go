@@ -104,11 +104,11 @@ func TestPluginsListing(t *testing.T) {
 		stderr  []string
 	}{
 		{"healthy", []string{"ts", "remaxgrad"}, nil, 0,
-			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values >= 2 ", "values >= 1 ", "values in (0, 1e+300] ", "inflation            float  default 1        values > 0 "},
+			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values in [2, 100] ", "values in [1, 1000] ", "values in (0, 1e+300] ", "inflation            float  default 1        values > 0 "},
 			[]string{"FAILED", "warning"}, nil},
 		{"one fails to start, one declares garbage", []string{"ts", "remaxgrad"},
 			map[string]string{"faulty-exit-early": "faulty", "faulty-complex": "faulty"}, cli.ExitPolicy,
-			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values >= 2 ",
+			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values in [2, 100] ",
 				"\nfaulty-exit-early  FAILED  (", "faulty exit-early: cannot load my model file",
 				"\nfaulty-complex  FAILED  (", `its Describe declares what bench cannot use: parameter "z": unknown type "complex"`},
 			nil, []string{"2 of 4 plugin(s) FAILED", "faulty-complex, faulty-exit-early"}},
