@@ -323,7 +323,7 @@ for id in "${array_ids[sealed]}" "${merge_ids[sealed]}"; do
 		fail "the sealed run's secret shows in 'scontrol show job $id'"
 	fi
 done
-title="^check: K=3, T=${horizon}, [0-9]+ runs, seed ${secret}, shard [0-9]+/${shards}\$"
+title="^check: K=3, T=${horizon}, [0-9]+ runs, seed ${secret}, shard [0-9]+/${shards}(, sandbox [a-z+]+)?\$"
 if cat "$work"/sealed/slurm-*.out | grep -F "$secret" | grep -qvE "$title"; then
 	grep -HnF "$secret" "$work"/sealed/slurm-*.out >&2
 	fail "the sealed run's secret shows in the job output above, not only in a shard's title"

@@ -49,10 +49,9 @@ func fullPlan(t *testing.T) Plan {
 // probe is one run of the escape program: its report per attempt, and
 // what the test set up for it to reach.
 type probe struct {
-	report  map[string]string // attempt -> "ok ..." or "denied: ..."
-	udpGot  bool              // the UDP listener received a datagram
-	marker  string            // in the argv of the setsid helper
-	stopped func()            // Stop, for ESCAPE_STAY runs
+	report map[string]string // attempt -> "ok ..." or "denied: ..."
+	udpGot bool              // the UDP listener received a datagram
+	marker string            // in the argv of the setsid helper
 }
 
 // runEscape runs the escape program under p and returns its report.
