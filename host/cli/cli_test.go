@@ -95,23 +95,23 @@ const testStartTimeout = "2m"
 // itself, a run).
 var startingCommands = map[string]bool{"": true, "run": true, "paper": true, "plugins": true, "conform": true}
 
-// generousStart inserts --start-timeout testStartTimeout after the
-// command of args when it starts plugins and args do not set the flag.
+// generousStart appends --start-timeout testStartTimeout to args when
+// their command starts plugins and they do not set the flag (nor end
+// flags with --).
 func generousStart(args []string) []string {
-	at, cmd := 0, ""
-	for i, a := range args {
+	cmd := ""
+	for _, a := range args {
 		if a == "--start-timeout" || strings.HasPrefix(a, "--start-timeout=") || a == "--" {
 			return args
 		}
 		if cmd == "" && knownCommand[a] {
-			at, cmd = i+1, a // no test gives a flag a command's name as its value
+			cmd = a // no test gives a flag a command's name as its value
 		}
 	}
 	if !startingCommands[cmd] {
 		return args
 	}
-	out := append(append(append([]string(nil), args[:at]...), "--start-timeout", testStartTimeout), args[at:]...)
-	return out
+	return append(args[:len(args):len(args)], "--start-timeout", testStartTimeout)
 }
 
 // knownCommand are bench's commands, to find the one args name.
