@@ -1,14 +1,17 @@
 package sdk
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
 
 	"github.com/regretbench/regretbench/internal/wire"
 )
@@ -45,10 +48,29 @@ func Serve(p Plugin) {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// Once it has printed the handshake, go-plugin's Serve points
+	// os.Stderr at a pipe into its stdio stream, copied to the host by a
+	// goroutine: what a plugin writes there just before it exits dies with
+	// the process (9 times in 10). Point os.Stderr back at the real
+	// stderr, which bench reads to its end, at the host's first call:
+	// Serve swaps it before it serves any.
+	realStderr := os.Stderr
+	var restore sync.Once
+	back := func() { restore.Do(func() { os.Stderr = realStderr }) }
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.PluginSets(c, servedVersions),
-		GRPCServer:       wire.NewGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return wire.NewGRPCServer(append(opts,
+				grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+					back()
+					return h(ctx, req)
+				}),
+				grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+					back()
+					return h(srv, ss)
+				})))
+		},
 		// The host reads our raw stderr into a ring buffer for its error
 		// messages: keep it to warnings and errors, as JSON hclog parses.
 		Logger: hclog.New(&hclog.LoggerOptions{

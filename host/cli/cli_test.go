@@ -74,14 +74,49 @@ func skipShort(t *testing.T, what string) {
 }
 
 // bench runs the CLI in process (the plugins are still real processes) and
-// returns stdout, stderr and the exit code.
+// returns stdout, stderr and the exit code. A command that starts plugins
+// gets --start-timeout testStartTimeout unless args set one.
 func bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
+	args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, generousStart(args)...)
 	err := cli.Run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), cli.ExitCode(err)
 }
+
+// testStartTimeout is the start timeout of the tests' plugins, unless a
+// test sets its own: bench's default, 10 s, is short of what a Python
+// plugin takes to start (import numpy and grpc) on a loaded machine, and
+// the tests must not depend on how busy the machine is. startBench passes
+// it as BENCH_START_TIMEOUT.
+const testStartTimeout = "2m"
+
+// startingCommands are the commands with --start-timeout ("" is bench
+// itself, a run).
+var startingCommands = map[string]bool{"": true, "run": true, "paper": true, "plugins": true, "conform": true}
+
+// generousStart appends --start-timeout testStartTimeout to args when
+// their command starts plugins and they do not set the flag (nor end
+// flags with --).
+func generousStart(args []string) []string {
+	cmd := ""
+	for _, a := range args {
+		if a == "--start-timeout" || strings.HasPrefix(a, "--start-timeout=") || a == "--" {
+			return args
+		}
+		if cmd == "" && knownCommand[a] {
+			cmd = a // no test gives a flag a command's name as its value
+		}
+	}
+	if !startingCommands[cmd] {
+		return args
+	}
+	return append(args[:len(args):len(args)], "--start-timeout", testStartTimeout)
+}
+
+// knownCommand are bench's commands, to find the one args name.
+var knownCommand = map[string]bool{"run": true, "paper": true, "plugins": true, "conform": true, "plot": true, "gate": true,
+	"merge": true, "report": true, "scenarios": true, "show": true, "version": true, "help": true, "completion": true}
 
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()

@@ -37,12 +37,15 @@ func TestParamRangesBeforeRun(t *testing.T) {
 		params string
 		want   []string // in stderr; none: the run succeeds
 	}{
-		{"m below 2", "{m: 1}", []string{`parameter "m" = 1: want >= 2`}},
-		{"samples negative", "{samples: -5}", []string{`parameter "samples" = -5: want >= 1`}},
-		{"both, in one message", "{m: 1, samples: -5}", []string{`parameter "m" = 1: want >= 2; parameter "samples" = -5: want >= 1`}},
+		{"m below 2", "{m: 1}", []string{`parameter "m" = 1: want in [2, 100]`}},
+		{"samples negative", "{samples: -5}", []string{`parameter "samples" = -5: want in [1, 1000]`}},
+		{"both, in one message", "{m: 1, samples: -5}", []string{`parameter "m" = 1: want in [2, 100]; parameter "samples" = -5: want in [1, 1000]`}},
 		{"lr on its exclusive bound", "{lr: 0}", []string{`parameter "lr" = 0: want > 0`}},
 		{"variance_inflation beyond its max", "{variance_inflation: 1e301}", []string{`parameter "variance_inflation" = 1e+301: want in (0, 1e+300]`}},
+		{"samples beyond its max", "{samples: 1e8}", []string{`parameter "samples" = 1e+08: want in [1, 1000]`}},
+		{"m beyond its max", "{m: 1e9}", []string{`parameter "m" = 1e+09: want in [2, 100]`}},
 		{"on the inclusive bounds", "{m: 2, samples: 1, steps: 0, tol: 0}", nil},
+		{"on the upper bounds", "{m: 100, samples: 1000, steps: 1}", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spy := filepath.Join(t.TempDir(), "spy.jsonl")
@@ -101,11 +104,11 @@ func TestPluginsListing(t *testing.T) {
 		stderr  []string
 	}{
 		{"healthy", []string{"ts", "remaxgrad"}, nil, 0,
-			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values >= 2 ", "values >= 1 ", "values in (0, 1e+300] ", "inflation            float  default 1        values > 0 "},
+			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values in [2, 100] ", "values in [1, 1000] ", "values in (0, 1e+300] ", "inflation            float  default 1        values > 0 "},
 			[]string{"FAILED", "warning"}, nil},
 		{"one fails to start, one declares garbage", []string{"ts", "remaxgrad"},
 			map[string]string{"faulty-exit-early": "faulty", "faulty-complex": "faulty"}, cli.ExitPolicy,
-			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values >= 2 ",
+			[]string{"\nremaxgrad 1.0.0", "\nts 1.0.0", "values in [2, 100] ",
 				"\nfaulty-exit-early  FAILED  (", "faulty exit-early: cannot load my model file",
 				"\nfaulty-complex  FAILED  (", `its Describe declares what bench cannot use: parameter "z": unknown type "complex"`},
 			nil, []string{"2 of 4 plugin(s) FAILED", "faulty-complex, faulty-exit-early"}},

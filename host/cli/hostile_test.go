@@ -30,8 +30,8 @@ func benchReturns(t *testing.T, args ...string) (string, string, int) {
 	select {
 	case r := <-done:
 		return r.out, r.err, r.code
-	case <-time.After(10 * time.Second): // a hang check, not a timing assertion
-		t.Fatalf("bench %v: still running after 10 s", args)
+	case <-time.After(time.Minute): // a hang check, not a timing assertion
+		t.Fatalf("bench %v: still running after a minute", args)
 	}
 	panic("unreachable")
 }

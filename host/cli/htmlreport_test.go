@@ -19,7 +19,7 @@ func TestRunRecordsProvenance(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "quick.json")
-	args := []string{"--scenario", "quick", "--runs", "6", "--horizon", "300", "-q", "--out", out}
+	args := []string{"--scenario", "quick", "--runs", "6", "--horizon", "300", "-q", "--out", out, "--start-timeout", testStartTimeout}
 	before := time.Now().UTC().Add(-time.Second)
 	if _, stderr, code := bench(t, args...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)

@@ -52,6 +52,9 @@ Plugins are started under the sandbox (--sandbox), as a run starts them;
 the first line says which.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.startTimeout <= 0 {
+				return withCode(ExitInput, fmt.Errorf("--start-timeout %v: must be > 0, e.g. 30s or 5m", o.startTimeout))
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -114,6 +117,7 @@ the first line says which.`,
 		},
 	}
 	addSandboxFlags(cmd.Flags(), &o.sandbox)
+	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
 	return cmd
 }
 

@@ -448,8 +448,12 @@ func printStacks(w io.Writer, files ...*results.File) {
 				continue
 			}
 			if _, stack := client.SplitPanic(p.Error); stack != "" {
-				fmt.Fprintf(w, "bench: policy %q (plugin %s) panicked; its stack:\n  %s\n",
-					p.Label, p.Plugin, strings.ReplaceAll(stack, "\n", "\n  "))
+				what := "panicked"
+				if strings.Contains(p.Error, "fatal error: ") {
+					what = "died of a Go fatal error"
+				}
+				fmt.Fprintf(w, "bench: policy %q (plugin %s) %s; its stack:\n  %s\n",
+					p.Label, p.Plugin, what, strings.ReplaceAll(stack, "\n", "\n  "))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -44,6 +45,9 @@ func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
 	level, _ := sandbox.ParseLevel(o.level)
 	p, err := sandbox.Config{Level: level, Read: o.read}.Plan()
 	if err != nil {
+		return nil, withCode(ExitInput, err)
+	}
+	if err := client.CheckSocketDir(&p); err != nil {
 		return nil, withCode(ExitInput, err)
 	}
 	if w := p.Warning(); w != "" {

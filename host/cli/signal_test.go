@@ -24,11 +24,12 @@ type benchProc struct {
 }
 
 // startBench starts argv (bench's path and arguments, or a wrapper
-// command) with env added to the environment. The test's cleanup kills it.
+// command) with env added to the environment, after BENCH_START_TIMEOUT
+// set to testStartTimeout. The test's cleanup kills it.
 func startBench(t *testing.T, env []string, argv ...string) *benchProc {
 	t.Helper()
 	b := &benchProc{cmd: exec.Command(argv[0], argv[1:]...), done: make(chan struct{})}
-	b.cmd.Env = append(os.Environ(), env...)
+	b.cmd.Env = append(append(os.Environ(), "BENCH_START_TIMEOUT="+testStartTimeout), env...)
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	b.cmd.Stdout, b.cmd.Stderr = &b.stdout, &b.stderr
 	if err := b.cmd.Start(); err != nil {

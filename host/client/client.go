@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,6 +84,9 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	// and opening a FIFO blocks until a writer comes.
 	if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("plugin %s: not an executable file (mode %v)", path, st.Mode())
+	}
+	if err := CheckSocketDir(opts.Sandbox); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", path, err)
 	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
@@ -571,29 +576,95 @@ func (s *clientSession) Close(ctx context.Context) error {
 }
 
 // ringBuffer keeps the last size bytes written to it; it is safe for
-// concurrent use.
+// concurrent use. It also keeps, apart, the start of the last Go panic or
+// fatal error written to it (crashLines), which a dump of every goroutine
+// would push out of the last lines and even out of the buffer.
 type ringBuffer struct {
 	mu   sync.Mutex
 	buf  []byte
 	size int
+
+	line    []byte        // the line being written, up to maxLineLen bytes
+	prev    string        // the last whole line
+	crash   []string      // the last crash's first lines, see endLine
+	inCrash bool          // crash is still being collected
+	gs      int           // goroutine headers in crash
+	writers []*lineWriter // whose partial lines lastLines quotes
 }
+
+// maxLineLen bounds a line as ringBuffer and lineWriter keep it.
+const maxLineLen = 4096
+
+// crashLines bounds the lines kept of a crash: its header and the first
+// goroutine's frames (Go prints at most 100 frames of a goroutine, two
+// lines each, but the frame that called panic is near the top).
+const crashLines = 60
 
 func newRingBuffer(size int) *ringBuffer { return &ringBuffer{size: size} }
 
 func (r *ringBuffer) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	n := len(p)
 	r.buf = append(r.buf, p...)
 	if len(r.buf) > r.size {
 		r.buf = append(r.buf[:0], r.buf[len(r.buf)-r.size:]...)
 	}
-	return len(p), nil
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.line = append(r.line, p[:min(len(p), maxLineLen-len(r.line))]...)
+			break
+		}
+		r.line = append(r.line, p[:min(i, maxLineLen-len(r.line))]...)
+		r.endLine(string(r.line))
+		r.line, p = r.line[:0], p[i+1:]
+	}
+	return n, nil
+}
+
+// endLine notes the crash that line starts or continues: a Go panic's or
+// fatal error's header ("panic: ", "fatal error: ", after the runtime's
+// "runtime: out of memory: cannot allocate ..." if it precedes it), and
+// the dump's lines up to the second goroutine: the goroutine that failed
+// (after the runtime stack of a fatal error) comes first.
+func (r *ringBuffer) endLine(line string) {
+	prev := r.prev
+	r.prev = line
+	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+		r.crash, r.inCrash, r.gs = r.crash[:0], true, 0
+		if strings.HasPrefix(prev, "runtime: ") {
+			r.crash = append(r.crash, prev)
+		}
+		r.crash = append(r.crash, line)
+		return
+	}
+	if !r.inCrash {
+		return
+	}
+	if goroutineHeader.MatchString(strings.TrimSpace(line)) {
+		r.gs++
+	}
+	if r.gs > 1 || len(r.crash) >= crashLines {
+		r.inCrash = false
+		return
+	}
+	r.crash = append(r.crash, line)
 }
 
 // lineWriter returns a writer into r that passes on whole lines only, so
-// that two sources writing into r at once do not interleave mid-line.
-func (r *ringBuffer) lineWriter() io.Writer { return &lineWriter{r: r} }
+// that two sources writing into r at once do not interleave mid-line;
+// lastLines quotes the line it holds back, if any.
+func (r *ringBuffer) lineWriter() io.Writer {
+	w := &lineWriter{r: r}
+	r.mu.Lock()
+	r.writers = append(r.writers, w)
+	r.mu.Unlock()
+	return w
+}
 
+// lineWriter's lock is taken before its ring's, by Write and lastLines
+// alike.
 type lineWriter struct {
 	mu      sync.Mutex
 	r       *ringBuffer
@@ -604,40 +675,55 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.partial = append(w.partial, p...)
-	if i := strings.LastIndexByte(string(w.partial), '\n'); i >= 0 {
+	if i := bytes.LastIndexByte(w.partial, '\n'); i >= 0 {
 		w.r.Write(w.partial[:i+1])
 		w.partial = append(w.partial[:0], w.partial[i+1:]...)
 	}
-	if len(w.partial) > 4096 {
+	if len(w.partial) > maxLineLen {
 		w.r.Write(append(w.partial, '\n'))
 		w.partial = w.partial[:0]
 	}
 	return len(p), nil
 }
 
-// panicLines bounds how far back lastLines looks for the start of a Go
-// panic or fatal error, whose first line says what went wrong.
-const panicLines = 40
-
-// lastLines returns the last n lines, or, when a Go panic or fatal error
-// began within the last panicLines lines, every line from its first.
-// go-plugin's JSON log lines are shown as "level: message".
+// lastLines returns the last n lines, a last line without a newline
+// included; or, when a Go panic or fatal error was written, its header and
+// the first goroutine of its dump, however many lines followed (the other
+// goroutines). go-plugin's JSON log lines are shown as "level: message".
 func (r *ringBuffer) lastLines(n int) string {
 	r.mu.Lock()
-	s := strings.TrimRight(string(r.buf), "\n")
+	writers := r.writers
 	r.mu.Unlock()
-	if s == "" {
-		return ""
+	for _, w := range writers {
+		w.mu.Lock()
+		defer w.mu.Unlock()
 	}
-	lines := strings.Split(s, "\n")
-	from := max(len(lines)-n, 0)
-	for i := len(lines) - 1; i >= max(len(lines)-panicLines, 0); i-- {
-		if strings.HasPrefix(lines[i], "panic: ") || strings.HasPrefix(lines[i], "fatal error: ") {
-			from = min(from, i)
-			break
+	r.mu.Lock()
+	s := strings.TrimRight(string(r.buf), "\n")
+	crash := slices.Clone(r.crash)
+	var partials []string
+	if len(r.line) > 0 {
+		partials = append(partials, string(r.line))
+	}
+	for _, w := range writers {
+		if len(w.partial) > 0 {
+			partials = append(partials, string(w.partial))
 		}
 	}
-	lines = lines[from:]
+	r.mu.Unlock()
+	var lines []string
+	switch {
+	case len(crash) > 0:
+		lines = crash
+	case s == "" && len(partials) == 0:
+		return ""
+	default:
+		if s != "" {
+			lines = strings.Split(s, "\n")
+		}
+		lines = append(lines, partials...)
+		lines = lines[max(len(lines)-n, 0):]
+	}
 	for i, l := range lines {
 		lines[i] = plainLogLine(l)
 	}

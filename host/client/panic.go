@@ -5,8 +5,18 @@ import (
 	"strings"
 )
 
-// goroutineHeader is the first line of a goroutine in a Go stack dump.
-var goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]*\]:$`)
+// goroutineHeader is the first line of a goroutine in a Go stack dump:
+// "goroutine 7 [running]:", or, in a fatal error's dump,
+// "goroutine 1 gp=0xc000002380 m=0 mp=0x5a3f40 [running]:".
+var goroutineHeader = regexp.MustCompile(`^goroutine \d+ (?:[a-z]+=\S+ )*\[[^\]]*\]:$`)
+
+// sourceLine matches a frame's file and line, in Go or assembly
+// ("/usr/local/go/src/runtime/asm_amd64.s:1771 +0x1").
+var sourceLine = regexp.MustCompile(`\.(?:go|s):\d+`)
+
+// runtimeStack heads the system stack a fatal error's dump may start
+// with, before the goroutine that failed.
+const runtimeStack = "runtime stack:"
 
 // sdkPackage and wirePackage prefix the functions of the SDK's policy
 // runner and of the protocol's transports in a stack dump.
@@ -16,18 +26,20 @@ const (
 )
 
 // SplitPanic condenses the Go stack dumps in an error message (a policy
-// panicked, and the plugin sent its stack, or quoted it from its stderr)
-// so that the message stays one short paragraph: each dump is replaced by
-// one line "at FUNC (FILE:LINE)", the policy's own frame, the first that is
-// neither the Go runtime's nor the SDK's. It returns the condensed message
-// and the dumps it removed, "" when there were none.
+// panicked, and the plugin sent its stack, or quoted it from its stderr;
+// the plugin died of a fatal error such as running out of memory) so that
+// the message stays one short paragraph: each dump is replaced by one line
+// "at FUNC (FILE:LINE)", the policy's own frame, the first that is neither
+// the Go runtime's nor the SDK's (none for a fatal error's runtime stack).
+// It returns the condensed message and the dumps it removed, "" when
+// there were none.
 func SplitPanic(msg string) (short, stack string) {
 	lines := strings.Split(msg, "\n")
 	var out, dumps []string
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		trimmed := strings.TrimSpace(l)
-		if !goroutineHeader.MatchString(trimmed) {
+		if !goroutineHeader.MatchString(trimmed) && trimmed != runtimeStack {
 			out = append(out, l)
 			continue
 		}
@@ -67,10 +79,10 @@ func isStackLine(lines []string, j int) bool {
 	switch {
 	case l == "":
 		return false
-	case goroutineHeader.MatchString(l), strings.HasPrefix(l, "..."), strings.Contains(l, ".go:"):
+	case goroutineHeader.MatchString(l), l == runtimeStack, strings.HasPrefix(l, "..."), sourceLine.MatchString(l):
 		return true
 	}
-	return j+1 < len(lines) && strings.Contains(lines[j+1], ".go:") &&
+	return j+1 < len(lines) && sourceLine.MatchString(lines[j+1]) &&
 		(strings.HasSuffix(l, ")") || strings.HasPrefix(l, "created by "))
 }
 

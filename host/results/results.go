@@ -4,7 +4,6 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/internal/seed"
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // Schema identifies version 1 of the results file.
@@ -238,13 +238,16 @@ func (f *File) WriteFile(path string) error {
 
 // ReadFile reads and checks a results file. Errors name the file and what
 // is wrong with it. A path that is not a regular file (a FIFO, a device)
-// is refused at once, and a file over MaxFileSize unread.
+// is refused at once, and a file over MaxFileSize unread. The file is
+// streamed (decode.go): reading it takes about what it decodes to, not
+// copies of its text.
 func ReadFile(path string) (*File, error) {
-	data, err := safeio.ReadFile(path, MaxFileSize)
+	r, err := safeio.Open(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
-	f, err := Decode(data)
+	defer r.Close()
+	f, err := decode(r)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
@@ -253,39 +256,15 @@ func ReadFile(path string) (*File, error) {
 
 // Decode parses and checks a results file's contents. Besides unknown
 // keys, it refuses a key given twice in one object and a key that matches
-// a field only when case is ignored (CheckKeys), which encoding/json would
-// otherwise accept, keeping the last.
+// a field only when case is ignored (as CheckKeys), which encoding/json
+// would otherwise accept, keeping the last.
 func Decode(data []byte) (*File, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("empty file")
-	}
-	var f File
-	// Before decoding: the decoder would keep the last of two keys, and
-	// take "Seed" for "seed".
-	if err := CheckKeys(data, &f); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("not valid JSON (truncated?): %w", err)
-		}
-		if errors.Is(err, seed.ErrInvalid) {
-			return nil, fmt.Errorf("scenario.seed: %w", err) // the one seed of the schema
-		}
-		return nil, err
-	}
-	// One object and nothing else: a second one is two files run together.
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the results object at byte %d (two files concatenated?)", dec.InputOffset())
-	}
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	return &f, nil
+	return decode(bytes.NewReader(data))
 }
+
+// MaxDiagnostics bounds the diagnostics of a policy in a results file:
+// those a plugin may declare (sdk.MaxDiagnostics).
+const MaxDiagnostics = wire.MaxDiagnostics
 
 // MaxAbs bounds the magnitude of every number of a results file. JSON
 // cannot hold NaN or infinities, but a number near the largest float64
@@ -355,6 +334,12 @@ func (f *File) Check() error {
 	for i, p := range f.Policies {
 		if p == nil {
 			return fmt.Errorf("policies[%d]: null", i)
+		}
+		// As many diagnostics as a plugin may declare: each is a figure
+		// of bench plot and columns of every report, and 5,000 kept bench
+		// plot busy for minutes.
+		if len(p.Diagnostics) > MaxDiagnostics {
+			return fmt.Errorf("policies[%d] %q: %d diagnostics, more than the %d a plugin may declare", i, p.Label, len(p.Diagnostics), MaxDiagnostics)
 		}
 		switch p.Status {
 		case StatusOK:

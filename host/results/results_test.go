@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,17 @@ func TestBadFiles(t *testing.T) {
 		{"two documents", append(append([]byte{}, valid...), valid...), "data after the results object"},
 		{"trailing garbage", append(append([]byte{}, valid...), "}x"...), "data after the results object"},
 		{"unknown field", bytes.Replace(valid, []byte(`"complete"`), []byte(`"completed": true, "complete"`), 1), `unknown field "completed"`},
-		{"wrong type", bytes.Replace(valid, []byte(`"arms": 2`), []byte(`"arms": "2"`), 1), "scenario.arms"},
+		{"wrong type", bytes.Replace(valid, []byte(`"arms": 2`), []byte(`"arms": "2"`), 1), "scenario.arms: cannot unmarshal string into int"},
+		{"unknown field of a policy", bytes.Replace(valid, []byte(`"label": "TS"`), []byte(`"lable": "x", "label": "TS"`), 1), `policies[0]: unknown field "lable"`},
+		{"unknown field of traces", bytes.Replace(valid, []byte(`"metrics": {`), []byte(`"metric": {}, "metrics": {`), 1), `policies[0].traces: unknown field "metric"`},
+		{"unknown field of a series", bytes.Replace(valid, []byte(`"regret": {`), []byte(`"regret": {"median": [], `), 1), `policies[0].regret: json: unknown field "median"`},
+		{"policies twice", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": [], "policies": [`), 1), `key "policies" appears twice`},
+		{"traces twice", bytes.Replace(valid, []byte(`"traces": {`), []byte(`"traces": null, "traces": {`), 1), `policies[0]: key "traces" appears twice`},
+		{"policies not an array", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": {}, "x": [`), 1), "policies: cannot unmarshal object into an array"},
+		{"trace row not numbers", bytes.Replace(valid, []byte(`"regret": [
+            [`), []byte(`"regret": [
+            ["a"], [`), 1), "policies[0].traces.metrics.regret[0]: cannot unmarshal string into float64"},
+		{"truncated in a trace", valid[:bytes.Index(valid, []byte(`"traces"`))+40], "not valid JSON (truncated?): policies[0].traces"},
 		{"negative seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": -1`), 1), "scenario.seed: invalid seed: want a non-negative integer"},
 		{"fractional seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": 1.5`), 1), "scenario.seed: invalid seed"},
 		{"seed as a decimal string", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": "1"`), 1), "scenario.seed: invalid seed: a string seed is a secret"},
@@ -133,7 +144,7 @@ func TestBadFiles(t *testing.T) {
 		{"diagnostic trace", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["gap"] = [][]float64{{1}} }), "traces.diagnostics.gap"},
 		{"overflowing number", bytes.Replace(valid, []byte(`"mean": [
           1,`), []byte(`"mean": [
-          1e309,`), 1), "cannot unmarshal number 1e309 into Go struct field Series.policies.regret.mean"},
+          1e309,`), 1), "policies[0].regret.mean: cannot unmarshal number 1e309 into float64"},
 		{"mean near the largest float", edit(func(f *File) { f.Policies[0].Regret.Mean[1] = 1.7e308 }),
 			`policies[0] "TS": regret.mean[1] = 1.7e+308: numbers must be finite and within ±1e+300`},
 		{"se beyond MaxAbs", edit(func(f *File) { f.Policies[0].Under.SE[0] = -2e300 }), `underestimation.se[0] = -2e+300`},
@@ -153,6 +164,14 @@ func TestBadFiles(t *testing.T) {
 		{"diagnostic checkpoints beyond T", edit(func(f *File) {
 			f.Policies[0].Diagnostics["gap"] = DiagSeries{Checkpoints: []int{5, 11}, Mean: []float64{1, 2}, SE: []float64{0, 0}}
 		}), `diagnostics.gap.checkpoints must increase within 1..10, got [5 11]`},
+		{"more diagnostics than a plugin may declare", edit(func(f *File) {
+			p := f.Policies[0]
+			for k := range MaxDiagnostics {
+				name := fmt.Sprintf("d%d", k)
+				p.Diagnostics[name] = DiagSeries{Checkpoints: []int{5, 10}, Mean: []float64{1, 2}, SE: []float64{0, 0}}
+				p.Traces.Diagnostics[name] = [][]float64{{0, 0, 0}, {1, 1, 1}}
+			}
+		}), fmt.Sprintf(`policies[0] "TS": %d diagnostics, more than the %d a plugin may declare`, MaxDiagnostics+1, MaxDiagnostics)},
 		{"failed without error", edit(func(f *File) { f.Policies[1].Error = "" }), `policies[1] "Broken": status failed without an error`},
 		{"unknown status", edit(func(f *File) { f.Policies[0].Status = "done" }), `policies[0] "TS": unknown status "done"`},
 	} {

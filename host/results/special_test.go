@@ -39,8 +39,8 @@ func TestReadFileSpecialFiles(t *testing.T) {
 			var err error
 			select { // a hang check, not a timing assertion
 			case err = <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("ReadFile still running after 10 s")
+			case <-time.After(time.Minute):
+				t.Fatal("ReadFile still running after a minute")
 			}
 			if want := "results " + tc.path + ": " + tc.want; err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("error %v, want it to start with %q", err, want)

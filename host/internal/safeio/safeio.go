@@ -36,6 +36,24 @@ var ErrNotRegular = errors.New("not a regular file")
 // file larger than limit is refused with ErrTooLarge. Symbolic links to a
 // regular file are followed.
 func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// Open opens the regular file at path for a reader that streams it, such
+// as a json.Decoder, with the checks of ReadFile: anything but a regular
+// file is refused before any read, a file larger than limit at once, and
+// a file that grows beyond limit while it is read fails the read that
+// crosses the limit with ErrTooLarge. Errors name no path.
+func Open(path string, limit int64) (io.ReadCloser, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, bare(err)
@@ -49,25 +67,41 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, bare(err)
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
+		f.Close()
 		return nil, bare(err)
 	}
 	if err := regular(fi); err != nil {
+		f.Close()
 		return nil, err
 	}
 	if fi.Size() > limit {
+		f.Close()
 		return nil, tooLarge(limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, bare(err)
-	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(limit) // it grew while we read it
-	}
-	return data, nil
+	return &capped{f: f, left: limit, limit: limit}, nil
 }
+
+// capped reads f and fails with ErrTooLarge past its limit.
+type capped struct {
+	f     *os.File
+	left  int64 // bytes that may still be read
+	limit int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1] // one byte more than allowed tells a file that grew
+	}
+	n, err := c.f.Read(p)
+	if int64(n) > c.left {
+		return 0, tooLarge(c.limit)
+	}
+	c.left -= int64(n)
+	return n, bare(err)
+}
+
+func (c *capped) Close() error { return c.f.Close() }
 
 func tooLarge(limit int64) error {
 	return fmt.Errorf("%w (more than %s); refusing to read it", ErrTooLarge, Bytes(limit))

@@ -100,12 +100,14 @@ type Optimizer struct {
 }
 
 // NewOptimizer returns an optimizer for k arms with settings c (c.Samples
-// is the number of samples a round holds) and logits z = 0.
+// is the number of samples a round holds) and logits z = 0. c.M and
+// c.Samples may exceed the parameters' bounds MaxM and MaxSamples, which
+// bound a plugin's time and memory.
 func NewOptimizer(k int, c Config) *Optimizer {
 	if k < 1 {
 		panic(fmt.Sprintf("remaxgrad: NewOptimizer: %d arms", k))
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validateLower(); err != nil {
 		panic("remaxgrad: NewOptimizer: " + err.Error())
 	}
 	o := &Optimizer{

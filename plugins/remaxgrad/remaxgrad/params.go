@@ -11,8 +11,10 @@ import (
 // Their ranges are those Config.Validate enforces, so that bench refuses a
 // bad value before a run starts.
 var Params = []sdk.Param{
-	{Name: "m", Type: sdk.Int, Default: int64(2), Min: sdk.Inclusive(2), Doc: "number of draws M in the ReMax objective E max_{m<=M} theta_{A_m} (M >= 2)"},
-	{Name: "samples", Type: sdk.Int, Default: int64(50), Min: sdk.Inclusive(1), Doc: "posterior samples S per round in the sample-average objective"},
+	{Name: "m", Type: sdk.Int, Default: int64(2), Min: sdk.Inclusive(2), Max: sdk.Inclusive(MaxM),
+		Doc: "number of draws M in the ReMax objective E max_{m<=M} theta_{A_m} (2 <= M <= 100: a round's time grows with M)"},
+	{Name: "samples", Type: sdk.Int, Default: int64(50), Min: sdk.Inclusive(1), Max: sdk.Inclusive(MaxSamples),
+		Doc: "posterior samples S per round in the sample-average objective (at most 1000: each replication keeps 25 bytes per arm and sample)"},
 	{Name: "steps", Type: sdk.Int, Default: int64(20), Min: sdk.Inclusive(0), Doc: "maximum number L of Adam steps per round"},
 	{Name: "lr", Type: sdk.Float, Default: 0.05, Min: sdk.Exclusive(0), Doc: "Adam learning rate eta on the softmax logits"},
 	{Name: "tol", Type: sdk.Float, Default: 1e-6, Min: sdk.Inclusive(0), Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
@@ -24,6 +26,27 @@ var Params = []sdk.Param{
 	{Name: "logit_floor", Type: sdk.Float, Default: DefaultLogitFloor, Min: sdk.Inclusive(0), Max: sdk.Inclusive(700),
 		Doc: "robust variant only: each round starts from logits re-centred to max 0 and raised to at least -logit_floor (lower explores more; 0 starts every round from uniform)"},
 }
+
+// Upper bounds of the m and samples parameters. Neither has a natural
+// one, but each costs: a replication keeps its round's samples, about
+// BytesPerSample bytes per arm and sample (samples: 1e8 took 18.8 GB), and
+// a gradient evaluation takes M-1 multiplications per arm and sample
+// (m: 1e9 stalled every round). At the bounds, 20 times the paper's S = 50
+// and 25 times its largest M = 4, a plugin's sample buffers take 25 kB per
+// replication and arm, so 1 GB holds 40,000 replication-arms at once: the
+// full-scale remaxgrad_ten_arm (1,000 replications of 10 arms, both
+// sessions of a policy in one plugin) four times over. Memory grows with
+// the replications a plugin holds at once (--batch, two sessions at a
+// time) and the arms; time grows with M, about 12 times the M = 4 time at
+// M = 100.
+const (
+	MaxM       = 100
+	MaxSamples = 1000
+	// BytesPerSample is the memory a replication keeps per arm and
+	// sample: the round's normals, the sorted gaps, the orderings and,
+	// for M = 2 and K <= 16, the samples arm by arm.
+	BytesPerSample = 8 + 8 + 1 + 8
+)
 
 // The values of the variant parameter.
 const (
@@ -80,8 +103,22 @@ func ConfigFromParams(p sdk.Params) (Config, error) {
 	return c, c.Validate()
 }
 
-// Validate reports the first parameter out of its range.
+// Validate reports the first parameter out of its range, the ranges
+// Params declares.
 func (c Config) Validate() error {
+	switch {
+	case c.M > MaxM:
+		return fmt.Errorf("parameter %q: want m <= %d, got %d", "m", MaxM, c.M)
+	case c.Samples > MaxSamples:
+		return fmt.Errorf("parameter %q: want <= %d, got %d", "samples", MaxSamples, c.Samples)
+	}
+	return c.validateLower()
+}
+
+// validateLower is Validate without the upper bounds of m and samples,
+// which bound a plugin's memory and time rather than what the optimizer
+// computes correctly: NewOptimizer checks only these.
+func (c Config) validateLower() error {
 	switch {
 	case c.M < 2:
 		return fmt.Errorf("parameter %q: want m >= 2, got %d", "m", c.M)

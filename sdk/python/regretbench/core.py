@@ -220,9 +220,9 @@ class Core:
             st.prev_rewards = prev_rewards
             st.arrivals = arrivals
             buf = st.arms = s.arms if arms is None else arms
-            st.diagnostics = None
+            st.diagnostics = dbuf = None
             if want_diag and len(self.p.diagnostics):
-                st.diagnostics = s.diag if diag is None else diag
+                st.diagnostics = dbuf = s.diag if diag is None else diag
             try:
                 s.pol.step(st)
             except PolicyFailed:
@@ -248,9 +248,24 @@ class Core:
                 i = int(np.flatnonzero((out < 0) | (out >= spec.arms))[0])
                 raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
                                    % (s.reps[i], out[i], spec.arms - 1))
+            if dbuf is not None and st.diagnostics is not dbuf:
+                # The policy bound st.diagnostics to an array of its own:
+                # answer with its values, copied into the buffer the step
+                # socket sends (which it did not fill), as the arms.
+                d = st.diagnostics
+                if d is None:
+                    raise PolicyFailed("the policy set st.diagnostics to None; fill it, or assign an array of "
+                                       "shape (%d, %d): diagnostics by replication" % dbuf.shape)
+                d = np.asarray(d)
+                if d.shape != dbuf.shape:
+                    raise PolicyFailed("the policy returned diagnostics of shape %s, want (%d, %d): %d diagnostics "
+                                       "of %d replications" % ((d.shape,) + dbuf.shape + dbuf.shape))
+                if d.dtype.kind not in "fiu":
+                    raise PolicyFailed("the policy returned diagnostics of type %s, want numbers" % d.dtype)
+                dbuf[:] = d
             s.round = round
             s.delivered += len(arrivals)
-            return out, st.diagnostics
+            return out, dbuf
 
     def close(self, sid):
         with self.lock:

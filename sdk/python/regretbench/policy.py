@@ -163,7 +163,9 @@ class BatchStep:
     arms: int32 array to fill with the arm of every replication. During
         the host-forced initial rounds the SDK overwrites it.
     diagnostics: None, or a float64 array [d, i] to fill: diagnostic d (in
-        Plugin.diagnostics order) of replication i.
+        Plugin.diagnostics order) of replication i. A policy may also
+        assign an array of its own of that shape, as it may to arms; the
+        SDK copies it.
     """
     __slots__ = ("round", "prev_arms", "prev_rewards", "arrivals", "arms", "diagnostics")
 

@@ -111,6 +111,49 @@ class RebindTest(unittest.TestCase):
         with self.assertRaisesRegex(PolicyFailed, "replication 8: the policy returned arm 5, want 0..1"):
             core.step(sid, 5, arms.copy(), np.zeros(2), False, out)
 
+    def test_rebound_diagnostics_are_copied_and_checked(self):
+        # A policy that assigns st.diagnostics an array of its own: its
+        # values reach the buffer the step socket sends (diag given), as
+        # gRPC sends the array returned. Before, the socket sent zeros.
+        class Own(rb.BatchPolicy):
+            def __init__(self, s, reps):
+                self.n, self.value = len(reps), None
+
+            def step(self, st):
+                st.arms[:] = 0
+                if st.diagnostics is not None:
+                    st.diagnostics = np.full((2, self.n), 7.5) if self.value is None else self.value
+
+        pols = []
+        plugin = rb.Plugin("d", "1", diagnostics=["a", "b"], new_batch=lambda s, r: pols.append(Own(s, r)) or pols[-1])
+        for name, socket in (("gRPC", False), ("step socket", True)):
+            with self.subTest(transport=name):
+                pols.clear()
+                core, sid = open_session(plugin, k=2, init_pulls=1, reps=(0, 1, 2))
+                out, dbuf = np.zeros(3, np.int32), np.zeros((2, 3))
+                arms, diag = core.step(sid, 1, NONE_I, NONE_F, True, out if socket else None, dbuf if socket else None)
+                self.assertEqual(np.asarray(diag).tolist(), [[7.5] * 3] * 2)
+                if socket:
+                    self.assertIs(diag, dbuf)
+                pols[0].value = [[1, 2, 3], [4, 5, 6]]  # a list of ints: fine
+                arms, diag = core.step(sid, 2, arms.copy(), np.zeros(3), True, out if socket else None,
+                                       dbuf if socket else None)
+                self.assertEqual(np.asarray(diag).tolist(), [[1, 2, 3], [4, 5, 6]])
+                for bad, want in ((np.zeros((3, 2)), r"diagnostics of shape \(3, 2\), want \(2, 3\)"),
+                                  (np.array([["x"] * 3] * 2), "diagnostics of type <U1, want numbers")):
+                    pols[0].value = bad
+                    with self.assertRaisesRegex(PolicyFailed, want):
+                        core.step(sid, 3, arms.copy(), np.zeros(3), True, out if socket else None,
+                                  dbuf if socket else None)
+        # None where diagnostics were asked for is refused too.
+        class Drops(Own):
+            def step(self, st):
+                st.arms[:] = 0
+                st.diagnostics = None
+        core, sid = open_session(rb.Plugin("d", "1", diagnostics=["a", "b"], new_batch=Drops), reps=(0,))
+        with self.assertRaisesRegex(PolicyFailed, r"set st.diagnostics to None; fill it, or assign an array of shape \(2, 1\)"):
+            core.step(sid, 1, NONE_I, NONE_F, True)
+
 
 class RequestErrorsTest(unittest.TestCase):
     def setUp(self):

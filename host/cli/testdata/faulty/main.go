@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -335,6 +337,9 @@ func (b *batch) fault(st *sdk.BatchStep) error {
 	case "crash-exit":
 		say("giving up at round %d", st.Round)
 		os.Exit(7)
+	case "out-of-memory":
+		say("allocating at round %d", st.Round)
+		outOfMemory()
 	case "crash-panic":
 		say("about to panic at round %d", st.Round)
 		go func() { panic(fmt.Sprintf("faulty crash-panic: boom at round %d", st.Round)) }()
@@ -416,4 +421,22 @@ func mark() {
 	if p := os.Getenv("FAULTY_MARK"); p != "" {
 		os.WriteFile(p, []byte(mode), 0o644)
 	}
+}
+
+// outOfMemory dies as a Go program out of memory dies, deterministically:
+// the runtime's line and "fatal error: out of memory" on stderr, then a
+// dump of every goroutine in a fatal error's format (gp=, m=, fp=, sp=,
+// pc=), the failing one first, and exit status 2. The dump is this
+// process's own, with goroutines enough to push the header far out of the
+// last lines.
+func outOfMemory() {
+	for range 300 {
+		go func() { select {} }()
+	}
+	buf := make([]byte, 4<<20)
+	dump := buf[:runtime.Stack(buf, true)]
+	dump = regexp.MustCompile(`(?m)^goroutine (\d+) \[`).ReplaceAll(dump, []byte("goroutine $1 gp=0xc000002380 m=nil ["))
+	dump = regexp.MustCompile(`(?m)( \+0x[0-9a-f]+)$`).ReplaceAll(dump, []byte("$1 fp=0xc000047f80 sp=0xc000047f60 pc=0x47d9a3"))
+	fmt.Fprintf(stderr, "runtime: out of memory: cannot allocate 1073741824-byte block (3221225472 in use)\nfatal error: out of memory\n\n%s", dump)
+	os.Exit(2)
 }

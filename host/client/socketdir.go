@@ -1,0 +1,41 @@
+package client
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/regretbench/regretbench/internal/sandbox"
+)
+
+// MaxSocketPath is the longest path a unix socket may have: the kernel's
+// sun_path, less its terminating NUL (107 bytes on Linux, 103 on macOS).
+var MaxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
+
+// randomDigits is the most digits os.MkdirTemp and os.CreateTemp append to
+// a name: a uint32 in decimal.
+const randomDigits = 10
+
+// SocketPathLen returns the longest path the unix socket of a plugin
+// launched under plan can take, with TMPDIR as it is: go-plugin makes the
+// socket TMPDIR/pluginN for an unconfined plugin; a confined one gets
+// TMPDIR set to its private directory, go-plugin's TMPDIR/plugin-dirN,
+// and makes it there.
+func SocketPathLen(plan *sandbox.Plan) int {
+	n := len(os.TempDir()) + len("/plugin") + randomDigits
+	if plan != nil && plan.Level != sandbox.Off {
+		n += len("/plugin-dir") + randomDigits
+	}
+	return n
+}
+
+// CheckSocketDir refuses a TMPDIR so long that a plugin launched under
+// plan could not make its socket there, for the error every plugin would
+// fail with ("bind: invalid argument") blames the plugin.
+func CheckSocketDir(plan *sandbox.Plan) error {
+	if n := SocketPathLen(plan); n > MaxSocketPath {
+		return fmt.Errorf("TMPDIR %s is too long for a unix socket path (a plugin's socket would take up to %d bytes, at most %d): set TMPDIR to a shorter directory",
+			os.TempDir(), n, MaxSocketPath)
+	}
+	return nil
+}

@@ -1,0 +1,46 @@
+package client
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/regretbench/regretbench/internal/sandbox"
+)
+
+// TestCheckSocketDir: a TMPDIR is refused exactly when a plugin's socket
+// could be longer than the kernel takes, confined (in go-plugin's
+// plugin-dirN under TMPDIR) or not, naming TMPDIR and what to do.
+func TestCheckSocketDir(t *testing.T) {
+	off, strict := &sandbox.Plan{Level: sandbox.Off}, &sandbox.Plan{Level: sandbox.Strict}
+	for _, c := range []struct {
+		name string
+		plan *sandbox.Plan
+		room int // bytes a TMPDIR may take under plan
+	}{
+		{"no sandbox", nil, MaxSocketPath - len("/plugin") - 10},
+		{"sandbox off", off, MaxSocketPath - len("/plugin") - 10},
+		{"sandboxed", strict, MaxSocketPath - len("/plugin-dir") - 10 - len("/plugin") - 10},
+	} {
+		for _, n := range []int{c.room, c.room + 1} {
+			dir := "/" + strings.Repeat("d", n-1)
+			t.Setenv("TMPDIR", dir)
+			err := CheckSocketDir(c.plan)
+			if n <= c.room {
+				if err != nil {
+					t.Errorf("%s, TMPDIR of %d bytes: %v", c.name, n, err)
+				}
+				continue
+			}
+			want := "TMPDIR " + dir + " is too long for a unix socket path (a plugin's socket would take up to " +
+				strconv.Itoa(MaxSocketPath+1) + " bytes, at most " + strconv.Itoa(MaxSocketPath) + "): set TMPDIR to a shorter directory"
+			if err == nil || err.Error() != want {
+				t.Errorf("%s, TMPDIR of %d bytes: %v, want %q", c.name, n, err, want)
+			}
+			if _, lerr := Launch(os.Args[0], LaunchOptions{Sandbox: c.plan}); lerr == nil || !strings.Contains(lerr.Error(), want) {
+				t.Errorf("%s: Launch: %v, want the error %q", c.name, lerr, want)
+			}
+		}
+	}
+}
