@@ -111,8 +111,21 @@ func generousStart(args []string) []string {
 	if !startingCommands[cmd] {
 		return args
 	}
+	// A last flag that takes a value and lacks it (a usage test's
+	// "--runs") would take ours as its value: leave such args alone.
+	if len(args) == 0 {
+		return args
+	}
+	if last := args[len(args)-1]; strings.HasPrefix(last, "-") && !strings.Contains(last, "=") && !boolFlag[strings.TrimLeft(last, "-")] {
+		return args
+	}
 	return append(args[:len(args):len(args)], "--start-timeout", testStartTimeout)
 }
+
+// boolFlag are the flags that take no value, which a test's args may end
+// with.
+var boolFlag = map[string]bool{"q": true, "quiet": true, "v": true, "verbose": true, "quick": true, "resume": true,
+	"force": true, "require-same": true, "require-conclusive": true}
 
 // knownCommand are bench's commands, to find the one args name.
 var knownCommand = map[string]bool{"run": true, "paper": true, "plugins": true, "conform": true, "plot": true, "gate": true,

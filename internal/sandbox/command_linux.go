@@ -106,15 +106,9 @@ func probeLayers(exe string, layers Layers) (Layers, string) {
 // missing, unless every layer can be had.
 func (c Config) Plan() (Plan, error) {
 	p := Plan{Level: c.Level}
-	for _, r := range c.Read {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			return p, fmt.Errorf("--sandbox-read %s: %w", r, err)
-		}
-		if _, err := os.Stat(abs); err != nil {
-			return p, fmt.Errorf("--sandbox-read %s: %w", r, err)
-		}
-		p.Read = append(p.Read, abs)
+	var err error
+	if p.Read, err = c.readPaths(); err != nil {
+		return p, err
 	}
 	exe, layers, missing := detect()
 	p.reaper = exe != ""

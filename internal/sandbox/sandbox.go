@@ -31,6 +31,8 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -153,4 +155,20 @@ func (p Plan) Warning() string {
 		return fmt.Sprintf("warning: sandbox auto: plugins run unconfined; missing %s", strings.Join(p.Missing, "; "))
 	}
 	return fmt.Sprintf("warning: sandbox auto: plugins run under %s only; missing %s", p.Layers, strings.Join(p.Missing, "; "))
+}
+
+// readPaths returns c.Read made absolute, each checked to exist.
+func (c Config) readPaths() ([]string, error) {
+	var out []string
+	for _, r := range c.Read {
+		abs, err := filepath.Abs(r)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--sandbox-read %s: %w", r, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 )
 
@@ -13,12 +12,9 @@ import (
 // confinement, so Auto runs plugins as Off does and Strict fails.
 func (c Config) Plan() (Plan, error) {
 	p := Plan{Level: c.Level}
-	for _, r := range c.Read {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			return p, fmt.Errorf("--sandbox-read %s: %w", r, err)
-		}
-		p.Read = append(p.Read, abs)
+	var err error
+	if p.Read, err = c.readPaths(); err != nil {
+		return p, err
 	}
 	missing := fmt.Sprintf("namespaces, landlock and seccomp (Linux only; this is %s)", runtime.GOOS)
 	switch c.Level {
