@@ -95,23 +95,25 @@ const testStartTimeout = "2m"
 // itself, a run).
 var startingCommands = map[string]bool{"": true, "run": true, "paper": true, "plugins": true, "conform": true}
 
-// generousStart appends --start-timeout testStartTimeout to args when
-// their command starts plugins and they do not set the flag (nor end
-// flags with --).
+// generousStart inserts --start-timeout testStartTimeout right after the
+// command of args (at the start for bench itself) when it starts plugins
+// and args do not set the flag: there it cannot become the value of a
+// flag a test leaves without one. A test that checks the command line a
+// run records sets the flag itself.
 func generousStart(args []string) []string {
-	cmd := ""
-	for _, a := range args {
+	at, cmd := 0, ""
+	for i, a := range args {
 		if a == "--start-timeout" || strings.HasPrefix(a, "--start-timeout=") || a == "--" {
 			return args
 		}
 		if cmd == "" && knownCommand[a] {
-			cmd = a // no test gives a flag a command's name as its value
+			at, cmd = i+1, a // no test gives a flag a command's name as its value
 		}
 	}
 	if !startingCommands[cmd] {
 		return args
 	}
-	return append(args[:len(args):len(args)], "--start-timeout", testStartTimeout)
+	return append(append(append([]string(nil), args[:at]...), "--start-timeout", testStartTimeout), args[at:]...)
 }
 
 // knownCommand are bench's commands, to find the one args name.
