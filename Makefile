@@ -19,9 +19,13 @@ build:
 run: build
 	./$(BIN)/bench --scenario $(SCENARIO)
 
+# -timeout: go test's default, 10 minutes per package, is short of what
+# host/cli takes on a loaded machine (about 3.5 minutes on 2 idle cores,
+# 10 with eight busy loops on them); a test that hangs fails on its own
+# timeouts long before an hour.
 test:
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test -timeout 60m ./...
 	cd examples/ucb1 && $(GO) test ./...
 	$(MAKE) --no-print-directory test-python
 
@@ -34,7 +38,7 @@ test-short:
 
 # The tests under the race detector (slower: several minutes on 2 cores).
 test-race:
-	$(GO) test -race ./...
+	$(GO) test -timeout 60m -race ./...
 
 # staticcheck with the committed staticcheck.conf, over every module.
 STATICCHECK_VERSION := v0.8.2

@@ -18,7 +18,7 @@ func TestPaper(t *testing.T) {
 	skipShort(t, "bench paper over every scenario of the paper")
 	t.Parallel()
 	dir := t.TempDir()
-	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir)
+	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--start-timeout", testStartTimeout)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
