@@ -30,7 +30,7 @@ import (
 // internal/testbin, which other test processes share).
 var binDir string
 
-var shipped = []string{"ts", "klucb", "remax", "remaxgrad"}
+var shipped = []string{"ts", "klucb", "remax", "remaxgrad", "ucb1", "moss", "exp3", "swucb", "ducb"}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "regretbench-cli")
