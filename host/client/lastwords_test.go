@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,44 +16,28 @@ import (
 // lastWordsModes are the modes of testdata/lastwords.
 var lastWordsModes = []string{"before-nl", "before-nonl", "after-nl", "after-nonl"}
 
-var (
-	lastWordsOnce sync.Once
-	lastWordsDir  string
-	lastWordsErr  error
-)
-
-// lastWordsPlugins builds testdata/lastwords once and links it under every
-// mode's name.
+// lastWordsPlugins builds testdata/lastwords into a directory of the
+// test's and links it under every mode's name.
 func lastWordsPlugins(t *testing.T) string {
 	t.Helper()
-	lastWordsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "regretbench-lastwords")
-		if err != nil {
-			lastWordsErr = err
-			return
-		}
-		exe := filepath.Join(dir, "lastwords.bin")
-		if lastWordsErr = testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/lastwords", Name: "lastwords.bin"}); lastWordsErr != nil {
-			return
-		}
-		for _, m := range lastWordsModes {
-			if lastWordsErr = os.Link(exe, filepath.Join(dir, "bench-plugin-lastwords-"+m)); lastWordsErr != nil {
-				return
-			}
-		}
-		lastWordsDir = dir
-	})
-	if lastWordsErr != nil {
-		t.Fatal(lastWordsErr)
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "lastwords.bin")
+	if err := testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "./testdata/lastwords", Name: "lastwords.bin"}); err != nil {
+		t.Fatal(err)
 	}
-	return lastWordsDir
+	for _, m := range lastWordsModes {
+		if err := os.Link(exe, filepath.Join(dir, "bench-plugin-lastwords-"+m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // lastWordsError launches the plugin of mode, describes it and opens a
 // session, and returns the error of the step that failed.
-func lastWordsError(t *testing.T, mode string) error {
+func lastWordsError(t *testing.T, dir, mode string) error {
 	t.Helper()
-	path := filepath.Join(lastWordsPlugins(t), "bench-plugin-lastwords-"+mode)
+	path := filepath.Join(dir, "bench-plugin-lastwords-"+mode)
 	// Generous: the plugin must fail by exiting, never by a timeout.
 	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: 2 * time.Minute})
 	if err != nil {
@@ -81,13 +64,14 @@ func TestLastWords(t *testing.T) {
 		t.Skip("launches 80 plugin processes")
 	}
 	const runs = 20
+	dir := lastWordsPlugins(t)
 	for _, mode := range lastWordsModes {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			want := "lastwords: cannot go on (" + mode + ")"
 			lost := 0
 			for range runs {
-				err := lastWordsError(t, mode)
+				err := lastWordsError(t, dir, mode)
 				if err == nil {
 					t.Fatal("no error")
 				}
