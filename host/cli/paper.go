@@ -21,7 +21,6 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
-	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
@@ -407,28 +406,25 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {
-	fmt.Fprintln(w, "Final values at T (mean ± standard error over replications)")
+	st := report.SummaryTable(files)
+	fmt.Fprintln(w, st.Caption)
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}}),
 	)
-	t.Header("scenario", "policy", "regret", "underestimation", "regret_under", "regret_not_under", "seconds")
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if p.Status != results.StatusOK {
-				if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), "FAILED", "", "", "", ""); err != nil {
-					return err
-				}
-				continue
-			}
-			cell := func(s results.Series) string {
-				n := len(s.Mean) - 1
-				return numfmt.PM(s.Mean[n], s.SE[n])
-			}
-			if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
-				return err
-			}
+	cells := func(row []string) []any {
+		out := make([]any, len(row))
+		for i, c := range row {
+			out[i] = c
+		}
+		return out
+	}
+	t.Header(cells(st.Header)...)
+	for _, row := range st.Rows {
+		row[0], row[1] = termsafe.String(row[0]), termsafe.String(row[1])
+		if err := t.Append(cells(row)...); err != nil {
+			return err
 		}
 	}
 	return t.Render()
