@@ -443,9 +443,9 @@ func shellQuote(args []string) string {
 
 // captions say what each figure of host/plot shows, by figure name.
 var captions = map[string]string{
-	"regret":          "Cumulative regret against the round t: mean and a band of one standard error per policy.",
-	"underestimation": "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
-	"separated":       "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+	"regret":              "Cumulative regret against the round t: mean and a band of one standard error per policy.",
+	"underestimation":     "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
+	"separated":           "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
 	"regret_distribution": "Final regret of every replication, one box plot per policy: box the quartiles, line the median, whiskers within 1.5 IQR, dots the replications beyond, × the mean; a log axis when the values are heavy-tailed.",
 }
 
