@@ -338,3 +338,48 @@ func TestDistribution(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanRanksFigure: one row per policy, best at the top, labelled with
+// its mean rank; a bar of ± CD/2 per policy in its colour; the x axis
+// holds every bar.
+func TestMeanRanksFigure(t *testing.T) {
+	labels := []string{"A", "B", "C"}
+	ranks := []float64{2.5, 1.2, 2.3}
+	fig := plot.MeanRanks(labels, ranks, 1.5, "title")
+	if fig.Name != "mean_ranks" {
+		t.Errorf("name %q", fig.Name)
+	}
+	var got []string
+	for _, tk := range fig.Plot.Y.Tick.Marker.Ticks(fig.Plot.Y.Min, fig.Plot.Y.Max) {
+		got = append(got, tk.Label)
+	}
+	if want := []string{"A  2.50", "C  2.30", "B  1.20"}; !slices.Equal(got, want) { // bottom to top
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if fig.Plot.X.Min > 1.2-0.75 || fig.Plot.X.Max < 2.5+0.75 {
+		t.Errorf("x axis [%g, %g] does not hold every bar", fig.Plot.X.Min, fig.Plot.X.Max)
+	}
+	dir := t.TempDir()
+	paths, err := plot.WriteFigure(fig, dir, "mean_ranks", "svg")
+	if err != nil || len(paths) != 1 {
+		t.Fatal(paths, err)
+	}
+	fh, _ := os.Open(paths[0])
+	doc, err := parseSVG(fh)
+	fh.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := plot.NewStyles(labels)
+	bars := map[string]bool{}
+	for _, p := range doc.paths() {
+		if p.style("stroke-width") == "3" {
+			bars[strings.ToUpper(p.style("stroke"))] = true
+		}
+	}
+	for _, l := range labels {
+		if !bars[hex(st[l].Color)] {
+			t.Errorf("no bar in %s's colour", l)
+		}
+	}
+}
