@@ -29,7 +29,7 @@ type outputOptions struct {
 func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
 	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se) or json (the results file)")
 	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (added to the checkpoints of a run; with csv, keep only these rounds)")
-	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, diagnostics) into this directory")
+	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, final-regret distribution, diagnostics) into this directory")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
 	fs.BoolVar(&o.logX, "log-x", false, "with --plot, draw the regret and separated figures on a log t axis")
 }

@@ -29,12 +29,12 @@ func newCmdPlot(f *factory, runF func(*plotOptions) error) *cobra.Command {
 		Short: "Draw the figures of a results file (PNG, SVG or PDF)",
 		Long: `plot draws one figure per metric of a results file into DIR:
 
-  NAME_regret            cumulative regret vs t, mean and a 1-SE band per policy
-  NAME_underestimation   cumulative underestimation, log-log axes
-  NAME_separated         regret_under (dashed) and regret_not_under (solid)
-  NAME_regret_distribution  final regret per replication, a box plot per
-                         policy (log axis when heavy-tailed)
-  NAME_diag_DIAG         each plugin diagnostic (e.g. kkt_gap) vs log t
+  NAME_regret               cumulative regret vs t, mean and a 1-SE band
+  NAME_underestimation      cumulative underestimation, log-log axes
+  NAME_separated            regret_under (dashed), regret_not_under (solid)
+  NAME_regret_distribution  final regret per replication, a box per policy
+                            (log axis when heavy-tailed)
+  NAME_diag_DIAG            each plugin diagnostic (e.g. kkt_gap) vs log t
 
 NAME is the scenario's name. A policy keeps its style (a colour-blind-safe
 colour, and past eight policies a dash pattern and glyph) in every figure.
