@@ -62,7 +62,7 @@ func TestRender(t *testing.T) {
 				}
 			}
 			figs, _ := filepath.Glob(filepath.Join(dir, "small_*"))
-			if tc.figures && len(figs) != 6 { // 3 metrics + 3 diagnostics
+			if tc.figures && len(figs) != 7 { // 3 metrics, the distribution, 3 diagnostics
 				t.Errorf("wrote %d figures: %v", len(figs), figs)
 			}
 		})
