@@ -3,7 +3,10 @@
 // diagnostics tables (the data of host/report), every figure of host/plot
 // inline as SVG and what is needed to reproduce it (bench version, each
 // plugin's version and SHA-256, the command line, the host and the date),
-// plus a comparison section when one is given.
+// plus a comparison section when one is given; on request (Options
+// Summary, MeanRanks: bench paper) a table of final values across runs
+// and the mean ranks of the policies across experiments (Friedman test,
+// Nemenyi critical difference and their figure; see host/ranktest).
 //
 // The page loads nothing: the style sheet is inline, the figures are
 // inline SVG, and the one font the figures' text uses is embedded once as

@@ -75,6 +75,10 @@ func TestSummaryAndMeanRanks(t *testing.T) {
 			t.Errorf("mean-rank section does not say %q:\n%s", want, s)
 		}
 	}
+	rt := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "mean-ranks-table" })
+	if len(rt) != 1 || len(all(rt[0], func(n *html.Node) bool { return n.Data == "tr" })) != 4 {
+		t.Error("no mean-rank table of a header and the 3 policies")
+	}
 	// One experiment: no figure, and why.
 	o.Summary, o.MeanRanks = nil, files[:1]
 	b.Reset()
