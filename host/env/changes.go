@@ -114,8 +114,8 @@ type Path struct {
 	gaps  []float64
 	round int
 
-	next int       // Steps, Drift: the next point
-	from Point     // Drift: the point the means move away from
+	next int        // Steps, Drift: the next point
+	from Point      // Drift: the point the means move away from
 	rng  *rand.Rand // Poisson
 	// Poisson: the next breakpoint's arrival time (continuous) and the
 	// means it brings; nextAt is 0 when none comes before the horizon's
