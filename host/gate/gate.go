@@ -17,6 +17,11 @@ type Options struct {
 	Margin float64 // tolerated worsening, relative to the baseline mean (0.05 is 5%)
 	Alpha  float64 // family-wise error rate of the Holm-corrected tests, and 1 - the CI level
 	Force  bool    // compare different experiments anyway (unpaired)
+	// Looks, when above 0, makes the gate sequential (SequentialTest): the
+	// replications are analysed in Looks cumulative groups and each
+	// policy's verdict is the first look's that decides. 0 is the
+	// fixed-sample gate (Test).
+	Looks int
 }
 
 // DefaultOptions are bench gate's defaults.
@@ -77,6 +82,7 @@ type Row struct {
 	PWorse   float64  // Holm-adjusted p-value of H0: delta <= Margin; NaN when not tested
 	PBetter  float64  // Holm-adjusted p-value of H0: delta >= -Margin; NaN when not tested
 	Note     string   // why the policy was not compared, or the failure's error
+	Look     int      // sequential gate: the look (1-based) that decided, or the last one analysed; 0 in a fixed-sample gate
 }
 
 // Compared reports whether the row holds a test result.
@@ -104,7 +110,8 @@ type Report struct {
 	Paired      bool
 	Pairing     string   // why the test is paired or not
 	Differences []string // differences between the scenarios (only with Force)
-	Comparisons int      // size of each Holm family
+	Comparisons int      // size of each Holm family (sequential: of the Bonferroni family)
+	Looks       []int    // sequential gate: the cumulative replications of each look; nil for a fixed-sample gate
 	Rows        []Row
 	Warnings    []string
 }
@@ -142,6 +149,9 @@ func (o Options) Check() error {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("alpha %v: must be in (0, 1)", o.Alpha)
 	}
+	if o.Looks < 0 {
+		return fmt.Errorf("looks %d: must be >= 0 (0 for a fixed-sample gate)", o.Looks)
+	}
 	return nil
 }
 
@@ -162,6 +172,7 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 	if err := CheckBaseline(base, opt.Metric); err != nil {
 		return nil, err
 	}
+	var err error
 	diffs := Differences(base.Scenario, cur.Scenario)
 	if len(diffs) > 0 && !opt.Force {
 		return nil, &IncompatibleError{Differences: diffs}
@@ -210,7 +221,21 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 				Cur: summarize(cp.Final[opt.Metric]), PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
 		}
 	}
-	fam := Test(pairs, rep.Paired, opt)
+	var fam Family
+	if opt.Looks > 0 {
+		if !rep.Paired {
+			return nil, fmt.Errorf("a sequential gate needs paired replications (common random numbers), but %s", rep.Pairing)
+		}
+		runs := len(replications(base))
+		if rep.Looks, err = LookSizes(runs, opt.Looks); err != nil {
+			return nil, err
+		}
+		if fam, err = SequentialTest(pairs, opt, runs); err != nil {
+			return nil, err
+		}
+	} else {
+		fam = Test(pairs, rep.Paired, opt)
+	}
 	smallN := false
 	for k, i := range tested {
 		label := rep.Rows[i].Label
