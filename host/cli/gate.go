@@ -205,9 +205,6 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
 	}
-	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
-		return withCode(ExitInput, err)
-	}
 	var msgs []string
 	code := ExitOK
 	if f := rep.Failures(); len(f) > 0 {
@@ -260,10 +257,36 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 			msgs = append(msgs, fmt.Sprintf("changed (--require-same): %s; if the change is intended, regenerate the baseline", strings.Join(changed, ", ")))
 		}
 	}
+	rep.Summary = summary(rep, code, msgs)
+	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
+		return withCode(ExitInput, err)
+	}
 	if code == ExitOK {
 		return nil
 	}
 	return withCode(code, fmt.Errorf("gate: %s", strings.Join(msgs, "; ")))
+}
+
+// summary is the verdict sentence of a gate call, for the Markdown
+// comment: what stderr says on failure, and a count of the verdicts on
+// success.
+func summary(rep *gate.Report, code int, msgs []string) string {
+	if code != ExitOK {
+		return fmt.Sprintf("fail (exit %d). %s.", code, strings.Join(msgs, "; "))
+	}
+	count := map[gate.Verdict]int{}
+	var order []gate.Verdict
+	for _, r := range rep.Rows {
+		if count[r.Verdict] == 0 {
+			order = append(order, r.Verdict)
+		}
+		count[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
+	}
+	return fmt.Sprintf("pass. No policy regressed (%s).", strings.Join(parts, ", "))
 }
 
 func nonzero(x float64) float64 {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -114,6 +115,14 @@ type Report struct {
 	Looks       []int    // sequential gate: the cumulative replications of each look; nil for a fixed-sample gate
 	Rows        []Row
 	Warnings    []string
+	// Changes lists what the two files record differently besides the
+	// results: bench's version, and each compared policy's plugin, plugin
+	// version, SHA-256 and parameters ("TS: params {} -> {"inflation":2}").
+	Changes []string
+	// Summary is the verdict sentence of the call, as bench gate states it
+	// on stderr; set by the caller (it depends on the exit rules), shown
+	// by WriteMarkdown when not empty.
+	Summary string
 }
 
 func (r *Report) with(v ...Verdict) []Row {
@@ -189,6 +198,7 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 		rep.Warnings = append(rep.Warnings, "the current file is marked incomplete (an interrupted run)")
 	}
 
+	rep.Changes = changes(base, cur)
 	curBy := map[string]*results.Policy{}
 	for _, p := range cur.Policies {
 		curBy[p.Label] = p
@@ -209,6 +219,9 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 		case bp.Status == results.StatusFailed:
 			row.Verdict, row.Note = NoBaseline, "failed in the baseline: "+bp.Error
 			row.Cur = summarize(cp.Final[opt.Metric])
+		case opt.Looks == 0 && (cp.Replications != 0 || bp.Replications != 0):
+			row.Verdict, row.Note = Inconclusive, "a sequential run's file (its policies used only some of the replications): gate it with --sequential"
+			row.Base, row.Cur = summarize(bp.Final[opt.Metric]), summarize(cp.Final[opt.Metric])
 		default:
 			pairs = append(pairs, Pair{Base: bp.Final[opt.Metric], Cur: cp.Final[opt.Metric]})
 			tested = append(tested, len(rep.Rows))
@@ -359,4 +372,53 @@ func uniqueLabels(f *results.File) error {
 		seen[p.Label] = true
 	}
 	return nil
+}
+
+// changes lists what base and cur record differently besides results:
+// bench's version and, for each policy in both, its plugin, plugin version,
+// SHA-256 (abbreviated) and parameters.
+func changes(base, cur *results.File) []string {
+	var out []string
+	version := func(f *results.File) string {
+		if f.Bench == nil || f.Bench.Version == "" {
+			return "unrecorded"
+		}
+		return f.Bench.Version
+	}
+	if a, b := version(base), version(cur); a != b {
+		out = append(out, fmt.Sprintf("bench version: %s -> %s", a, b))
+	}
+	for _, bp := range base.Policies {
+		cp := cur.Policy(bp.Label)
+		if cp == nil {
+			continue
+		}
+		diff := func(what, a, b string) {
+			if a != b {
+				out = append(out, fmt.Sprintf("%s: %s %s -> %s", bp.Label, what, orNone(a), orNone(b)))
+			}
+		}
+		diff("plugin", bp.Plugin, cp.Plugin)
+		diff("plugin version", bp.PluginVersion, cp.PluginVersion)
+		diff("plugin SHA-256", abbrev(bp.PluginSHA256), abbrev(cp.PluginSHA256))
+		pa, _ := json.Marshal(bp.Params) // encoding/json sorts map keys
+		pb, _ := json.Marshal(cp.Params)
+		diff("params", string(pa), string(pb))
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" || s == "null" {
+		return "none"
+	}
+	return s
+}
+
+// abbrev shortens a SHA-256 to its first 12 hex digits, as git does.
+func abbrev(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -65,10 +67,16 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 		escLines = func(s string) string { return escapeMarkdown(termsafe.Text(s)) }
 		rend = renderer.NewMarkdown()
 	}
+	if md {
+		baseline, current = relPath(baseline), relPath(current)
+	}
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
 		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
 	if md {
 		fmt.Fprintf(w, "\n**%s**\n\n", heading)
+		if r.Summary != "" {
+			fmt.Fprintf(w, "**Verdict:** %s\n\n", escLines(r.Summary))
+		}
 	} else {
 		fmt.Fprintf(w, "\n%s\n", heading)
 	}
@@ -107,7 +115,36 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 			fmt.Fprintln(w, escLines(line))
 		}
 	}
+	if md {
+		// What a reviewer asks first: what differs between the two runs.
+		if len(r.Changes) == 0 {
+			fmt.Fprintf(w, "\nWhat changed: nothing that the files record (bench version, plugins, plugin versions, SHA-256s and parameters are the same).\n")
+		} else {
+			fmt.Fprintf(w, "\nWhat changed (baseline -> current):\n\n")
+			for _, c := range r.Changes {
+				fmt.Fprintf(w, "- %s\n", esc(c))
+			}
+		}
+	}
 	return nil
+}
+
+// relPath names a file relative to the working directory, as a
+// pull-request comment should (an absolute path names the CI machine's
+// temporary directories). A name that is not absolute, or that cannot be
+// made relative, is kept.
+func relPath(name string) string {
+	if !filepath.IsAbs(name) {
+		return name
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return name
+	}
+	if rel, err := filepath.Rel(wd, name); err == nil {
+		return rel
+	}
+	return name
 }
 
 // jsonReport is WriteJSON's document. Numbers that do not apply to a row
@@ -126,8 +163,9 @@ type jsonReport struct {
 	Looks       []int     `json:"looks,omitempty"` // sequential gate: cumulative replications at each look
 	Rows        []jsonRow `json:"rows"`
 	Warnings    []string  `json:"warnings,omitempty"`
-	Regressions []string  `json:"regressions"` // labels whose verdict is worse
-	Failures    []string  `json:"failures"`    // labels FAILED or MISSING
+	Changes     []string  `json:"changes,omitempty"` // what differs besides results: bench version, plugin versions, SHA-256s, params
+	Regressions []string  `json:"regressions"`       // labels whose verdict is worse
+	Failures    []string  `json:"failures"`          // labels FAILED or MISSING
 }
 
 type jsonRow struct {
@@ -175,7 +213,7 @@ func summary(s Summary) *jsonSummary {
 func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 	o := r.Options
 	doc := jsonReport{Baseline: baseline, Current: current, Metric: o.Metric, Horizon: r.Horizon, Margin: o.Margin, Alpha: o.Alpha,
-		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Looks: r.Looks, Warnings: r.Warnings,
+		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Looks: r.Looks, Warnings: r.Warnings, Changes: r.Changes,
 		Rows: []jsonRow{}, Regressions: []string{}, Failures: []string{}}
 	for _, row := range r.Rows {
 		jr := jsonRow{Label: row.Label, Verdict: row.Verdict, Base: summary(row.Base), Cur: summary(row.Cur), Note: row.Note, Look: row.Look}
