@@ -159,6 +159,9 @@ var simMix = []struct {
 }
 
 func TestSequentialGateSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the measurement of docs/sequential-gate.md (about 10 s; 30 on a loaded machine)")
+	}
 	p := readPool(t)
 	r := rand.New(rand.NewPCG(2026, 26))
 	fixedOpt := Options{Metric: "regret", Margin: simMargin, Alpha: simAlpha}
@@ -166,7 +169,7 @@ func TestSequentialGateSimulation(t *testing.T) {
 	seqOpt.Looks = simLooks
 
 	// Gate decisions: the same resampled data through both gates.
-	var used []float64
+	var used, changed []float64
 	agree, total := 0, 0
 	t.Logf("%d gate decisions, N = %d, %d looks, alpha %g, margin %s (pool %s)", 200, simRuns, simLooks, simAlpha, pct(simMargin), poolPath)
 	t.Logf("%-10s %-9s %5s %8s %6s %10s  %s", "inflation", "kind", "count", "delta", "agree", "median n", "verdicts fixed -> sequential")
@@ -196,6 +199,9 @@ func TestSequentialGateSimulation(t *testing.T) {
 		agree += ag
 		total += m.count
 		used = append(used, n...)
+		if m.kind != "no change" {
+			changed = append(changed, n...)
+		}
 		var keys []string
 		for k, v := range trans {
 			keys = append(keys, fmt.Sprintf("%s %d", k, v))
@@ -213,6 +219,7 @@ func TestSequentialGateSimulation(t *testing.T) {
 	mean /= float64(len(used))
 	t.Logf("same verdict as the fixed-N gate: %d of %d (%.1f%%); replications at the median %.0f of %d (%.0f%% fewer); mean %.1f (%.0f%% fewer)",
 		agree, total, 100*rate, med, simRuns, 100*saving, mean, 100*(1-mean/simRuns))
+	t.Logf("without the no-change decisions: median %.0f replications (%.0f%% fewer)", median(changed), 100*(1-median(changed)/simRuns))
 	if total != 200 {
 		t.Errorf("%d decisions, want 200", total)
 	}
