@@ -86,6 +86,23 @@ func TestGateSequential(t *testing.T) {
 			t.Errorf("bench gate --sequential replays %v, the run decided %v", v2, v)
 		}
 	})
+	t.Run("markdown comment", func(t *testing.T) {
+		// The pull-request comment: the verdict sentence, files by name and
+		// never by their absolute temporary path, what changed.
+		stdout, _, code := bench(t, "gate", saved, filepath.Join(dir, "worse.json"), "--sequential", "--format", "markdown")
+		if code != cli.ExitRegression {
+			t.Fatalf("exit %d, want 1", code)
+		}
+		for _, want := range []string{"**Verdict:** fail (exit 1). regression: \"TS\"", "worse.json against baseline saved.json",
+			`TS: params {"inflation":1} -> {"inflation":4}`, `KL-UCB: params {"c":0} -> {"c":3}`} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("markdown lacks %q:\n%s", want, stdout)
+			}
+		}
+		if strings.Contains(stdout, dir) {
+			t.Errorf("markdown names the absolute path %s:\n%s", dir, stdout)
+		}
+	})
 	t.Run("needs a baseline", func(t *testing.T) {
 		_, stderr, code := bench(t, "-q", "--scenario", base, "--sequential")
 		if code != cli.ExitInput || !strings.Contains(stderr, "--sequential needs --baseline") {

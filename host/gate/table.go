@@ -131,20 +131,18 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 
 // relPath names a file relative to the working directory, as a
 // pull-request comment should (an absolute path names the CI machine's
-// temporary directories). A name that is not absolute, or that cannot be
-// made relative, is kept.
+// temporary directories); a file outside the working directory by its
+// base name. A name that is not absolute is kept.
 func relPath(name string) string {
 	if !filepath.IsAbs(name) {
 		return name
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return name
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, name); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
 	}
-	if rel, err := filepath.Rel(wd, name); err == nil {
-		return rel
-	}
-	return name
+	return filepath.Base(name)
 }
 
 // jsonReport is WriteJSON's document. Numbers that do not apply to a row
