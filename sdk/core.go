@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 )
@@ -370,7 +371,7 @@ const fanOutWork = 100 * time.Microsecond
 const minChunk = 32
 
 func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
-	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: Cores(), open: open, now: time.Now}
+	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: procs.Cores(), open: open, now: time.Now}
 	if ndiag > 0 {
 		b.diags = make([]Diagnoser, len(reps))
 	}

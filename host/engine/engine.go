@@ -17,6 +17,7 @@ import (
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -59,8 +60,8 @@ type Options struct {
 	// Batch is the number of replications per plugin session; 0 means half
 	// of them (two sessions), or all of them when there are fewer than 64.
 	Batch int
-	// Jobs is how many policies run at once; 0 means sdk.Cores(), one per
-	// core (not counting the spare P of sdk.SpareP).
+	// Jobs is how many policies run at once; 0 means procs.Cores(), one per
+	// core (not counting the spare P of procs.SpareP).
 	Jobs int
 	// Sessions is how many sessions (batches) of one policy run at once;
 	// 0 means 2.
@@ -117,7 +118,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 
 	file := &results.File{
