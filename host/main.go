@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/procs"
 )
 

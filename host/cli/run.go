@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/env"
@@ -29,6 +28,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/sdk"
 )

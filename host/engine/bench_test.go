@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/testbin"
 )

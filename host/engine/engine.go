@@ -12,11 +12,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/sdk"
 )

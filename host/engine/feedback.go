@@ -3,8 +3,8 @@ package engine
 import (
 	"math/rand/v2"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 

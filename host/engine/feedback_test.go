@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )

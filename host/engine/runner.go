@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // runner plays one batch of a policy's replications through one plugin

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )

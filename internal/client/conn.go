@@ -6,7 +6,9 @@
 // plugin and quotes its last stderr lines.
 //
 // Plugin authors do not import it: they implement the policy API of
-// package sdk. The conformance kit (sdk/sdktest) and bench do.
+// package sdk. bench and the conformance kit (sdk/sdktest) both play the
+// host through it, which is why it is internal rather than under host/: no
+// package under sdk/ imports host/ (simtest's TestNoHostDeps).
 package client
 
 import (
