@@ -17,6 +17,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -193,12 +194,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
 		j.res.Sandbox = j.plugin.Sandbox
-		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
+		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)
 		}
-		j.params = params
-		j.res.Params = params
+		j.params = resolved
+		j.res.Params = resolved
 	}
 
 	// At most jobs policies at once. A policy's failure is its own (it is
@@ -256,7 +257,7 @@ type job struct {
 	idx    int
 	pol    scenario.Policy
 	plugin *Plugin
-	params sdk.Params
+	params map[string]any
 	// feedback is the policy's feedback mode (scenario.FeedbackOf).
 	feedback sdk.Feedback
 	res      *results.Policy
