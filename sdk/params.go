@@ -20,10 +20,10 @@ type ParamType = params.Type
 
 // The parameter types a plugin may declare.
 const (
-	Float  = params.Float
-	Int    = params.Int
-	Bool   = params.Bool
-	String = params.String
+	Float  ParamType = params.Float
+	Int    ParamType = params.Int
+	Bool   ParamType = params.Bool
+	String ParamType = params.String
 )
 
 // Param declares one policy parameter, as listed by Describe and by
