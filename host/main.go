@@ -9,12 +9,12 @@ import (
 	"os"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/procs"
 )
 
 func main() {
-	sdk.SpareP() // see its doc: sessions wait in blocking reads
+	procs.SpareP() // see its doc: sessions wait in blocking reads
 	ctx, stop := cli.SignalContext(context.Background())
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

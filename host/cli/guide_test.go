@@ -84,7 +84,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 		}
 	}
 	// Everything else of the checkout, as a clone has it: the SDK imports
-	// internal/ and its tests the host's client.
+	// internal/, and its tests the host's client (internal/client).
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)

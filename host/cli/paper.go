@@ -29,7 +29,7 @@ import (
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/internal/procs"
 )
 
 // paperRuns are the scenarios that reproduce every experiment of the paper,
@@ -145,7 +145,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	jobs := o.jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
 	if err := cmpOpt.Check(); err != nil {

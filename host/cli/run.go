@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/env"
@@ -29,8 +28,9 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/sandbox"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -579,12 +579,12 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 		if now := feedbackOf(sc, pol); p.Feedback != now {
 			return fmt.Sprintf("feedback was %s, now %s", orImmediate(p.Feedback), orImmediate(now))
 		}
-		params, err := sdk.Resolve(pl.Desc.Params, pol.Params)
+		resolved, err := params.Resolve(pl.Desc.Params, pol.Params)
 		if err != nil {
 			return fmt.Sprintf("params: %v", err)
 		}
 		// Compare as the file records them: through JSON.
-		now, err1 := json.Marshal(params)
+		now, err1 := json.Marshal(resolved)
 		was, err2 := json.Marshal(p.Params)
 		if err1 != nil || err2 != nil || !bytes.Equal(now, was) {
 			return fmt.Sprintf("params were %s, now %s", was, now)

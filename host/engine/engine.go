@@ -12,11 +12,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -59,8 +61,8 @@ type Options struct {
 	// Batch is the number of replications per plugin session; 0 means half
 	// of them (two sessions), or all of them when there are fewer than 64.
 	Batch int
-	// Jobs is how many policies run at once; 0 means sdk.Cores(), one per
-	// core (not counting the spare P of sdk.SpareP).
+	// Jobs is how many policies run at once; 0 means procs.Cores(), one per
+	// core (not counting the spare P of procs.SpareP).
 	Jobs int
 	// Sessions is how many sessions (batches) of one policy run at once;
 	// 0 means 2.
@@ -155,7 +157,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 
 	file := &results.File{
@@ -230,12 +232,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
 		j.res.Sandbox = j.plugin.Sandbox
-		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
+		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)
 		}
-		j.params = params
-		j.res.Params = params
+		j.params = resolved
+		j.res.Params = resolved
 	}
 
 	// At most jobs policies at once. A policy's failure is its own (it is
@@ -293,7 +295,7 @@ type job struct {
 	idx    int
 	pol    scenario.Policy
 	plugin *Plugin
-	params sdk.Params
+	params map[string]any
 	// feedback is the policy's feedback mode (scenario.FeedbackOf).
 	feedback sdk.Feedback
 	res      *results.Policy

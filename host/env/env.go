@@ -24,6 +24,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/regretbench/regretbench/internal/feedback"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -294,20 +295,8 @@ func (e *Env) Delays(rep uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(k^delayTag, seed.Mix(e.key[1]^delayTag)))
 }
 
-// maxGeometricDelay caps a drawn delay far beyond any horizon.
-const maxGeometricDelay = 1 << 40
-
 // GeometricDelay draws a delay, geometric on {0, 1, 2, ...} with the given
-// mean, from r: one uniform draw, inverted.
+// mean, from r: one uniform draw, inverted (feedback.GeometricDelay).
 func GeometricDelay(r *rand.Rand, mean float64) int {
-	u := 1 - r.Float64() // in (0, 1]
-	if mean <= 0 {
-		return 0
-	}
-	p := 1 / (1 + mean)
-	d := math.Floor(math.Log(u) / math.Log1p(-p))
-	if !(d < maxGeometricDelay) {
-		return maxGeometricDelay
-	}
-	return int(d)
+	return feedback.GeometricDelay(1-r.Float64(), mean) // in (0, 1]
 }

@@ -1,4 +1,4 @@
-package sdk
+package params
 
 import (
 	"math"
@@ -114,20 +114,5 @@ func TestParamValidate(t *testing.T) {
 				t.Errorf("error %q lacks %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestNewCoreChecksDefaults: a plugin whose own default lies outside its
-// declared range does not start.
-func TestNewCoreChecksDefaults(t *testing.T) {
-	p := Plugin{Name: "bad", New: func(Session, Replica) (Policy, error) { return nil, nil },
-		Params: []Param{{Name: "m", Type: Int, Default: int64(1), Min: Inclusive(2)}}}
-	_, err := newCore(p)
-	if err == nil || !strings.Contains(err.Error(), `sdk: plugin bad: parameter "m": default 1: want >= 2`) {
-		t.Errorf("newCore = %v", err)
-	}
-	p.Params = append(p.Params[:0:0], Param{Name: "m", Type: Int, Default: int64(2), Min: Inclusive(2)}, Param{Name: "m", Type: Int, Default: int64(2)})
-	if _, err := newCore(p); err == nil || !strings.Contains(err.Error(), `parameter "m" is declared twice`) {
-		t.Errorf("newCore with a duplicate = %v", err)
 	}
 }

@@ -1,5 +1,5 @@
 // Command lastwords is a plugin that writes a message to stderr and exits
-// 1, for host/client's TestLastWords: before the handshake or after it
+// 1, for internal/client's TestLastWords: before the handshake or after it
 // (when a session opens), with or without a final newline. The test
 // links it under the names bench-plugin-lastwords-MODE; a plugin receives
 // no arguments, so the mode is read from os.Args[0].

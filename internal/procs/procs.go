@@ -1,4 +1,8 @@
-package sdk
+// Package procs sizes the Go scheduler for programs whose goroutines wait
+// in blocking reads of step sockets: bench and every Go plugin (sdk.Serve)
+// give the runtime one P to spare (SpareP), and count the cores they compute
+// on without it (Cores).
+package procs
 
 import (
 	"os"
@@ -11,7 +15,7 @@ var spared atomic.Int64
 
 // SpareP gives the Go scheduler one P (processor) more than the cores the
 // program computes on, unless the GOMAXPROCS environment variable is set,
-// which it then leaves alone. Serve calls it, and so does the host.
+// which it then leaves alone. sdk.Serve calls it, and so does bench's main.
 //
 // Why: on Linux a session waits for each round in a blocking read(2) of
 // its step socket, which the kernel wakes directly, instead of parking on

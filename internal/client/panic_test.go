@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // A policy's panic as the SDK reports it (recovered, with debug.Stack) and

@@ -6,13 +6,15 @@
 // plugin and quotes its last stderr lines.
 //
 // Plugin authors do not import it: they implement the policy API of
-// package sdk. The conformance kit (sdk/sdktest) and bench do.
+// package sdk. bench and the conformance kit (sdk/sdktest) both play the
+// host through it, which is why it is internal rather than under host/: no
+// package under sdk/ imports host/ (simtest's TestNoHostDeps).
 package client
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -63,23 +65,11 @@ type Description struct {
 	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
 }
 
-// Validate checks the parameters a plugin declares (sdk.Param.Validate),
-// and that their names are unique. A host calls it on what Describe
-// returned: a declaration it cannot use is the plugin's fault, not the
-// scenario's.
-func (d *Description) Validate() error {
-	seen := make(map[string]bool, len(d.Params))
-	for _, p := range d.Params {
-		if err := p.Validate(); err != nil {
-			return err
-		}
-		if seen[p.Name] {
-			return fmt.Errorf("duplicate parameter %q", p.Name)
-		}
-		seen[p.Name] = true
-	}
-	return nil
-}
+// Validate checks the parameters a plugin declares (params.ValidateAll:
+// each is valid, and their names are unique), as the Go SDK checks its
+// own. A host calls it on what Describe returned: a declaration it cannot
+// use is the plugin's fault, not the scenario's.
+func (d *Description) Validate() error { return params.ValidateAll(d.Params) }
 
 // OpenRequest starts a session: one policy configuration over a batch of
 // replications.

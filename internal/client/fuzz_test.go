@@ -16,7 +16,7 @@ import (
 // seed corpora are in testdata/fuzz/<target>/ and run with every
 // `go test`; to fuzz:
 //
-//	go test -run '^$' -fuzz FuzzStepResponsePB -fuzztime 60s ./host/client/
+//	go test -run '^$' -fuzz FuzzStepResponsePB -fuzztime 60s ./internal/client/
 
 // FuzzDescribe (host side): a Describe answer is accepted only within
 // the limits, with non-empty unique names.
