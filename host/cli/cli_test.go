@@ -39,9 +39,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/host", Name: "bench"}}
+	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"}}
 	for _, p := range shipped {
-		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/" + p, Name: "plugins/bench-plugin-" + p})
+		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-" + p, Name: "plugins/bench-plugin-" + p})
 	}
 	if err := testbin.Build(dir, testbin.Options{}, mains...); err != nil {
 		fmt.Fprintln(os.Stderr, err)

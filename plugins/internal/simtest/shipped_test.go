@@ -43,6 +43,8 @@ func TestNoHostDeps(t *testing.T) {
 		allowed string // the one host package it may link, "" for none
 	}{
 		{"github.com/regretbench/regretbench/plugins/...", ""},
+		// The shipped plugins' commands (go install .../cmd/...).
+		{"github.com/regretbench/regretbench/cmd/bench-plugin-...", ""},
 		{"github.com/regretbench/regretbench/sdk", ""},
 		// The conformance kit plays the host's side of the protocol: it
 		// links the host's client, and through it nothing else of the host.
