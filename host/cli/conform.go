@@ -146,6 +146,11 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	w := termsafe.Writer(o.f.stdout)
 	fmt.Fprintf(w, "seed %s\n", sdktest.FormatSeed(seed))
 	fmt.Fprintf(w, "conform %s (sandbox %s)\n", path, plan.Layers)
+	// A script whose #! line will not start it, or whose Python cannot
+	// import the SDK, fails every rule at the handshake: say why first.
+	for _, warn := range shebangWarnings(path, plan, o.startTimeout) {
+		fmt.Fprintf(o.f.stderr, "bench: warning: %s\n", warn)
+	}
 	rep := &conformReport{w: w, verbose: o.verbose, replay: func(rule string) string {
 		quick := ""
 		if o.quick {
