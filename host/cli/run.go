@@ -373,7 +373,13 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	pr := progress.New(ro.f.progressOut(), !ro.quiet)
 	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
-	file, runErr := engine.Run(ctx, sc, opts)
+	var file *results.File
+	var runErr error
+	if gateOpt.Looks > 0 {
+		file, runErr = runSequential(ctx, sc, opts, base, gateOpt, ro.f.stderr)
+	} else {
+		file, runErr = engine.Run(ctx, sc, opts)
+	}
 	pr.Wait()
 	if file == nil {
 		return runErr

@@ -240,6 +240,12 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Replications, when not 0, is how many replications the policy used:
+	// the first that many of the file's. A sequential gate (bench
+	// --baseline FILE --sequential) stops a policy as soon as its verdict
+	// is known; its final values and traces then hold only these. 0 (and
+	// absent) means all of them.
+	Replications int `json:"replications,omitempty"`
 	// Audit, when the run was audited (--audit N), names the replications
 	// that were replayed alone and whether each gave its run's values.
 	Audit *Audit `json:"audit,omitempty"`
@@ -430,6 +436,13 @@ func (f *File) Check() error {
 			continue
 		default:
 			return fmt.Errorf("policies[%d] %q: unknown status %q (want %q or %q)", i, p.Label, p.Status, StatusOK, StatusFailed)
+		}
+		nrep := nrep
+		if p.Replications != 0 {
+			if p.Replications < 1 || p.Replications > nrep {
+				return fmt.Errorf("policies[%d] %q: replications = %d, want 1..%d", i, p.Label, p.Replications, nrep)
+			}
+			nrep = p.Replications
 		}
 		n := len(p.Checkpoints)
 		if n == 0 || p.Checkpoints[n-1] != f.Scenario.Horizon {
