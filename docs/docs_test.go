@@ -146,7 +146,7 @@ func TestDocPaths(t *testing.T) {
 					continue // a pattern, not a path
 				}
 				if i := strings.LastIndex(p, "."); i > strings.LastIndex(p, "/") && i+1 < len(p) && p[i+1] >= 'A' && p[i+1] <= 'Z' {
-					p = p[:i] // host/client.NewLocal: a package and one of its names
+					p = p[:i] // internal/client.NewLocal: a package and one of its names
 				}
 				if m[2] > 0 && strings.HasSuffix(line[:m[2]], "regretbench/") {
 					continue // github.com/regretbench/regretbench/sdk: an import path

@@ -204,8 +204,9 @@ func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
 		scenarioFile = sc.Source
 	}
 	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.f.config}}
+	dirs := ro.f.plugins()
 	for _, p := range sc.Policies {
-		if path, err := ro.f.dir().Find(p.Plugin); err == nil {
+		if path, err := dirs.Find(p.Plugin); err == nil {
 			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
 		}
 	}

@@ -250,13 +250,13 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-// launcher starts plugins from the plugin directory under the sandbox
+// launcher starts plugins from the plugin search path under the sandbox
 // plan, checking pins, and fails a plugin whose handshake takes longer
 // than startTimeout.
 func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
-	dir := f.dir()
+	dirs := f.plugins()
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		path, err := dir.Find(p.Plugin)
+		path, err := dirs.Find(p.Plugin)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}

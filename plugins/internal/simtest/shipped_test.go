@@ -49,6 +49,8 @@ func TestNoHostDeps(t *testing.T) {
 		{"github.com/regretbench/regretbench/plugins/...", false},
 		{"github.com/regretbench/regretbench/sdk/...", true},
 		{"github.com/regretbench/regretbench/internal/...", true},
+		// The shipped plugins' commands (go install .../cmd/...).
+		{"github.com/regretbench/regretbench/cmd/bench-plugin-...", false},
 	} {
 		args := []string{"list", "-deps", "-f", "{{.ImportPath}} {{.Deps}}"}
 		if c.tests {

@@ -2,6 +2,9 @@
 // executable spoken to over go-plugin, on shared scenarios.
 //
 // See the README for the manual; `bench --help` lists every subcommand.
+// Install it, with the shipped plugins beside it, with
+//
+//	go install github.com/regretbench/regretbench/cmd/...@latest
 package main
 
 import (
