@@ -163,6 +163,10 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Distribution summarizes Final over the replications (quantiles,
+	// the worst replication); absent from files written before it was
+	// recorded, and from failed policies.
+	Distribution *Distribution `json:"distribution,omitempty"`
 	// Audit, when the run was audited (--audit N), names the replications
 	// that were replayed alone and whether each gave its run's values.
 	Audit *Audit `json:"audit,omitempty"`
@@ -437,6 +441,9 @@ func (f *File) Check() error {
 					}
 				}
 			}
+		}
+		if err := checkDistribution(fmt.Sprintf("policies[%d] %q", i, p.Label), p, f.Shard.Replications); err != nil {
+			return err
 		}
 	}
 	return nil
