@@ -182,7 +182,7 @@ func regretData(f *results.File, at []int) Table {
 // distributionData returns the table of the final regret's distribution
 // over the replications (results.Quantiles): computed from the finals, so
 // that files written before results recorded it show it too; false when
-// no policy has results.
+// no policy has results over two replications or more.
 func distributionData(f *results.File) (Table, bool) {
 	t := Table{
 		Name:    "distribution",
@@ -192,8 +192,8 @@ func distributionData(f *results.File) (Table, bool) {
 	}
 	for _, p := range okPolicies(f) {
 		q, ok := f.RegretQuantiles(p)
-		if !ok {
-			continue
+		if !ok || len(p.Final["regret"]) < 2 {
+			continue // one replication (bench run --replication): the regret table says it all
 		}
 		t.Rows = append(t.Rows, []string{p.Label, numfmt.Num(q.P25), numfmt.Num(q.Median), numfmt.Num(q.P75),
 			numfmt.Num(q.P95), numfmt.Num(q.P99), numfmt.Num(q.Max), strconv.FormatUint(q.Argmax, 10)})
