@@ -212,18 +212,26 @@ func separatedData(f *results.File) Table {
 	for _, p := range okPolicies(f) {
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		rm, _ := last(p.Regret)
-		share := "-"
-		if rm > 0 {
-			share = numfmt.Percent(um/rm, 0, false)
-			if um > 0 && share == "0%" {
-				share = "<1%" // a share that is not zero never reads 0%
-			}
-		}
-		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
+		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), shareUnder(p)})
 		t.policies = append(t.policies, p)
 	}
 	return t
+}
+
+// shareUnder is the share of p's final regret incurred while the best
+// arm was underestimated: "36%", "<1%" for a share that is not zero but
+// rounds to it, "-" when the regret is not positive.
+func shareUnder(p *results.Policy) string {
+	um, _ := last(p.RegretUnder)
+	rm, _ := last(p.Regret)
+	if !(rm > 0) {
+		return "-"
+	}
+	share := numfmt.Percent(um/rm, 0, false)
+	if um > 0 && share == "0%" {
+		share = "<1%" // a share that is not zero never reads 0%
+	}
+	return share
 }
 
 // diagnosticsData returns the diagnostics table; false when no policy

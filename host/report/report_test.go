@@ -101,6 +101,21 @@ func TestGolden(t *testing.T) {
 		{"markdown_at.golden", func(b *bytes.Buffer) error {
 			return report.Write(b, f, report.Options{Format: report.FormatMarkdown, At: []int{50}})
 		}},
+		{"latex.golden", func(b *bytes.Buffer) error { return report.Write(b, f, report.Options{Format: report.FormatLatex}) }},
+		{"latex_at.golden", func(b *bytes.Buffer) error {
+			return report.Write(b, f, report.Options{Format: report.FormatLatex, At: []int{10, 100}})
+		}},
+		{"latex_hostile.golden", func(b *bytes.Buffer) error {
+			// Every LaTeX special in a label and the scenario's name,
+			// and a feedback column.
+			g := small(t)
+			g.Scenario.Name = `small_% {1}`
+			for i, label := range []string{`A&B_1 {x} 100% $5 #2`, `~^\end{tabular}`, "[2pt]--*", "line\nbreak|<>"} {
+				g.Policies[i].Label = label
+			}
+			g.Policies[1].Feedback = "delay 10"
+			return report.Write(b, g, report.Options{Format: report.FormatLatex})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
