@@ -103,6 +103,14 @@ func (ro *runOptions) checkFlags() error {
 	if _, err := ro.gate.options(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
 	}
+	if ro.gate.sequential {
+		switch {
+		case ro.gate.baseline == "":
+			return withCode(ExitInput, fmt.Errorf("--sequential needs --baseline FILE: its looks gate the run against it"))
+		case ro.shard != "" || ro.resume || ro.audit > 0:
+			return withCode(ExitInput, fmt.Errorf("--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit"))
+		}
+	}
 	if _, _, err := ro.output.parse(); err != nil {
 		return err
 	}

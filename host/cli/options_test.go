@@ -144,7 +144,7 @@ func TestRunOptions(t *testing.T) {
 			eq(t, "resume", o.resume, true)
 			eq(t, "compareTo", o.compareTo, "TS")
 			eq(t, "gate", o.gate, gateOptions{metric: "underestimation", margin: "10%", alpha: 0.05, force: true,
-				requireConclusive: true, requireSame: true, format: "json", formatFlag: "--gate-format",
+				requireConclusive: true, requireSame: true, looks: 5, format: "json", formatFlag: "--gate-format",
 				baseline: "b.json", saveBaseline: "s.json"})
 			eq(t, "output", o.output, outputOptions{format: "csv", at: "10,20", plotDir: "figs", plotFormats: "svg"})
 			eq(t, "plugin dir", f.pluginDir, "/plugins")
@@ -291,15 +291,15 @@ func TestGateOptions(t *testing.T) {
 		args: []string{"gate", "a.json", "b.json"},
 		check: func(t *testing.T, o *gateCmdOptions, _ *factory) {
 			eq(t, "files", [2]string{o.baselinePath, o.currentPath}, [2]string{"a.json", "b.json"})
-			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "regret", margin: "5%", alpha: 0.01, format: "table", formatFlag: "--format"})
+			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "regret", margin: "5%", alpha: 0.01, looks: 5, format: "table", formatFlag: "--format"})
 		},
 	}, {
 		name: "every flag",
 		args: []string{"gate", "a.json", "b.json", "--metric", "underestimation", "--margin", "0", "--alpha", "0.05",
-			"--force", "--require-conclusive", "--require-same", "--format", "json"},
+			"--force", "--require-conclusive", "--require-same", "--format", "json", "--sequential", "--looks", "4"},
 		check: func(t *testing.T, o *gateCmdOptions, _ *factory) {
 			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "underestimation", margin: "0", alpha: 0.05,
-				force: true, requireConclusive: true, requireSame: true, format: "json", formatFlag: "--format"})
+				force: true, requireConclusive: true, requireSame: true, sequential: true, looks: 4, format: "json", formatFlag: "--format"})
 		},
 	}, {
 		name:   "environment and config file",

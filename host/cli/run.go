@@ -387,7 +387,13 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	pr := progress.New(ro.f.progressOut(), !ro.quiet)
 	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
-	file, runErr := engine.Run(ctx, sc, opts)
+	var file *results.File
+	var runErr error
+	if gateOpt.Looks > 0 {
+		file, runErr = runSequential(ctx, sc, opts, base, gateOpt, ro.f.stderr)
+	} else {
+		file, runErr = engine.Run(ctx, sc, opts)
+	}
 	pr.Wait()
 	if file == nil {
 		return runErr
@@ -506,7 +512,7 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 	s := f.Scenario
 	// Another experiment, or another run of it, is refused; noise_known,
 	// the reward streams and the checkpoints decide below what is rerun.
-	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls"); len(d) > 0 ||
+	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls", "changes", "drift", "random_changes"); len(d) > 0 ||
 		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
 		why := fmt.Sprintf("shard %d/%d, this run %d/%d", f.Shard.Index, f.Shard.Count, spec.Index, max(spec.Count, 1))
 		if len(d) > 0 {

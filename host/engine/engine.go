@@ -87,12 +87,50 @@ type Options struct {
 // scenario to results.Scenario, so that a run, a gate's pre-check and
 // --resume compare like with like.
 func Record(sc *scenario.Scenario) results.Scenario {
-	return results.Scenario{
+	rec := results.Scenario{
 		Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 		Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
 		Streams: env.Streams(sc.Seed), Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
 		NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
+		Changes: recordPoints(sc.TrueChanges()), Drift: recordPoints(sc.TrueDrift()),
 	}
+	if r := sc.TrueRandomChanges(); r != nil {
+		rec.RandomChanges = &results.RandomChanges{Rate: r.Rate, Means: results.MeanDistribution{Uniform: r.Means.Uniform}}
+	}
+	return rec
+}
+
+func recordPoints(ps []scenario.Change) []results.Change {
+	if ps == nil {
+		return nil
+	}
+	out := make([]results.Change, len(ps))
+	for i, p := range ps {
+		out[i] = results.Change{At: p.At, Means: p.Means}
+	}
+	return out
+}
+
+// Changes is how the means of sc's environment move, for env.NewChanging:
+// nil for a stationary environment.
+func Changes(sc *scenario.Scenario) *env.Changes {
+	points := func(ps []scenario.Change) []env.Point {
+		out := make([]env.Point, len(ps))
+		for i, p := range ps {
+			out[i] = env.Point{At: p.At, Means: p.Means}
+		}
+		return out
+	}
+	switch {
+	case len(sc.Environment.Changes) > 0:
+		return &env.Changes{Kind: env.Steps, Points: points(sc.TrueChanges())}
+	case len(sc.Environment.Drift) > 0:
+		return &env.Changes{Kind: env.Drift, Points: points(sc.TrueDrift())}
+	case sc.Environment.RandomChanges != nil:
+		r := sc.TrueRandomChanges()
+		return &env.Changes{Kind: env.Poisson, Rate: r.Rate, Low: r.Means.Uniform[0], High: r.Means.Uniform[1]}
+	}
+	return nil
 }
 
 // Run runs every policy of sc and returns the results. Policies that
@@ -101,7 +139,7 @@ func Record(sc *scenario.Scenario) results.Scenario {
 // returned file holds the policies that finished, is marked incomplete, and
 // the error wraps ctx.Err().
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
-	e, err := env.New(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed)
+	e, err := env.NewChanging(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed, Changes(sc))
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
 	}

@@ -75,6 +75,9 @@ func newRunner(j *job, sc *scenario.Scenario, e *env.Env, reps []uint64, diagCP 
 	for i, rep := range reps {
 		r.streams[i] = e.Stream(rep)
 	}
+	if e.Changing() {
+		r.tr.Dynamic(r.k)
+	}
 	for d := range r.diag {
 		r.diag[d] = make([][]float64, len(diagCP))
 	}
@@ -186,6 +189,15 @@ func (r *runner) round(ctx context.Context, t int) error {
 		return err
 	}
 	arms, rewards, streams := r.arms, r.rewards, r.streams
+	if r.env.Changing() {
+		// The means of round t: the rewards and the metrics follow them;
+		// the plugin is told nothing (design §3).
+		for i, s := range streams {
+			if p := s.Path(); p.Advance(t) {
+				r.tr.Set(i, p.Gaps(), p.Best(), p.Second())
+			}
+		}
+	}
 	for i, a := range arms {
 		rewards[i] = streams[i].Pull(int(a))
 	}

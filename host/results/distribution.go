@@ -10,7 +10,8 @@ import (
 // Distribution is the distribution over a policy's replications of its
 // final values (at the horizon): what a mean hides when a few
 // replications dominate it. A results file carries it for convenience;
-// it is a function of Policy.Final and Shard.Replications only (Quantify),
+// it is a function of Policy.Final, Shard.Replications and
+// Policy.Replications only (Quantify),
 // and Check refuses a file whose distribution is not what they give.
 type Distribution struct {
 	// Regret is the distribution of the final regret.
@@ -81,7 +82,7 @@ func (f *File) FillDistributions() {
 		if p.Status != StatusOK {
 			continue
 		}
-		if q, ok := Quantify(p.Final["regret"], f.Shard.Replications); ok {
+		if q, ok := Quantify(p.Final["regret"], policyReps(f.Shard.Replications, p)); ok {
 			p.Distribution = &Distribution{Regret: &q}
 		}
 	}
@@ -95,7 +96,17 @@ func (f *File) RegretQuantiles(p *Policy) (Quantiles, bool) {
 	if p.Status == StatusFailed {
 		return Quantiles{}, false
 	}
-	return Quantify(p.Final["regret"], f.Shard.Replications)
+	return Quantify(p.Final["regret"], policyReps(f.Shard.Replications, p))
+}
+
+// policyReps returns the global indices of p's values, given the file's
+// replications reps (nil for all): all of them, or the first
+// p.Replications when a sequential gate stopped the policy early.
+func policyReps(reps []uint64, p *Policy) []uint64 {
+	if reps != nil && p.Replications > 0 && p.Replications < len(reps) {
+		return reps[:p.Replications]
+	}
+	return reps
 }
 
 // checkDistribution refuses a distribution that is not what p's final
@@ -109,7 +120,7 @@ func checkDistribution(field string, p *Policy, reps []uint64) error {
 	if d.Regret == nil {
 		return fmt.Errorf("%s: distribution.regret is missing", field)
 	}
-	want, ok := Quantify(p.Final["regret"], reps)
+	want, ok := Quantify(p.Final["regret"], policyReps(reps, p))
 	if !ok {
 		return fmt.Errorf("%s: distribution.regret is given but final.regret holds no value", field)
 	}

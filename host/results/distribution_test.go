@@ -131,6 +131,20 @@ func TestDistributionInFile(t *testing.T) {
 			}
 		})
 	}
+	// A policy a sequential gate stopped early holds the first
+	// p.Replications of the file's replications.
+	seq := validFile()
+	seq.Scenario.Runs = 10
+	seq.Shard.Replications = []uint64{7, 9, 3, 5}
+	seq.Policies[0].Replications = 3
+	seq.FillDistributions()
+	if d := seq.Policies[0].Distribution; d == nil || d.Regret.Argmax != 3 {
+		t.Errorf("stopped after 3 of 4 replications: distribution %+v, want the worst at replication 3", d)
+	}
+	if _, err := Decode(encoded(t, seq)); err != nil {
+		t.Errorf("stopped after 3 of 4 replications: %v", err)
+	}
+
 	nilRegret := withDist(func(f *File) { f.Policies[0].Distribution.Regret = nil })
 	if err := nilRegret.Check(); err == nil || !strings.Contains(err.Error(), "distribution.regret is missing") {
 		t.Errorf("distribution without regret: %v", err)
