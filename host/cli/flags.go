@@ -94,6 +94,9 @@ func (ro *runOptions) checkFlags() error {
 			return withCode(ExitInput, err)
 		}
 	}
+	if err := ro.checkReplication(); err != nil {
+		return err
+	}
 	if err := ro.seed.check(fs, ro.shard != "", ro.resume); err != nil {
 		return err
 	}
@@ -117,6 +120,28 @@ func (ro *runOptions) checkFlags() error {
 	}{{"--out", ro.out, false}, {"--save-baseline", ro.gate.saveBaseline, false}, {"--plot", ro.output.plotDir, true}} {
 		if err := checkOutDir(out.flag, out.path, out.dir); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkReplication checks --replication I: not negative, and not with
+// the flags whose runs it cannot be part of (a shard, a resumed file, a
+// gate's baseline) nor with a fresh secret seed, which replays nothing.
+func (ro *runOptions) checkReplication() error {
+	if !changed(ro.flags, "replication") {
+		return nil
+	}
+	if ro.replication < 0 {
+		return withCode(ExitInput, fmt.Errorf("--replication %d: must be >= 0 (replications are numbered from 0)", ro.replication))
+	}
+	for _, c := range []struct {
+		flag string
+		set  bool
+	}{{"--shard", ro.shard != ""}, {"--resume", ro.resume}, {"--baseline", ro.gate.baseline != ""}, {"--save-baseline", ro.gate.saveBaseline != ""},
+		{"--seed random", changed(ro.flags, "seed") && ro.seed.value == seedRandom}} {
+		if c.set {
+			return withCode(ExitInput, usageError{fmt.Errorf("--replication with %s: --replication replays one replication of a run, to look at it; give the run's own flags and seed (--seed-file for a secret one), without %s", c.flag, c.flag)})
 		}
 	}
 	return nil

@@ -103,6 +103,7 @@ func runSequential(ctx context.Context, sc *scenario.Scenario, opts engine.Optio
 				f.Policies = append(f.Policies, s.policy(sc.Runs))
 			}
 		}
+		f.FillDistributions()
 		return &f
 	}
 	for k, n := range sizes {

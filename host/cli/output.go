@@ -19,7 +19,7 @@ import (
 // outputOptions are the flags that choose how a run's results are shown:
 // the stdout format, extra regret columns and figures.
 type outputOptions struct {
-	format      string // --format: table, markdown, csv or json
+	format      string // --format: table, markdown, csv, json or latex
 	at          string // --at: comma-separated rounds
 	plotDir     string // --plot: write figures here
 	plotFormats string // --plot-format: png,svg
@@ -27,7 +27,7 @@ type outputOptions struct {
 }
 
 func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
-	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se) or json (the results file)")
+	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se), json (the results file) or latex (booktabs tables to \\input into a paper)")
 	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (added to the checkpoints of a run; with csv, keep only these rounds)")
 	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, final-regret distribution, diagnostics) into this directory")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
@@ -84,7 +84,7 @@ func (o *outputOptions) check(sc *scenario.Scenario) error {
 // readable.
 //
 // cmp, when not nil, is the comparison section: it follows the tables
-// (table, markdown) or the long-form CSV after an empty line (csv, with
+// (table, markdown, latex) or the long-form CSV after an empty line (csv, with
 // its own header, compare.CSVHeader); in json it is the results file's
 // "comparison" member, which f already holds.
 func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.Scenario) error {

@@ -81,8 +81,9 @@ func newCmdPaper(f *factory, runF func(*paperOptions) error) *cobra.Command {
 instances with ReMax, TS, KL-UCB and ReMaxGrad M=2,3,4; the failure mode with
 variance inflation c2=1..4; OBD; MovieLens. All policies of all scenarios share
 one pool of --jobs slots (one per core by default), so both cores stay busy.
-It writes one results file, one text report and the figures (as bench plot
-draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
+It writes one results file, one text report, one LaTeX table (SCENARIO.tex,
+as --format latex writes it) and the figures (as bench plot draws them:
+SCENARIO_regret.png and so on) per scenario into --out, plus
 two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
 remaxgrad_* sweeps, which use the same seeds), and index.html, one
 self-contained page of every experiment (as bench report writes) with the
@@ -100,7 +101,7 @@ numbers). Each experiment's results and report then hold a comparison
 section (the added policies' rank and paired differences from each shipped
 policy, Holm-adjusted over that table's comparisons), stdout prints them
 and the wins, ties and losses across the nine experiments, --out gets
-comparison.txt, .md, .csv and .json, and index.html shows it. Each pair is
+comparison.txt, .md, .csv, .json and .tex, and index.html shows it. Each pair is
 tested once: a remaxgrad_* sweep compares the added policies with its
 ReMaxGrad rows, and its ReMax, TS and KL-UCB rows are compared in the
 two_arm, three_arm or ten_arm experiment.`,
@@ -372,7 +373,7 @@ func (o *paperOptions) paperComparison(f *results.File, added []string, leftOut 
 
 // writeComparisons prints the comparison section of every experiment and
 // the totals across them, and writes them into dir as comparison.txt,
-// .md, .csv and .json.
+// .md, .csv, .json and .tex.
 func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error {
 	if err := compare.WriteSummary(stdout, sum, report.FormatTable); err != nil {
 		return err
@@ -380,7 +381,7 @@ func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error 
 	for _, f := range []struct {
 		ext    string
 		format report.Format
-	}{{"txt", report.FormatTable}, {"md", report.FormatMarkdown}, {"csv", report.FormatCSV}, {"json", report.FormatJSON}} {
+	}{{"txt", report.FormatTable}, {"md", report.FormatMarkdown}, {"csv", report.FormatCSV}, {"json", report.FormatJSON}, {"tex", report.FormatLatex}} {
 		var b bytes.Buffer
 		if err := compare.WriteSummary(&b, sum, f.format); err != nil {
 			return err
@@ -410,9 +411,10 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 	return &g
 }
 
-// writeReport writes name.json, name.txt (the tables) and the figures of f
-// into dir. What cannot be written costs only itself: writeReport writes
-// the rest and returns an error naming each failure.
+// writeReport writes name.json, name.txt (the tables), name.tex (the
+// LaTeX tables) and the figures of f into dir. What cannot be written
+// costs only itself: writeReport writes the rest and returns an error
+// naming each failure.
 func writeReport(dir, name string, f *results.File, formats []string, logX bool) error {
 	var errs []error
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
@@ -433,10 +435,33 @@ func writeReport(dir, name string, f *results.File, formats []string, logX bool)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
 	}
+	if err := writeLatex(filepath.Join(dir, name+".tex"), f); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := plot.WriteWith(f, dir, plot.Options{LogX: logX}, formats...); err != nil {
 		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
 	}
 	return errors.Join(errs...)
+}
+
+// writeLatex writes f's regret table and its comparison section, if any,
+// as LaTeX (--format latex) to path.
+func writeLatex(path string, f *results.File) error {
+	var b bytes.Buffer
+	err := report.Write(&b, f, report.Options{Format: report.FormatLatex})
+	if err == nil {
+		var cmp *compare.Scenario
+		if cmp, err = compare.FromFile(f); err == nil && cmp != nil {
+			err = compare.Write(&b, cmp, report.FormatLatex)
+		}
+	}
+	if err == nil {
+		err = safeio.WriteFile(path, b.Bytes())
+	}
+	if err != nil {
+		return fmt.Errorf("LaTeX tables %s: %w", path, err)
+	}
+	return nil
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {

@@ -27,7 +27,7 @@ func TestPaper(t *testing.T) {
 	}
 	for _, name := range []string{"two_arm", "three_arm", "ten_arm", "obd", "movielens", "failure_mode",
 		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
-		for _, ext := range []string{".json", ".txt", "_regret.png", "_regret.svg", "_underestimation.png", "_separated.png"} {
+		for _, ext := range []string{".json", ".txt", ".tex", "_regret.png", "_regret.svg", "_underestimation.png", "_separated.png"} {
 			if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
 				t.Errorf("missing or empty %s%s: %v", name, ext, err)
 			}

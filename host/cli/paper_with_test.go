@@ -70,8 +70,12 @@ func TestPaperWith(t *testing.T) {
 		if !strings.Contains(string(txt), "Comparison in "+name) || !strings.Contains(string(txt), want) {
 			t.Errorf("%s.txt has no comparison section saying %q", name, want)
 		}
+		tex, _ := os.ReadFile(filepath.Join(dir, name+".tex"))
+		if strings.Count(string(tex), `\begin{tabular}`) != 2 || !strings.Contains(string(tex), "% Comparison in "+name) {
+			t.Errorf("%s.tex does not hold the regret table and the comparison:\n%s", name, tex)
+		}
 	}
-	for _, ext := range []string{"txt", "md", "csv"} {
+	for _, ext := range []string{"txt", "md", "csv", "tex"} {
 		if fi, err := os.Stat(filepath.Join(dir, "comparison."+ext)); err != nil || fi.Size() == 0 {
 			t.Errorf("comparison.%s: %v", ext, err)
 		}

@@ -103,6 +103,10 @@ type runOptions struct {
 	resume    bool
 	compareTo string // --compare-to LABEL: the comparison's reference
 	audit     int    // --audit N: replications per policy replayed alone
+	// replication is --replication I: play only replication I, when the
+	// flag was given (changed), as engine.Options.Replications plays a
+	// shard's or an audit's.
+	replication int
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -119,6 +123,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.IntVar(&ro.batch, "batch", 0, "replications per plugin session (0: half of them, so two sessions overlap; all in one below 64); results do not depend on it")
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
+	fs.IntVar(&ro.replication, "replication", 0, "play only replication I (0-based; a results file's distribution.regret.argmax names the worst) of each policy, with the full run's reward streams and policy seeds, to look at it: its values are bit for bit those it has in the full run")
 	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications)")
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
@@ -346,6 +351,15 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		}
 		opts.Replications = spec.Replications(sc.Runs)
 		opts.Traces = true
+	}
+	if changed(ro.flags, "replication") {
+		if ro.replication >= sc.Runs {
+			return withCode(ExitInput, fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", ro.replication, sc.Name, sc.Runs, sc.Runs-1))
+		}
+		// One replication, as a shard's or an audit's are played: its
+		// rewards and its policy seed depend only on the scenario's
+		// seed and its index.
+		opts.Replications = []uint64{uint64(ro.replication)}
 	}
 	order := labels(sc)
 	var kept *results.File

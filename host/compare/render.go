@@ -29,7 +29,8 @@ func Write(w io.Writer, s *Scenario, format report.Format) error {
 // WriteSummary renders every scenario of sum and, when it has more than
 // one scenario, the totals across them (wins, ties and losses against each
 // baseline, and the mean rank). In csv the totals are rows of their own
-// (scenario "*", see CSVHeader); in json it is the Summary.
+// (scenario "*", see CSVHeader); in json it is the Summary; in latex,
+// booktabs tabulars (see writeLatex).
 func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
 	format, err := report.ParseFormat(string(format))
 	if err != nil {
@@ -46,6 +47,8 @@ func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
 		return enc.Encode(sum)
 	case report.FormatCSV:
 		return writeCSV(w, sum)
+	case report.FormatLatex:
+		return writeLatex(w, sum)
 	}
 	md := format == report.FormatMarkdown
 	for i := range sum.Scenarios {

@@ -279,6 +279,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	if len(reps) != sc.Runs {
 		file.Shard.Replications = reps
 	}
+	file.FillDistributions()
 	if ctx.Err() != nil {
 		file.Complete = false
 		return file, fmt.Errorf("run interrupted: %w", ctx.Err())

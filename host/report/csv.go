@@ -19,13 +19,23 @@ var CSVHeader = []string{"scenario", "policy", "metric", "t", "mean", "se"}
 // for one of the host's metrics.
 const DiagPrefix = "diag:"
 
+// DistPrefix prefixes a statistic of the final regret's distribution over
+// the replications in the metric column of the CSV format
+// ("dist:regret.p95", as the results file's distribution.regret.p95).
+// Such a row is at the horizon, its mean column holds the statistic and
+// its se column is empty; "dist:regret.argmax" holds the index of the
+// worst replication.
+const DistPrefix = "dist:"
+
 // writeCSV writes one row per policy, metric and checkpoint:
 //
 //	scenario,policy,metric,t,mean,se
 //	failure_mode,ReMax,regret,1,0,0
 //
 // Policies come in file order, then the four metrics of design §5, then
-// the policy's diagnostics by name (metric "diag:NAME", at the
+// the distribution of the final regret (metric "dist:regret.p25",
+// "dist:regret.median", p75, p95, p99, max and argmax; see DistPrefix),
+// then the policy's diagnostics by name (metric "diag:NAME", at the
 // diagnostic's own checkpoints). Failed policies have no rows. Numbers are
 // written in Go's shortest round-trip form; NaN and infinities as NaN, inf
 // and -inf, which pandas.read_csv reads as floats with no options. Fields
@@ -51,6 +61,17 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 					if err := row(p, name, t, s.Mean[i], s.SE[i]); err != nil {
 						return err
 					}
+				}
+			}
+		}
+		if q, ok := f.RegretQuantiles(p); ok && keep(f.Scenario.Horizon) {
+			for _, st := range []struct {
+				name  string
+				value string
+			}{{"p25", formatFloat(q.P25)}, {"median", formatFloat(q.Median)}, {"p75", formatFloat(q.P75)}, {"p95", formatFloat(q.P95)},
+				{"p99", formatFloat(q.P99)}, {"max", formatFloat(q.Max)}, {"argmax", strconv.FormatUint(q.Argmax, 10)}} {
+				if err := cw.Write([]string{f.Scenario.Name, p.Label, DistPrefix + "regret." + st.name, strconv.Itoa(f.Scenario.Horizon), st.value, ""}); err != nil {
+					return err
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/regretbench/regretbench/host/internal/numfmt"
@@ -13,7 +14,8 @@ import (
 // Markdown renderers of this package draw, and what other renderers (the
 // HTML report) lay out their own way. Cells are plain text.
 type Table struct {
-	// Name identifies the table: "regret", "separated" or "diagnostics".
+	// Name identifies the table: "regret", "distribution", "separated"
+	// or "diagnostics".
 	Name string
 	// Caption says what the table shows.
 	Caption string
@@ -26,8 +28,9 @@ type Table struct {
 }
 
 // Title is the line above a results file's tables: scenario name, arms,
-// horizon, replications and seed, the shard, and INCOMPLETE when the run
-// was interrupted.
+// horizon, replications (each by its index when a run replayed a few
+// chosen ones, as bench run --replication does) and seed, the shard, and
+// INCOMPLETE when the run was interrupted.
 func Title(f *results.File) string {
 	sc := f.Scenario
 	runs := sc.Runs
@@ -35,6 +38,18 @@ func Title(f *results.File) string {
 		runs = len(ok[0].Final["regret"]) // a shard's own count
 	}
 	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
+	if reps := f.Shard.Replications; f.Shard.Count == 1 && reps != nil && len(reps) <= maxNamedReplications {
+		// Chosen replications replayed (bench run --replication I).
+		what := "replication"
+		if len(reps) != 1 {
+			what += "s"
+		}
+		names := make([]string, len(reps))
+		for i, r := range reps {
+			names[i] = strconv.FormatUint(r, 10)
+		}
+		title = fmt.Sprintf("%s: K=%d, T=%d, %s %s of %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, what, strings.Join(names, ", "), sc.Runs, sc.Seed)
+	}
 	if f.Shard.Count > 1 {
 		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
 	}
@@ -46,6 +61,10 @@ func Title(f *results.File) string {
 	}
 	return title
 }
+
+// maxNamedReplications is the most replications a title names one by
+// one, when a file holds chosen replications of a run.
+const maxNamedReplications = 10
 
 // sandboxes says what sandbox the policies' plugins ran under: the one
 // they share, else each policy's, "" when no policy recorded one (older
@@ -70,15 +89,20 @@ func sandboxes(f *results.File) string {
 }
 
 // TableData returns the regret table (with a "regret t=N" column per round
-// of at, each a checkpoint: see CheckAt), the separated-regret summary
-// and, when a policy reports diagnostics, the diagnostics table of f.
+// of at, each a checkpoint: see CheckAt), the distribution of the final
+// regret over the replications, the separated-regret summary and, when a
+// policy reports diagnostics, the diagnostics table of f.
 //
 // When any policy's feedback is not immediate (a delayed or batched
 // scenario), every table gets a "feedback" column after the policy: its
 // mode ("delay 10", "batch 100") or "immediate", so that rows under
 // different feedback are never read as alike.
 func TableData(f *results.File, at []int) []Table {
-	tables := []Table{regretData(f, at), separatedData(f)}
+	tables := []Table{regretData(f, at)}
+	if d, ok := distributionData(f); ok {
+		tables = append(tables, d)
+	}
+	tables = append(tables, separatedData(f))
 	if d, ok := diagnosticsData(f); ok {
 		tables = append(tables, d)
 	}
@@ -155,6 +179,29 @@ func regretData(f *results.File, at []int) Table {
 	return t
 }
 
+// distributionData returns the table of the final regret's distribution
+// over the replications (results.Quantiles): computed from the finals, so
+// that files written before results recorded it show it too; false when
+// no policy has results over two replications or more.
+func distributionData(f *results.File) (Table, bool) {
+	t := Table{
+		Name:    "distribution",
+		Caption: fmt.Sprintf("Distribution of the final regret at T=%d over the replications (empirical quantiles; bench run --replication I replays the worst)", f.Scenario.Horizon),
+		Header:  []string{"policy", "p25", "median", "p75", "p95", "p99", "max", "worst replication"},
+		Right:   []bool{false, true, true, true, true, true, true, true},
+	}
+	for _, p := range okPolicies(f) {
+		q, ok := f.RegretQuantiles(p)
+		if !ok || len(p.Final["regret"]) < 2 {
+			continue // one replication (bench run --replication): the regret table says it all
+		}
+		t.Rows = append(t.Rows, []string{p.Label, numfmt.Num(q.P25), numfmt.Num(q.Median), numfmt.Num(q.P75),
+			numfmt.Num(q.P95), numfmt.Num(q.P99), numfmt.Num(q.Max), strconv.FormatUint(q.Argmax, 10)})
+		t.policies = append(t.policies, p)
+	}
+	return t, len(t.Rows) > 0
+}
+
 func separatedData(f *results.File) Table {
 	t := Table{
 		Name:    "separated",
@@ -165,18 +212,26 @@ func separatedData(f *results.File) Table {
 	for _, p := range okPolicies(f) {
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		rm, _ := last(p.Regret)
-		share := "-"
-		if rm > 0 {
-			share = numfmt.Percent(um/rm, 0, false)
-			if um > 0 && share == "0%" {
-				share = "<1%" // a share that is not zero never reads 0%
-			}
-		}
-		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), share})
+		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), shareUnder(p)})
 		t.policies = append(t.policies, p)
 	}
 	return t
+}
+
+// shareUnder is the share of p's final regret incurred while the best
+// arm was underestimated: "36%", "<1%" for a share that is not zero but
+// rounds to it, "-" when the regret is not positive.
+func shareUnder(p *results.Policy) string {
+	um, _ := last(p.RegretUnder)
+	rm, _ := last(p.Regret)
+	if !(rm > 0) {
+		return "-"
+	}
+	share := numfmt.Percent(um/rm, 0, false)
+	if um > 0 && share == "0%" {
+		share = "<1%" // a share that is not zero never reads 0%
+	}
+	return share
 }
 
 // diagnosticsData returns the diagnostics table; false when no policy

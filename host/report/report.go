@@ -32,10 +32,16 @@ const (
 	FormatCSV Format = "csv"
 	// FormatJSON is the results file (design §7) itself.
 	FormatJSON Format = "json"
+	// FormatLatex is a booktabs tabular of the final regret and its
+	// separated parts (mean ± standard error), ready to \input into a
+	// paper (see writeLatex).
+	FormatLatex Format = "latex"
 )
 
 // Formats lists the formats in the order help texts show them.
-func Formats() []Format { return []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON} }
+func Formats() []Format {
+	return []Format{FormatTable, FormatMarkdown, FormatCSV, FormatJSON, FormatLatex}
+}
 
 // ParseFormat returns the format named s; the empty string is Table.
 func ParseFormat(s string) (Format, error) {
@@ -44,7 +50,7 @@ func ParseFormat(s string) (Format, error) {
 	}
 	f := Format(strings.ToLower(strings.TrimSpace(s)))
 	if !slices.Contains(Formats(), f) {
-		return "", fmt.Errorf("unknown format %q (want table, markdown, csv or json)", s)
+		return "", fmt.Errorf("unknown format %q (want table, markdown, csv, json or latex)", s)
 	}
 	return f, nil
 }
@@ -84,6 +90,8 @@ func Write(w io.Writer, f *results.File, o Options) error {
 		return writeCSV(w, f, o.At)
 	case FormatJSON:
 		return f.Encode(w)
+	case FormatLatex:
+		return writeLatex(w, f, o.At)
 	}
 	return writeTables(w, f, o.At, textStyle)
 }

@@ -101,6 +101,21 @@ func TestGolden(t *testing.T) {
 		{"markdown_at.golden", func(b *bytes.Buffer) error {
 			return report.Write(b, f, report.Options{Format: report.FormatMarkdown, At: []int{50}})
 		}},
+		{"latex.golden", func(b *bytes.Buffer) error { return report.Write(b, f, report.Options{Format: report.FormatLatex}) }},
+		{"latex_at.golden", func(b *bytes.Buffer) error {
+			return report.Write(b, f, report.Options{Format: report.FormatLatex, At: []int{10, 100}})
+		}},
+		{"latex_hostile.golden", func(b *bytes.Buffer) error {
+			// Every LaTeX special in a label and the scenario's name,
+			// and a feedback column.
+			g := small(t)
+			g.Scenario.Name = `small_% {1}`
+			for i, label := range []string{`A&B_1 {x} 100% $5 #2`, `~^\end{tabular}`, "[2pt]--*", "line\nbreak|<>"} {
+				g.Policies[i].Label = label
+			}
+			g.Policies[1].Feedback = "delay 10"
+			return report.Write(b, g, report.Options{Format: report.FormatLatex})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -114,8 +129,9 @@ func TestGolden(t *testing.T) {
 
 // TestCSVShape: the CSV parses with encoding/csv (as pandas.read_csv with
 // no options would), has the long-form header, and holds exactly one row
-// per ok policy, metric and checkpoint plus one per diagnostic checkpoint,
-// each carrying the file's values.
+// per ok policy, metric and checkpoint plus one per diagnostic checkpoint
+// and the 7 of the final regret's distribution, each carrying the file's
+// values.
 func TestCSVShape(t *testing.T) {
 	f := small(t)
 	var b bytes.Buffer
@@ -136,7 +152,7 @@ func TestCSVShape(t *testing.T) {
 			continue
 		}
 		okPolicies++
-		want += 4 * len(p.Checkpoints)
+		want += 4*len(p.Checkpoints) + 7 // and the final regret's distribution
 		for _, d := range p.Diagnostics {
 			want += len(d.Checkpoints)
 		}
@@ -164,6 +180,15 @@ func TestCSVShape(t *testing.T) {
 		}
 		var cps []int
 		var means []float64
+		if stat, ok := strings.CutPrefix(r[2], report.DistPrefix+"regret."); ok {
+			q, _ := f.RegretQuantiles(p)
+			v, ok := map[string]float64{"p25": q.P25, "median": q.Median, "p75": q.P75, "p95": q.P95, "p99": q.P99, "max": q.Max, "argmax": float64(q.Argmax)}[stat]
+			if !ok || v != mean || tt != f.Scenario.Horizon || r[5] != "" {
+				t.Errorf("row %q does not match the distribution %+v", r, q)
+			}
+			seen[r[1]]++
+			continue
+		}
 		if name, ok := strings.CutPrefix(r[2], report.DiagPrefix); ok {
 			d := p.Diagnostics[name]
 			cps, means = d.Checkpoints, d.Mean
@@ -226,7 +251,7 @@ func TestAt(t *testing.T) {
 			t.Errorf("--at 200 kept row %q", r)
 		}
 	}
-	if len(recs) != 1+3*4+3 { // 3 policies x 4 metrics + 3 diagnostics of ReMaxGrad
+	if len(recs) != 1+3*4+3*7+3 { // 3 policies x (4 metrics + 7 of the distribution) + 3 diagnostics of ReMaxGrad
 		t.Errorf("%d rows at t=200", len(recs)-1)
 	}
 
@@ -462,5 +487,29 @@ func TestFeedbackColumn(t *testing.T) {
 		if n := strings.Count(b.String(), "delay 100"); n != rows || rows < 2 {
 			t.Errorf("%s: delay 100 shown %d times, want once per row of the policy (%d)\n%s", format, n, rows, b.String())
 		}
+	}
+}
+
+// TestTitleReplications: a run of chosen replications (bench run
+// --replication I) says which, out of how many runs; a full run and a
+// shard say as before.
+func TestTitleReplications(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shard results.Shard
+		want  string
+	}{
+		{"full run", results.Shard{Index: 0, Count: 1}, "small: K=3, T=200, 8 runs, seed 3"},
+		{"one replication", results.Shard{Index: 0, Count: 1, Replications: []uint64{5}}, "small: K=3, T=200, replication 5 of 8 runs, seed 3"},
+		{"two", results.Shard{Index: 0, Count: 1, Replications: []uint64{5, 2}}, "small: K=3, T=200, replications 5, 2 of 8 runs, seed 3"},
+		{"a shard", results.Shard{Index: 1, Count: 2, Replications: []uint64{4, 5, 6, 7}}, ", shard 1/2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := small(t)
+			f.Shard = tc.shard
+			if got := report.Title(f); !strings.HasPrefix(got, tc.want) && !strings.HasSuffix(got, tc.want) {
+				t.Errorf("title %q, want %q in it", got, tc.want)
+			}
+		})
 	}
 }

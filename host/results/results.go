@@ -240,6 +240,10 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Distribution summarizes Final over the replications (quantiles,
+	// the worst replication); absent from files written before it was
+	// recorded, and from failed policies.
+	Distribution *Distribution `json:"distribution,omitempty"`
 	// Replications, when not 0, is how many replications the policy used:
 	// the first that many of the file's. A sequential gate (bench
 	// --baseline FILE --sequential) stops a policy as soon as its verdict
@@ -530,6 +534,9 @@ func (f *File) Check() error {
 					}
 				}
 			}
+		}
+		if err := checkDistribution(fmt.Sprintf("policies[%d] %q", i, p.Label), p, f.Shard.Replications); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -176,6 +176,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 		p.Summarize(q.Checkpoints, metrics, diags, false)
 		out.Policies = append(out.Policies, p)
 	}
+	out.FillDistributions() // over every replication, by its global index
 	if err := out.Check(); err != nil {
 		// Values within range in each shard can still overflow in the
 		// means and standard errors over every replication.

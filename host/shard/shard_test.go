@@ -292,3 +292,26 @@ func TestMergeRefusesBadShards(t *testing.T) {
 		t.Error("Merge reordered its argument")
 	}
 }
+
+// TestShardDistributions: each shard's distribution names its worst
+// replication by its global index, and the merge's is the unsharded
+// run's (TestMergeEqualsUnsharded compares the whole files).
+func TestShardDistributions(t *testing.T) {
+	full := runShard(t, shard.Spec{Index: 0, Count: 1})
+	for i := range 3 {
+		part := runShard(t, shard.Spec{Index: i, Count: 3})
+		for k, p := range part.Policies {
+			d := p.Distribution
+			if d == nil || d.Regret == nil {
+				t.Fatalf("shard %d/3 %q: no distribution", i, p.Label)
+			}
+			j := slices.Index(part.Shard.Replications, d.Regret.Argmax)
+			if j < 0 {
+				t.Fatalf("shard %d/3 %q: argmax %d is not one of its replications %v", i, p.Label, d.Regret.Argmax, part.Shard.Replications)
+			}
+			if p.Final["regret"][j] != d.Regret.Max || full.Policies[k].Final["regret"][d.Regret.Argmax] != d.Regret.Max {
+				t.Errorf("shard %d/3 %q: argmax %d does not hold the max %v", i, p.Label, d.Regret.Argmax, d.Regret.Max)
+			}
+		}
+	}
+}
