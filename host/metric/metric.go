@@ -17,14 +17,55 @@
 // sum_t (max_k mu_k(t) - mu_I(t)), and b is the best arm of round t.
 package metric
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
-// Names lists the metrics of design §5 in report order: the one list every
-// package (results, report, engine, shard) uses.
-var Names = [Count]string{"regret", "underestimation", "regret_under", "regret_not_under"}
+// The names of the metrics of design §5, as results files, reports,
+// flags and comparisons spell them.
+const (
+	Regret          = "regret"
+	Underestimation = "underestimation"
+	RegretUnder     = "regret_under"
+	RegretNotUnder  = "regret_not_under"
+)
+
+// Names lists the metrics of design §5 in report order: the one list of
+// metric names. Every package that names, parses, checks or loops over
+// metrics (results, report, compare, gate, engine, shard, cli) takes them
+// from here; the JSON tags of results.Policy's series, which Go cannot
+// take from a variable, are checked against it by a test.
+var Names = [Count]string{Regret, Underestimation, RegretUnder, RegretNotUnder}
 
 // Count is the number of metrics.
 const Count = 4
+
+// Index returns the position of the metric name in Names, and false when
+// name is not a metric.
+func Index(name string) (int, bool) {
+	for i, n := range Names {
+		if n == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// List writes Names for a help text or an error message:
+// "regret, underestimation, regret_under or regret_not_under".
+func List() string {
+	return strings.Join(Names[:Count-1], ", ") + " or " + Names[Count-1]
+}
+
+// Check returns an error naming the metrics when name is not one.
+func Check(name string) error {
+	if _, ok := Index(name); !ok {
+		return fmt.Errorf("unknown metric %q (want %s)", name, List())
+	}
+	return nil
+}
 
 // Tracker accumulates the metrics of a batch of replications round by round
 // and records them at checkpoints.

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/regretbench/regretbench/host/internal/markupsafe"
+	"github.com/regretbench/regretbench/host/metric"
 )
 
 // boxRow is the height of one policy's row in the distribution figure.
@@ -40,7 +41,7 @@ func (b *builder) distribution() Figure {
 	heavy := false
 	for _, pol := range b.policies {
 		var vals []float64
-		for _, v := range pol.Final["regret"] {
+		for _, v := range pol.Final[metric.Regret] {
 			if finite(v) {
 				vals = append(vals, math.Max(-maxValue, math.Min(maxValue, v)))
 			}

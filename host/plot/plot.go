@@ -63,6 +63,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/regretbench/regretbench/host/internal/markupsafe"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -409,7 +410,7 @@ func (b *builder) newPlot(title, ylabel string) *gonumplot.Plot {
 }
 
 func (b *builder) runs() int {
-	return len(b.policies[0].Final["regret"])
+	return len(b.policies[0].Final[metric.Regret])
 }
 
 // curve is one line of a figure, kept to place the legend.

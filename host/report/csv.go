@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"io"
 	"math"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // CSVHeader is the header row of the CSV format.
@@ -43,12 +43,9 @@ const DistPrefix = "dist:"
 // at those rounds are kept.
 func writeCSV(w io.Writer, f *results.File, at []int) error {
 	keep := func(t int) bool { return len(at) == 0 || slices.Contains(at, t) }
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
-		return err
-	}
-	row := func(p *results.Policy, metric string, t int, mean, se float64) error {
-		return cw.Write([]string{f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), formatFloat(se)})
+	tab := Table{Header: CSVHeader}
+	row := func(p *results.Policy, metric string, t int, mean, se float64) {
+		tab.Append(f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), formatFloat(se))
 	}
 	for _, p := range okPolicies(f) {
 		for _, name := range metric.Names {
@@ -58,9 +55,7 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 			}
 			for i, t := range p.Checkpoints {
 				if keep(t) {
-					if err := row(p, name, t, s.Mean[i], s.SE[i]); err != nil {
-						return err
-					}
+					row(p, name, t, s.Mean[i], s.SE[i])
 				}
 			}
 		}
@@ -70,24 +65,19 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 				value string
 			}{{"p25", formatFloat(q.P25)}, {"median", formatFloat(q.Median)}, {"p75", formatFloat(q.P75)}, {"p95", formatFloat(q.P95)},
 				{"p99", formatFloat(q.P99)}, {"max", formatFloat(q.Max)}, {"argmax", strconv.FormatUint(q.Argmax, 10)}} {
-				if err := cw.Write([]string{f.Scenario.Name, p.Label, DistPrefix + "regret." + st.name, strconv.Itoa(f.Scenario.Horizon), st.value, ""}); err != nil {
-					return err
-				}
+				tab.Append(f.Scenario.Name, p.Label, DistPrefix+metric.Regret+"."+st.name, strconv.Itoa(f.Scenario.Horizon), st.value, "")
 			}
 		}
 		for _, name := range diagNames(p) {
 			d := p.Diagnostics[name]
 			for i, t := range d.Checkpoints {
 				if keep(t) && i < len(d.Mean) && i < len(d.SE) {
-					if err := row(p, DiagPrefix+name, t, d.Mean[i], d.SE[i]); err != nil {
-						return err
-					}
+					row(p, DiagPrefix+name, t, d.Mean[i], d.SE[i])
 				}
 			}
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return tab.Render(w, table.CSV)
 }
 
 func formatFloat(x float64) string {

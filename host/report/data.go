@@ -7,25 +7,16 @@ import (
 	"strings"
 
 	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/table"
 )
 
-// Table is one table of a report as data: what the plain-text and
-// Markdown renderers of this package draw, and what other renderers (the
-// HTML report) lay out their own way. Cells are plain text.
-type Table struct {
-	// Name identifies the table: "regret", "distribution", "separated"
-	// or "diagnostics".
-	Name string
-	// Caption says what the table shows.
-	Caption string
-	Header  []string
-	// Right says which columns hold numbers (aligned right).
-	Right []bool
-	Rows  [][]string
-
-	policies []*results.Policy // the policy of each row, while TableData builds it
-}
+// Table is one table of a report as data (host/table): what Write draws
+// in text and Markdown, and what other renderers (the HTML report) lay
+// out their own way. Its Name is "regret", "distribution", "separated",
+// "diagnostics" or, for SummaryTable, "summary". Cells are plain text.
+type Table = table.Table
 
 // Title is the line above a results file's tables: scenario name, arms,
 // horizon, replications (each by its index when a run replayed a few
@@ -35,7 +26,7 @@ func Title(f *results.File) string {
 	sc := f.Scenario
 	runs := sc.Runs
 	if ok := okPolicies(f); len(ok) > 0 {
-		runs = len(ok[0].Final["regret"]) // a shard's own count
+		runs = len(ok[0].Final[metric.Regret]) // a shard's own count
 	}
 	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
 	if reps := f.Shard.Replications; f.Shard.Count == 1 && reps != nil && len(reps) <= maxNamedReplications {
@@ -98,26 +89,24 @@ func sandboxes(f *results.File) string {
 // mode ("delay 10", "batch 100") or "immediate", so that rows under
 // different feedback are never read as alike.
 func TableData(f *results.File, at []int) []Table {
-	tables := []Table{regretData(f, at)}
-	if d, ok := distributionData(f); ok {
-		tables = append(tables, d)
-	}
-	tables = append(tables, separatedData(f))
-	if d, ok := diagnosticsData(f); ok {
-		tables = append(tables, d)
-	}
-	fb := hasFeedback(f)
-	for i := range tables {
-		t := &tables[i]
-		if fb {
+	var tables []Table
+	add := func(t Table, policies []*results.Policy) {
+		if len(t.Rows) == 0 && t.Name != "regret" && t.Name != "separated" {
+			return // no distribution or diagnostics to show
+		}
+		if hasFeedback(f) {
 			t.Header = slices.Insert(t.Header, 1, "feedback")
 			t.Right = slices.Insert(t.Right, 1, false)
 			for j, r := range t.Rows {
-				t.Rows[j] = slices.Insert(r, 1, feedbackName(t.policies[j].Feedback))
+				t.Rows[j] = slices.Insert(r, 1, feedbackName(policies[j].Feedback))
 			}
 		}
-		t.policies = nil
+		tables = append(tables, t)
 	}
+	add(regretData(f, at))
+	add(distributionData(f))
+	add(separatedData(f))
+	add(diagnosticsData(f))
 	return tables
 }
 
@@ -140,8 +129,9 @@ func feedbackName(mode string) string {
 	return mode
 }
 
-func regretData(f *results.File, at []int) Table {
-	t := Table{
+// regretData returns the regret table and the policy of each row.
+func regretData(f *results.File, at []int) (t Table, policies []*results.Policy) {
+	t = Table{
 		Name:    "regret",
 		Caption: fmt.Sprintf("Regret at T=%d (mean ± standard error over replications)", f.Scenario.Horizon),
 		Header:  []string{"policy"},
@@ -156,7 +146,7 @@ func regretData(f *results.File, at []int) Table {
 		}
 		t.Caption = fmt.Sprintf("Regret at %s and T=%d (mean ± standard error over replications)", strings.Join(rounds, ", "), f.Scenario.Horizon)
 	}
-	t.Header = append(t.Header, "regret", "underestimation", "seconds", "status")
+	t.Header = append(t.Header, metric.Regret, metric.Underestimation, "seconds", "status")
 	t.Right = append(t.Right, true, true, true, false)
 	for _, p := range f.Policies {
 		row := []string{p.Label}
@@ -165,26 +155,27 @@ func regretData(f *results.File, at []int) Table {
 				row = append(row, "-")
 			}
 			t.Rows = append(t.Rows, append(row, "-", "-", "-", "FAILED"))
-			t.policies = append(t.policies, p)
+			policies = append(policies, p)
 			continue
 		}
 		for _, r := range at {
-			row = append(row, pm(seriesAt(p.Regret, p.Checkpoints, r)))
+			row = append(row, numfmt.PM(seriesAt(p.Regret, p.Checkpoints, r)))
 		}
 		rm, rs := last(p.Regret)
 		um, us := last(p.Under)
-		t.Rows = append(t.Rows, append(row, pm(rm, rs), pm(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
-		t.policies = append(t.policies, p)
+		t.Rows = append(t.Rows, append(row, numfmt.PM(rm, rs), numfmt.PM(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
+		policies = append(policies, p)
 	}
-	return t
+	return t, policies
 }
 
 // distributionData returns the table of the final regret's distribution
-// over the replications (results.Quantiles): computed from the finals, so
-// that files written before results recorded it show it too; false when
-// no policy has results over two replications or more.
-func distributionData(f *results.File) (Table, bool) {
-	t := Table{
+// over the replications (results.Quantiles), and the policy of each row:
+// computed from the finals, so that files written before results recorded
+// it show it too; no rows when no policy has results over two
+// replications or more.
+func distributionData(f *results.File) (t Table, policies []*results.Policy) {
+	t = Table{
 		Name:    "distribution",
 		Caption: fmt.Sprintf("Distribution of the final regret at T=%d over the replications (empirical quantiles; bench run --replication I replays the worst)", f.Scenario.Horizon),
 		Header:  []string{"policy", "p25", "median", "p75", "p95", "p99", "max", "worst replication"},
@@ -192,30 +183,31 @@ func distributionData(f *results.File) (Table, bool) {
 	}
 	for _, p := range okPolicies(f) {
 		q, ok := f.RegretQuantiles(p)
-		if !ok || len(p.Final["regret"]) < 2 {
+		if !ok || len(p.Final[metric.Regret]) < 2 {
 			continue // one replication (bench run --replication): the regret table says it all
 		}
 		t.Rows = append(t.Rows, []string{p.Label, numfmt.Num(q.P25), numfmt.Num(q.Median), numfmt.Num(q.P75),
 			numfmt.Num(q.P95), numfmt.Num(q.P99), numfmt.Num(q.Max), strconv.FormatUint(q.Argmax, 10)})
-		t.policies = append(t.policies, p)
+		policies = append(policies, p)
 	}
-	return t, len(t.Rows) > 0
+	return t, policies
 }
 
-func separatedData(f *results.File) Table {
-	t := Table{
+// separatedData returns the separated-regret table and the policy of each row.
+func separatedData(f *results.File) (t Table, policies []*results.Policy) {
+	t = Table{
 		Name:    "separated",
 		Caption: "Separated regret: rounds where the best arm's empirical mean was below the second-best mean",
-		Header:  []string{"policy", "regret_under", "regret_not_under", "share under"},
+		Header:  []string{"policy", metric.RegretUnder, metric.RegretNotUnder, "share under"},
 		Right:   []bool{false, true, true, true},
 	}
 	for _, p := range okPolicies(f) {
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		t.Rows = append(t.Rows, []string{p.Label, pm(um, us), pm(nm, ns), shareUnder(p)})
-		t.policies = append(t.policies, p)
+		t.Rows = append(t.Rows, []string{p.Label, numfmt.PM(um, us), numfmt.PM(nm, ns), shareUnder(p)})
+		policies = append(policies, p)
 	}
-	return t
+	return t, policies
 }
 
 // shareUnder is the share of p's final regret incurred while the best
@@ -234,10 +226,10 @@ func shareUnder(p *results.Policy) string {
 	return share
 }
 
-// diagnosticsData returns the diagnostics table; false when no policy
-// reports a diagnostic.
-func diagnosticsData(f *results.File) (Table, bool) {
-	t := Table{
+// diagnosticsData returns the diagnostics table and the policy of each
+// row; no rows when no policy reports a diagnostic.
+func diagnosticsData(f *results.File) (t Table, policies []*results.Policy) {
+	t = Table{
 		Name:    "diagnostics",
 		Caption: "Plugin diagnostics at the last checkpoint (mean ± standard error)",
 		Header:  []string{"policy", "diagnostic", "value", "round"},
@@ -250,9 +242,9 @@ func diagnosticsData(f *results.File) (Table, bool) {
 			if n == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{p.Label, name, pm(d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
-			t.policies = append(t.policies, p)
+			t.Rows = append(t.Rows, []string{p.Label, name, numfmt.PM(d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+			policies = append(policies, p)
 		}
 	}
-	return t, len(t.Rows) > 0
+	return t, policies
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/regretbench/regretbench/host/internal/latex"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // writeLatex writes the regret of f as a booktabs tabular, ready to
@@ -18,42 +20,38 @@ import (
 // failed policy's cells are dashes. The title and caption come first as
 // LaTeX comments.
 func writeLatex(w io.Writer, f *results.File, at []int) error {
-	latex.Comment(w, Title(f))
-	latex.Comment(w, fmt.Sprintf("Regret at T=%d and its parts: mean ± standard error over replications; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's", f.Scenario.Horizon))
+	table.LatexComment(w, Title(f))
+	table.LatexComment(w, fmt.Sprintf("Regret at T=%d and its parts: mean ± standard error over replications; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's", f.Scenario.Horizon))
 	fb := hasFeedback(f)
-	header := []string{"policy"}
-	right := []bool{false}
+	t := Table{Header: []string{"policy"}, Right: []bool{false}}
 	if fb {
-		header, right = append(header, "feedback"), append(right, false)
+		t.Header, t.Right = append(t.Header, "feedback"), append(t.Right, false)
 	}
-	for _, t := range at {
-		header, right = append(header, fmt.Sprintf("regret $t=%d$", t)), append(right, true)
+	for _, r := range at {
+		t.Header, t.Right = append(t.Header, fmt.Sprintf("regret $t=%d$", r)), append(t.Right, true)
 	}
-	for _, h := range []string{"regret", "regret_under", "regret_not_under", "share under"} {
-		header, right = append(header, latex.Text(h)), append(right, true)
-	}
-	var rows [][]string
+	t.Header = append(t.Header, metric.Regret, metric.RegretUnder, metric.RegretNotUnder, "share under")
+	t.Right = append(t.Right, true, true, true, true)
+	t.Math = t.Right // every number column
 	for _, p := range f.Policies {
-		row := []string{latex.Text(p.Label)}
+		row := []string{p.Label}
 		if fb {
-			row = append(row, latex.Text(feedbackName(p.Feedback)))
+			row = append(row, feedbackName(p.Feedback))
 		}
 		if p.Status == results.StatusFailed {
 			for range len(at) + 4 {
-				row = append(row, latex.NA)
+				row = append(row, "-")
 			}
-			rows = append(rows, row)
+			t.Append(row...)
 			continue
 		}
-		for _, t := range at {
-			row = append(row, latex.Math(pm(seriesAt(p.Regret, p.Checkpoints, t))))
+		for _, r := range at {
+			row = append(row, numfmt.PM(seriesAt(p.Regret, p.Checkpoints, r)))
 		}
 		rm, rs := last(p.Regret)
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		row = append(row, latex.Math(pm(rm, rs)), latex.Math(pm(um, us)), latex.Math(pm(nm, ns)), latex.Math(shareUnder(p)))
-		rows = append(rows, row)
+		t.Append(append(row, numfmt.PM(rm, rs), numfmt.PM(um, us), numfmt.PM(nm, ns), shareUnder(p))...)
 	}
-	latex.Tabular(w, header, right, rows)
-	return nil
+	return t.Render(w, table.LaTeX)
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // Format names an output format.
@@ -85,7 +86,7 @@ func Write(w io.Writer, f *results.File, o Options) error {
 	}
 	switch format {
 	case FormatMarkdown:
-		return writeTables(w, f, o.At, markdownStyle)
+		return writeTables(w, f, o.At, table.Markdown)
 	case FormatCSV:
 		return writeCSV(w, f, o.At)
 	case FormatJSON:
@@ -93,7 +94,7 @@ func Write(w io.Writer, f *results.File, o Options) error {
 	case FormatLatex:
 		return writeLatex(w, f, o.At)
 	}
-	return writeTables(w, f, o.At, textStyle)
+	return writeTables(w, f, o.At, table.Text)
 }
 
 // Tables writes the regret table, the separated-regret summary and, when

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -16,7 +17,7 @@ func SummaryTable(files []*results.File) Table {
 	t := Table{
 		Name:    "summary",
 		Caption: "Final values at T (mean ± standard error over replications)",
-		Header:  []string{"scenario", "policy", "regret", "underestimation", "regret_under", "regret_not_under", "seconds"},
+		Header:  append(append([]string{"scenario", "policy"}, metric.Names[:]...), "seconds"),
 		Right:   []bool{false, false, true, true, true, true, true},
 	}
 	for _, f := range files {
@@ -25,14 +26,17 @@ func SummaryTable(files []*results.File) Table {
 				t.Rows = append(t.Rows, []string{f.Scenario.Name, p.Label, "FAILED", "", "", "", ""})
 				continue
 			}
-			cell := func(s results.Series) string {
-				n := len(s.Mean) - 1
-				if n < 0 || n >= len(s.SE) {
-					return ""
+			row := []string{f.Scenario.Name, p.Label}
+			for _, name := range metric.Names {
+				cell := ""
+				if s, err := p.Metric(name); err == nil {
+					if n := len(s.Mean) - 1; n >= 0 && n < len(s.SE) {
+						cell = numfmt.PM(s.Mean[n], s.SE[n])
+					}
 				}
-				return numfmt.PM(s.Mean[n], s.SE[n])
+				row = append(row, cell)
 			}
-			t.Rows = append(t.Rows, []string{f.Scenario.Name, p.Label, cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)})
+			t.Rows = append(t.Rows, append(row, fmt.Sprintf("%.0f", p.Seconds)))
 		}
 	}
 	return t

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/regretbench/regretbench/host/metric"
 )
 
 // Distribution is the distribution over a policy's replications of its
@@ -82,7 +84,7 @@ func (f *File) FillDistributions() {
 		if p.Status != StatusOK {
 			continue
 		}
-		if q, ok := Quantify(p.Final["regret"], policyReps(f.Shard.Replications, p)); ok {
+		if q, ok := Quantify(p.Final[metric.Regret], policyReps(f.Shard.Replications, p)); ok {
 			p.Distribution = &Distribution{Regret: &q}
 		}
 	}
@@ -96,7 +98,7 @@ func (f *File) RegretQuantiles(p *Policy) (Quantiles, bool) {
 	if p.Status == StatusFailed {
 		return Quantiles{}, false
 	}
-	return Quantify(p.Final["regret"], policyReps(f.Shard.Replications, p))
+	return Quantify(p.Final[metric.Regret], policyReps(f.Shard.Replications, p))
 }
 
 // policyReps returns the global indices of p's values, given the file's
@@ -120,7 +122,7 @@ func checkDistribution(field string, p *Policy, reps []uint64) error {
 	if d.Regret == nil {
 		return fmt.Errorf("%s: distribution.regret is missing", field)
 	}
-	want, ok := Quantify(p.Final["regret"], policyReps(reps, p))
+	want, ok := Quantify(p.Final[metric.Regret], policyReps(reps, p))
 	if !ok {
 		return fmt.Errorf("%s: distribution.regret is given but final.regret holds no value", field)
 	}

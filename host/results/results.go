@@ -278,17 +278,17 @@ type Traces struct {
 
 // Metric returns the series of the named metric (see metric.Names).
 func (p *Policy) Metric(name string) (*Series, error) {
-	switch name {
-	case "regret":
-		return &p.Regret, nil
-	case "underestimation":
-		return &p.Under, nil
-	case "regret_under":
-		return &p.RegretUnder, nil
-	case "regret_not_under":
-		return &p.RegretNot, nil
+	i, ok := metric.Index(name)
+	if !ok {
+		return nil, metric.Check(name)
 	}
-	return nil, fmt.Errorf("unknown metric %q (want regret, underestimation, regret_under or regret_not_under)", name)
+	return p.series()[i], nil
+}
+
+// series returns p's series in the order of metric.Names (their JSON
+// tags are those names: TestSeriesTagsAreMetricNames).
+func (p *Policy) series() [metric.Count]*Series {
+	return [metric.Count]*Series{&p.Regret, &p.Under, &p.RegretUnder, &p.RegretNot}
 }
 
 // Encode writes f as indented JSON. Strings are written as they are, not

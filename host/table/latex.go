@@ -1,11 +1,13 @@
-// Package latex writes bench's tables as LaTeX: booktabs tabulars
-// (\toprule, \midrule, \bottomrule) to \input into a paper's table
-// environment, with no preamble. The only package they need is booktabs.
+package table
+
+// LaTeX: booktabs tabulars (\toprule, \midrule, \bottomrule) to \input
+// into a paper's table environment, with no preamble. The only package
+// they need is booktabs.
 //
 // Text from results files (labels, scenario and diagnostic names) goes
-// through Text, which escapes what LaTeX would read as markup; numbers
-// as the text tables write them (host/internal/numfmt) go through Math.
-package latex
+// through LatexText, which escapes what LaTeX would read as markup;
+// numbers as the text tables write them (host/internal/numfmt) go
+// through LatexMath.
 
 import (
 	"fmt"
@@ -16,14 +18,14 @@ import (
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
-// Text escapes s for a tabular cell in text mode. Control characters are
+// LatexText escapes s for a tabular cell in text mode. Control characters are
 // first made visible as termsafe writes them (a newline as \n, shown as
 // such); then the characters LaTeX gives a meaning are written as
 // themselves: \ & % $ # _ { } ~ ^, and < > | (which the default OT1 font
 // encoding would print as other glyphs), [ ] and * (which \\ or \midrule
 // would take as an optional argument at the start of a row), and a "-"
 // before another "-" (which would join into a dash).
-func Text(s string) string {
+func LatexText(s string) string {
 	s = termsafe.String(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -60,23 +62,23 @@ func Text(s string) string {
 	return b.String()
 }
 
-// NA is the cell of a value that does not apply or is missing (a failed
+// LatexNA is the cell of a value that does not apply or is missing (a failed
 // policy's, an untested difference's): an en dash.
-const NA = "--"
+const LatexNA = "--"
 
 var sci = regexp.MustCompile(`([0-9.]+)e([+-])0*([0-9]+)`)
 
-// Math writes a number cell as bench's text tables write it ("6.36 ±
+// LatexMath writes a number cell as bench's text tables write it ("6.36 ±
 // 1.42", "1.2e+300 ± 2.3e+298", "+1.85", "[+1.39, +2.32]", "<1e-4",
 // "36%") in math mode: ± as \pm, scientific notation as a power of ten,
-// % escaped. "-", the text tables' missing value, is NA; a cell with no
+// % escaped. "-", the text tables' missing value, is LatexNA; a cell with no
 // digit is written as text.
-func Math(cell string) string {
+func LatexMath(cell string) string {
 	if cell == "-" || cell == "" {
-		return NA
+		return LatexNA
 	}
 	if !strings.ContainsAny(cell, "0123456789") {
-		return Text(cell)
+		return LatexText(cell)
 	}
 	s := strings.ReplaceAll(cell, " ± ", ` \pm `)
 	s = sci.ReplaceAllStringFunc(s, func(m string) string {
@@ -94,18 +96,18 @@ func Math(cell string) string {
 	return "$" + s + "$"
 }
 
-// Comment writes text as LaTeX comment lines ("% text"), one per line of
+// LatexComment writes text as LaTeX comment lines ("% text"), one per line of
 // text, control characters made visible: what a table says around it
 // (its title, caption and footnotes), kept with it but not typeset.
-func Comment(w io.Writer, text string) {
+func LatexComment(w io.Writer, text string) {
 	for _, line := range strings.Split(text, "\n") {
 		fmt.Fprintf(w, "%% %s\n", termsafe.String(line))
 	}
 }
 
-// Tabular writes a booktabs tabular: header and rows are cells already
-// escaped (Text, Math), right says which columns are right-aligned.
-func Tabular(w io.Writer, header []string, right []bool, rows [][]string) {
+// tabular writes a booktabs tabular: header and rows are cells already
+// escaped (LatexText, LatexMath), right says which columns are right-aligned.
+func tabular(w io.Writer, header []string, right []bool, rows [][]string) {
 	spec := make([]byte, len(right))
 	for i, r := range right {
 		spec[i] = 'l'

@@ -1,4 +1,4 @@
-package latex
+package table
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 
 // TestText: every character LaTeX reads as markup is written as itself,
 // by hand-checked escapes; what needs none is left alone.
-func TestText(t *testing.T) {
+func TestLatexText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"KL-UCB, c=0", "KL-UCB, c=0"},
 		{"ReMax é", "ReMax é"},
@@ -33,8 +33,8 @@ func TestText(t *testing.T) {
 		{"esc\x1b[2J", `esc\textbackslash{}x1b{[}2J`},
 		{"", ""},
 	} {
-		if got := Text(tc.in); got != tc.want {
-			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := LatexText(tc.in); got != tc.want {
+			t.Errorf("LatexText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -48,7 +48,7 @@ var escapes = []string{`\textbackslash{}`, `\textasciitilde{}`, `\textasciicircu
 // special character, no "--" and no control character: nothing a label
 // could use to end a cell, a row or the tabular, open a group or math,
 // or comment out the rest of the line.
-func TestTextLeavesNoMarkup(t *testing.T) {
+func TestLatexTextLeavesNoMarkup(t *testing.T) {
 	const alphabet = "\\&%$#_{}~^<>|[]*-x \n\t\x1b\x00é"
 	rng := rand.New(rand.NewPCG(1, 2))
 	runes := []rune(alphabet)
@@ -58,18 +58,18 @@ func TestTextLeavesNoMarkup(t *testing.T) {
 			b.WriteRune(runes[rng.IntN(len(runes))])
 		}
 		in := b.String()
-		out := Text(in)
+		out := LatexText(in)
 		rest := out
 		for _, e := range escapes {
 			rest = strings.ReplaceAll(rest, e, " ")
 		}
 		if i := strings.IndexAny(rest, "\\&%$#_{}~^<>|[]*\n\t\x1b\x00"); i >= 0 || strings.Contains(rest, "--") {
-			t.Fatalf("Text(%q) = %q leaves markup: %q", in, out, rest)
+			t.Fatalf("LatexText(%q) = %q leaves markup: %q", in, out, rest)
 		}
 	}
 }
 
-func TestMath(t *testing.T) {
+func TestLatexMath(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"6.36 ± 1.42", `$6.36 \pm 1.42$`},
 		{"0 ± 0", `$0 \pm 0$`},
@@ -80,22 +80,22 @@ func TestMath(t *testing.T) {
 		{"[+1.39, +2.32]", `$[+1.39, +2.32]$`},
 		{"36%", `$36\%$`},
 		{"<1%", `$<1\%$`},
-		{"-", NA},
-		{"", NA},
+		{"-", LatexNA},
+		{"", LatexNA},
 		{"FAILED", "FAILED"},
 		{"NaN", "NaN"},
 	} {
-		if got := Math(tc.in); got != tc.want {
-			t.Errorf("Math(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := LatexMath(tc.in); got != tc.want {
+			t.Errorf("LatexMath(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 // TestCommentStaysComment: every line of a comment starts with "%", so
 // that no text, newlines in it included, reaches the typeset output.
-func TestCommentStaysComment(t *testing.T) {
+func TestLatexCommentStaysComment(t *testing.T) {
 	var b bytes.Buffer
-	Comment(&b, "title\n\\end{tabular}\r\\bye\x1b")
+	LatexComment(&b, "title\n\\end{tabular}\r\\bye\x1b")
 	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 		if !strings.HasPrefix(line, "% ") {
 			t.Errorf("line %q is not a comment", line)
@@ -105,7 +105,7 @@ func TestCommentStaysComment(t *testing.T) {
 
 func TestTabular(t *testing.T) {
 	var b bytes.Buffer
-	Tabular(&b, []string{"policy", "regret"}, []bool{false, true}, [][]string{{"A", "$1$"}, {"B", NA}})
+	tabular(&b, []string{"policy", "regret"}, []bool{false, true}, [][]string{{"A", "$1$"}, {"B", LatexNA}})
 	want := `\begin{tabular}{lr}
 \toprule
 policy & regret \\
