@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,13 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/regretbench/regretbench/host/internal/numfmt"
-	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // Write renders the comparison section of one scenario in format: a
@@ -50,14 +45,17 @@ func WriteSummary(w io.Writer, sum *Summary, format report.Format) error {
 	case report.FormatLatex:
 		return writeLatex(w, sum)
 	}
-	md := format == report.FormatMarkdown
+	tf := table.Text
+	if format == report.FormatMarkdown {
+		tf = table.Markdown
+	}
 	for i := range sum.Scenarios {
-		if err := writeScenario(w, &sum.Scenarios[i], md); err != nil {
+		if err := writeScenario(w, &sum.Scenarios[i], tf); err != nil {
 			return err
 		}
 	}
 	if len(sum.Scenarios) > 1 || len(sum.Totals) > 0 {
-		return writeTotals(w, sum, md)
+		return writeTotals(w, sum, tf)
 	}
 	return nil
 }
@@ -70,10 +68,7 @@ var CSVHeader = []string{"scenario", "policy", "mean", "se", "rank", "ranked", "
 	"delta", "delta_se", "ci_lo", "ci_hi", "p", "p_better", "p_worse", "n", "outcome", "wins", "ties", "losses"}
 
 func writeCSV(w io.Writer, sum *Summary) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
-		return err
-	}
+	tab := table.Table{Header: CSVHeader}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, s := range sum.Scenarios {
 		for _, p := range s.Policies {
@@ -89,9 +84,7 @@ func writeCSV(w io.Writer, sum *Summary) error {
 					row[9], row[10], row[11], row[12] = f(d.Delta), f(d.DeltaSE), f(d.Lo), f(d.Hi)
 					row[13], row[14], row[15], row[16] = f(d.P), f(d.PBetter), f(d.PWorse), strconv.Itoa(d.N)
 				}
-				if err := cw.Write(row); err != nil {
-					return err
-				}
+				tab.Append(row...)
 			}
 		}
 	}
@@ -100,50 +93,16 @@ func writeCSV(w io.Writer, sum *Summary) error {
 			row := make([]string, len(CSVHeader))
 			row[0], row[1], row[4], row[5], row[6] = "*", t.Label, f(t.MeanRank), strconv.Itoa(t.Scenarios), r.Baseline
 			row[18], row[19], row[20] = strconv.Itoa(r.Wins), strconv.Itoa(r.Ties), strconv.Itoa(r.Losses)
-			if err := cw.Write(row); err != nil {
-				return err
-			}
+			tab.Append(row...)
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return tab.Render(w, table.CSV)
 }
 
-func table(w io.Writer, md bool, header []any, right []bool) *tablewriter.Table {
-	align := make([]tw.Align, len(right))
-	for i, r := range right {
-		align[i] = tw.AlignLeft
-		if r {
-			align[i] = tw.AlignRight
-		}
-	}
-	var r tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
-	if md {
-		r = renderer.NewMarkdown()
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(r),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header...)
-	return t
-}
-
-// escape escapes a label, a scenario's name or a note, all from results
-// files, for a table cell or line: its control characters (termsafe) in
-// every format meant for a terminal, and then, for Markdown, what would
-// end a cell or start emphasis.
-func escape(md bool, s string) string {
-	s = termsafe.String(s)
-	if !md {
-		return s
-	}
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "`", "\\`", "_", `\_`).Replace(s)
-}
-
-func title(w io.Writer, md bool, text string) {
-	if md {
+// title writes the line above a table: text is bench's words with what
+// came from files already escaped (table.Line).
+func title(w io.Writer, f table.Format, text string) {
+	if f == table.Markdown {
 		fmt.Fprintf(w, "\n**%s**\n\n", text)
 		return
 	}
@@ -214,55 +173,12 @@ func HolmNote(s *Scenario) string {
 	return fmt.Sprintf("Holm-adjusted over the %d comparisons of this table", s.Comparisons)
 }
 
-func writeScenario(w io.Writer, s *Scenario, md bool) error {
-	title(w, md, fmt.Sprintf("Comparison in %s: %s at T=%d, lower is better", escape(md, s.Name), s.Metric, s.Horizon))
+func writeScenario(w io.Writer, s *Scenario, f table.Format) error {
+	esc := func(x string) string { return table.Line(f, x) }
+	title(w, f, fmt.Sprintf("Comparison in %s: %s at T=%d, lower is better", esc(s.Name), s.Metric, s.Horizon))
 	fb := ShowsFeedback(s)
-	header := []any{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"}
-	right := []bool{false, true, true, false, true, true, true, true, false}
-	if fb {
-		header = slices.Insert(header, 1, any("feedback"))
-		right = slices.Insert(right, 1, false)
-	}
-	t := table(w, md, header, right)
-	for _, p := range s.Policies {
-		mean, rank := "FAILED", "-"
-		if p.Status == "ok" {
-			mean, rank = pm(p.Mean, p.SE), fmt.Sprintf("%s/%d", num(p.Rank), p.Ranked)
-		}
-		rows := [][]any{}
-		for k, d := range p.Diffs {
-			cells := []any{escape(md, p.Label), mean, rank, escape(md, d.Baseline), "-", "-", "-", "-", string(d.Outcome)}
-			if k > 0 && !md {
-				cells[0], cells[1], cells[2] = "", "", ""
-			}
-			if d.BaselineStatus == "ok" {
-				cells[4] = pm(d.Mean, d.SE)
-			} else {
-				cells[4] = "FAILED"
-			}
-			if d.Tested() {
-				cells[5], cells[6] = DeltaText(d)
-				cells[7] = PText(d.P)
-			}
-			rows = append(rows, cells)
-		}
-		if len(p.Diffs) == 0 {
-			rows = append(rows, []any{escape(md, p.Label), mean, rank, "-", "-", "-", "-", "-", "-"})
-		}
-		for k, cells := range rows {
-			if fb {
-				mode := FeedbackName(p.Feedback)
-				if k > 0 && !md {
-					mode = ""
-				}
-				cells = slices.Insert(cells, 1, any(mode))
-			}
-			if err := t.Append(cells...); err != nil {
-				return err
-			}
-		}
-	}
-	if err := t.Render(); err != nil {
+	t := scenarioTable(s, f)
+	if err := t.Render(w, f); err != nil {
 		return err
 	}
 	n := 0
@@ -274,7 +190,7 @@ func writeScenario(w io.Writer, s *Scenario, md bool) error {
 		}
 	}
 	line := func(format string, args ...any) {
-		if md {
+		if f == table.Markdown {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, format+"\n", args...)
@@ -289,39 +205,114 @@ func writeScenario(w io.Writer, s *Scenario, md bool) error {
 	for _, p := range s.Policies {
 		for _, d := range p.Diffs {
 			if !d.Tested() && d.Note != "" {
-				line("%s against %s: not tested: %s", escape(md, p.Label), escape(md, d.Baseline), escape(md, d.Note))
+				line("%s against %s: not tested: %s", esc(p.Label), esc(d.Baseline), esc(d.Note))
 			}
 		}
 	}
-	for _, l := range leftOutNotes(s, func(x string) string { return escape(md, x) }) {
+	for _, l := range leftOutNotes(s, esc) {
 		line("%s", l)
 	}
 	return nil
 }
 
-func writeTotals(w io.Writer, sum *Summary, md bool) error {
-	title(w, md, fmt.Sprintf("Comparison across %d scenarios: wins, ties and losses (%s at T, Holm-adjusted p < %g within each scenario's table)", len(sum.Scenarios), sum.Metric, sum.Alpha))
-	t := table(w, md, []any{"policy", "mean rank", "scenarios", "against", "wins", "ties", "losses"},
-		[]bool{false, true, true, false, true, true, true})
+func writeTotals(w io.Writer, sum *Summary, f table.Format) error {
+	title(w, f, fmt.Sprintf("Comparison across %d scenarios: wins, ties and losses (%s at T, Holm-adjusted p < %g within each scenario's table)", len(sum.Scenarios), sum.Metric, sum.Alpha))
+	t := totalsTable(sum, f)
+	return t.Render(w, f)
+}
+
+// scenarioTable is the comparison table of s in format f: per policy and
+// baseline, the policy's mean ± SE and rank, the baseline's, the paired
+// difference, its CI, the Holm-adjusted p and the outcome; a feedback
+// column after the policy's when ShowsFeedback. A policy's own cells are
+// written once, on its first row, but in Markdown, whose rows each stand
+// alone.
+func scenarioTable(s *Scenario, f table.Format) table.Table {
+	t := table.Table{
+		Header: []string{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
+		Right:  []bool{false, true, true, false, true, true, true, true, false},
+		Math:   []bool{false, true, false, false, true, true, true, true, false},
+	}
+	if f == table.LaTeX {
+		t.Header[5], t.Header[7] = `$\Delta$`, "$p$ (Holm)"
+	}
+	fb := ShowsFeedback(s)
+	if fb {
+		t.Header = slices.Insert(t.Header, 1, "feedback")
+		t.Right = slices.Insert(t.Right, 1, false)
+		t.Math = slices.Insert(t.Math, 1, false)
+	}
+	for _, p := range s.Policies {
+		mean, rank := "FAILED", "-"
+		if p.Status == "ok" {
+			mean, rank = numfmt.PM(p.Mean, p.SE), fmt.Sprintf("%s/%d", num(p.Rank), p.Ranked)
+		}
+		rows := [][]string{}
+		for k, d := range p.Diffs {
+			cells := []string{p.Label, mean, rank, d.Baseline, "-", "-", "-", "-", string(d.Outcome)}
+			if k > 0 && f != table.Markdown {
+				cells[0], cells[1], cells[2] = "", "", ""
+			}
+			if d.BaselineStatus == "ok" {
+				cells[4] = numfmt.PM(d.Mean, d.SE)
+			} else {
+				cells[4] = "FAILED"
+			}
+			if d.Tested() {
+				cells[5], cells[6] = DeltaText(d)
+				cells[7] = PText(d.P)
+			}
+			rows = append(rows, cells)
+		}
+		if len(p.Diffs) == 0 {
+			rows = append(rows, []string{p.Label, mean, rank, "-", "-", "-", "-", "-", "-"})
+		}
+		for k, cells := range rows {
+			if fb {
+				mode := FeedbackName(p.Feedback)
+				if k > 0 && f != table.Markdown {
+					mode = ""
+				}
+				cells = slices.Insert(cells, 1, mode)
+			}
+			t.Append(cells...)
+		}
+	}
+	return t
+}
+
+// totalsTable is the table of wins, ties and losses across scenarios in
+// format f: per policy its mean rank, the scenarios it ran in, and its
+// wins, ties and losses against each baseline (in LaTeX, one W/T/L
+// column). A policy's own cells are written once but in Markdown.
+func totalsTable(sum *Summary, f table.Format) table.Table {
+	t := table.Table{
+		Header: []string{"policy", "mean rank", "scenarios", "against", "wins", "ties", "losses"},
+		Right:  []bool{false, true, true, false, true, true, true},
+	}
+	if f == table.LaTeX {
+		t.Header, t.Right = append(t.Header[:4], "W/T/L"), t.Right[:5]
+	}
 	for _, tot := range sum.Totals {
 		rank := "-"
 		if tot.Scenarios > 0 {
 			rank = fmt.Sprintf("%.2f", tot.MeanRank)
 		}
 		for k, r := range tot.Records {
-			cells := []any{escape(md, tot.Label), rank, strconv.Itoa(tot.Scenarios), escape(md, r.Baseline), strconv.Itoa(r.Wins), strconv.Itoa(r.Ties), strconv.Itoa(r.Losses)}
-			if k > 0 && !md {
+			cells := []string{tot.Label, rank, strconv.Itoa(tot.Scenarios), r.Baseline}
+			if k > 0 && f != table.Markdown {
 				cells[0], cells[1], cells[2] = "", "", ""
 			}
-			if err := t.Append(cells...); err != nil {
-				return err
+			if f == table.LaTeX {
+				cells = append(cells, fmt.Sprintf("%d/%d/%d", r.Wins, r.Ties, r.Losses))
+			} else {
+				cells = append(cells, strconv.Itoa(r.Wins), strconv.Itoa(r.Ties), strconv.Itoa(r.Losses))
 			}
+			t.Append(cells...)
 		}
 	}
-	return t.Render()
+	return t
 }
-
-func pm(mean, se float64) string { return numfmt.PM(mean, se) }
 
 // DeltaText writes a tested difference and its CI as the comparison
 // tables show them, all three numbers at the precision of the
