@@ -13,6 +13,7 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 )
@@ -61,7 +62,7 @@ type gateOptions struct {
 
 func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
 	d := gate.DefaultOptions
-	fs.StringVar(&g.metric, "metric", d.Metric, "metric to gate on (and of the comparison section, with --with or --compare-to): regret, underestimation, regret_under or regret_not_under")
+	fs.StringVar(&g.metric, "metric", d.Metric, "metric to gate on (and of the comparison section, with --with or --compare-to): "+metric.List())
 	fs.StringVar(&g.margin, "margin", "5%", "tolerated worsening, relative to the baseline mean: 5% or 0.05")
 	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests (gate and comparison section); the CI level is 1-alpha")
 	fs.BoolVar(&g.force, "force", false, "compare different experiments anyway (unpaired)")

@@ -12,9 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -23,12 +20,14 @@ import (
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/host/table"
 	"github.com/regretbench/regretbench/internal/procs"
 )
 
@@ -132,7 +131,7 @@ two_arm, three_arm or ten_arm experiment.`,
 		jobs:    "policies run at once across all scenarios (0: one per core)",
 		with:    "add a policy to every experiment (repeatable): " + strings.TrimPrefix(withHelp, "add a policy to the scenario (repeatable), after its own: "),
 	})
-	fs.StringVar(&o.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): regret, underestimation, regret_under or regret_not_under")
+	fs.StringVar(&o.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): "+metric.List())
 	fs.Float64Var(&o.alpha, "alpha", compare.DefaultOptions.Alpha, "family-wise error rate of the comparison's Holm-adjusted tests; its CIs are at 1-alpha")
 	return cmd
 }
@@ -464,27 +463,10 @@ func writeLatex(path string, f *results.File) error {
 	return nil
 }
 
-func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {
+// paperSummary writes the caption and the text table of
+// report.SummaryTable.
+func paperSummary(w io.Writer, files []*results.File) error {
 	st := report.SummaryTable(files)
 	fmt.Fprintln(w, st.Caption)
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}}),
-	)
-	cells := func(row []string) []any {
-		out := make([]any, len(row))
-		for i, c := range row {
-			out[i] = c
-		}
-		return out
-	}
-	t.Header(cells(st.Header)...)
-	for _, row := range st.Rows {
-		row[0], row[1] = termsafe.String(row[0]), termsafe.String(row[1])
-		if err := t.Append(cells(row)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return st.Render(w, table.Text)
 }

@@ -45,7 +45,9 @@ func TestWriteFormats(t *testing.T) {
 	if err := Write(&md, rep, "b.json", "c.json", "markdown"); err != nil {
 		t.Fatal(err)
 	}
-	if s := md.String(); !strings.Contains(s, `| a\|b\_c `) || !strings.Contains(s, "**worse**") || !strings.Contains(s, "|:---") {
+	// host/table's Markdown escaping: | ends a cell, so it is escaped; an
+	// underscore between two letters never starts emphasis, so it is not.
+	if s := md.String(); !strings.Contains(s, `| a\|b_c `) || !strings.Contains(s, "**worse**") || !strings.Contains(s, "|:---") {
 		t.Errorf("markdown:\n%s", s)
 	}
 	if err := Write(&md, rep, "b", "c", "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {

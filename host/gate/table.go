@@ -9,12 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/regretbench/regretbench/host/internal/numfmt"
-	"github.com/regretbench/regretbench/host/internal/termsafe"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // Formats are the formats of Write: "table" (WriteTable), "markdown"
@@ -48,28 +44,19 @@ func WriteMarkdown(w io.Writer, r *Report, baseline, current string) error {
 	return writeTable(w, r, baseline, current, true)
 }
 
-// escapeMarkdown escapes what would end a table cell or start emphasis in
-// a label or file name.
-func escapeMarkdown(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`").Replace(s)
-}
-
 func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error {
 	o := r.Options
-	// Labels, file names and notes come from results files: their control
-	// characters are escaped (termsafe) in both formats, a value shown on
-	// one line (esc) entirely, a footnote, which may quote a failure's
-	// stderr lines, line by line (escLines).
-	esc, escLines := termsafe.String, termsafe.Text
-	var rend tw.Renderer = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+	// Labels, file names and notes come from results files: they are
+	// escaped for the format (table.Line), a value shown on one line
+	// entirely, a footnote, which may quote a failure's stderr lines,
+	// line by line (table.Lines).
+	f := table.Text
 	if md {
-		esc = func(s string) string { return escapeMarkdown(termsafe.String(s)) }
-		escLines = func(s string) string { return escapeMarkdown(termsafe.Text(s)) }
-		rend = renderer.NewMarkdown()
-	}
-	if md {
+		f = table.Markdown
 		baseline, current = relPath(baseline), relPath(current)
 	}
+	esc := func(s string) string { return table.Line(f, s) }
+	escLines := func(s string) string { return table.Lines(f, s) }
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
 		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
 	if md {
@@ -80,29 +67,23 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 	} else {
 		fmt.Fprintf(w, "\n%s\n", heading)
 	}
-	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(rend),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header("policy", "baseline", "current", "delta", fmt.Sprintf("%s CI of delta", pct(1-o.Alpha)), "p", "verdict")
-	for _, row := range r.Rows {
-		verdict := string(row.Verdict)
-		if md && row.Verdict == Worse {
-			verdict = "**worse**"
-		}
-		cells := []any{esc(row.Label), pm(row.Base), pm(row.Cur), "-", "-", "-", verdict}
+	t := table.Table{
+		Header: []string{"policy", "baseline", "current", "delta", fmt.Sprintf("%s CI of delta", pct(1-o.Alpha)), "p", "verdict"},
+		Right:  []bool{false, true, true, true, true, true, false},
+	}
+	for i, row := range r.Rows {
+		cells := []string{row.Label, pm(row.Base), pm(row.Cur), "-", "-", "-", string(row.Verdict)}
 		if !math.IsNaN(row.Lo) {
 			cells[3] = rel(row.Estimate.Delta, row.Base.Mean)
 			cells[4] = "[" + rel(row.Lo, row.Base.Mean) + ", " + rel(row.Hi, row.Base.Mean) + "]"
 			cells[5] = pval(row.P())
 		}
-		if err := t.Append(cells...); err != nil {
-			return err
+		t.Append(cells...)
+		if row.Verdict == Worse {
+			t.Bold(i, 6)
 		}
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(w, f); err != nil {
 		return err
 	}
 	if md {
