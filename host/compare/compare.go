@@ -61,17 +61,18 @@ import (
 	"strings"
 
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
 // Options are the settings of a comparison.
 type Options struct {
-	Metric string  // final value compared: regret (default), underestimation, regret_under or regret_not_under
+	Metric string  // final value compared: one of metric.Names, regret by default
 	Alpha  float64 // family-wise error rate of the Holm-adjusted tests, and 1 - the CI level
 }
 
 // DefaultOptions compare final regret at alpha 0.01 (99% CIs).
-var DefaultOptions = Options{Metric: "regret", Alpha: 0.01}
+var DefaultOptions = Options{Metric: metric.Regret, Alpha: 0.01}
 
 // Outcome is how a policy fared against one baseline.
 type Outcome string

@@ -9,12 +9,13 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
 // Options are the settings of one gate call.
 type Options struct {
-	Metric string  // final value compared: regret, underestimation, regret_under or regret_not_under
+	Metric string  // final value compared: one of metric.Names
 	Margin float64 // tolerated worsening, relative to the baseline mean (0.05 is 5%)
 	Alpha  float64 // family-wise error rate of the Holm-corrected tests, and 1 - the CI level
 	Force  bool    // compare different experiments anyway (unpaired)
@@ -26,7 +27,7 @@ type Options struct {
 }
 
 // DefaultOptions are bench gate's defaults.
-var DefaultOptions = Options{Metric: "regret", Margin: 0.05, Alpha: 0.01}
+var DefaultOptions = Options{Metric: metric.Regret, Margin: 0.05, Alpha: 0.01}
 
 // IncompatibleError refuses to compare two different experiments.
 type IncompatibleError struct {
@@ -149,7 +150,7 @@ func (r *Report) Inconclusives() []Row { return r.with(Inconclusive) }
 
 // Check validates o.
 func (o Options) Check() error {
-	if _, err := (&results.Policy{}).Metric(o.Metric); err != nil {
+	if err := metric.Check(o.Metric); err != nil {
 		return err
 	}
 	if math.IsNaN(o.Margin) || math.IsInf(o.Margin, 0) || o.Margin < 0 {
