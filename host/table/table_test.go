@@ -122,7 +122,7 @@ func TestEscapeMarkdown(t *testing.T) {
 		{"&lt; &#60; & a&b", `\&lt; \&#60; & a\&b`},
 		{"[x](http://e) ![i](u) [r][1] [d]: u [n]", `[x\](http://e) ![i\](u) [r\][1] [d\]: u [n]`},
 		{"# not a heading > nor a quote", "# not a heading > nor a quote"}, // in a cell, no line starts
-		{"esc\x1b[2J\u202e", `esc\\x1b[2J\\u202e`},                          // termsafe first, then its backslashes
+		{"esc\x1b[2J\u202e", `esc\\x1b[2J\\u202e`},                         // termsafe first, then its backslashes
 		// numbers as numfmt and the comparison tables write them: untouched
 		{"6.36 ± 1.42", "6.36 ± 1.42"}, {"<1e-4", "<1e-4"}, {"<1%", "<1%"}, {"[+1.39, +2.32]", "[+1.39, +2.32]"},
 		{"-1.2e+300 ± 2.3e+298", "-1.2e+300 ± 2.3e+298"}, {"+20.0%", "+20.0%"}, {"1/4", "1/4"}, {"-", "-"}, {"", ""},
