@@ -11,14 +11,15 @@
 package markupsafe
 
 import (
-	"fmt"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 )
 
 // Text returns s with every character that XML 1.0 or HTML does not allow
 // in a document replaced by a visible escape, as Go writes it in a quoted
-// string (and as host/internal/termsafe shows it on a terminal):
+// string (by termsafe.Escape, the loop host/internal/termsafe shows text
+// on a terminal with):
 //
 //   - a byte that is not part of valid UTF-8 (so also an unpaired
 //     surrogate's encoding) as \xHH;
@@ -40,69 +41,18 @@ func Line(s string) string { return escape(s, true) }
 // Bytes is Text for a whole document: it returns b itself when nothing
 // needs replacing.
 func Bytes(b []byte) []byte {
-	if clean(string(b), false) {
-		return b
+	s := string(b)
+	if e := escape(s, false); e != s {
+		return []byte(e)
 	}
-	return []byte(escape(string(b), false))
+	return b
 }
 
 func escape(s string, line bool) string {
-	if clean(s, line) {
-		return s
+	if line {
+		return termsafe.Escape(s, func(r rune) bool { return !allowed(r) || r == '\t' || r == '\n' || r == '\r' })
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case line && r == '\t':
-			b.WriteString(`\t`)
-		case line && r == '\n':
-			b.WriteString(`\n`)
-		case line && r == '\r':
-			b.WriteString(`\r`)
-		case r == '\a':
-			b.WriteString(`\a`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\v':
-			b.WriteString(`\v`)
-		case r < 0x80 && !allowed(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xFFFF && !allowed(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case !allowed(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// clean reports whether s needs no escape.
-func clean(s string, line bool) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !allowed(rune(c)) || (line && c < 0x20) {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n <= 1) || !allowed(r) {
-			return false
-		}
-		i += n
-	}
-	return true
+	return termsafe.Escape(s, func(r rune) bool { return !allowed(r) })
 }
 
 // allowed reports whether r may stand in an XML 1.0 document and in HTML

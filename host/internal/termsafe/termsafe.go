@@ -42,7 +42,7 @@ func Text(s string) string { return escape(s, true) }
 
 // Safe reports whether String(s) is s: s holds no control character,
 // newlines and tabs included, and is valid UTF-8.
-func Safe(s string) bool { return unsafeAt(s, false) < 0 }
+func Safe(s string) bool { return unsafeAt(s, unsafeInString) < 0 }
 
 // Writer returns a writer that writes to w what it is given, escaped as
 // Text escapes it. Each Write is escaped on its own, so callers write
@@ -62,7 +62,32 @@ func (t textWriter) Write(p []byte) (int, error) {
 
 // escape escapes s; keepLines keeps newlines and tabs.
 func escape(s string, keepLines bool) string {
-	i := unsafeAt(s, keepLines)
+	if keepLines {
+		return Escape(s, unsafeInText)
+	}
+	return Escape(s, unsafeInString)
+}
+
+// unsafeInString and unsafeInText report a rune that String and Text
+// escape.
+func unsafeInString(r rune) bool { return unsafeIn(r, false) }
+func unsafeInText(r rune) bool   { return unsafeIn(r, true) }
+
+func unsafeIn(r rune, keepLines bool) bool {
+	if r < utf8.RuneSelf {
+		return !safeByte(byte(r), keepLines)
+	}
+	return unsafeRune(r)
+}
+
+// Escape returns s with every rune for which unsafe reports true, and
+// every byte of invalid UTF-8, written as Go's strconv.Quote writes it:
+// \a \b \f \n \r \t \v, \xHH for another ASCII byte or a byte of invalid
+// UTF-8, \uHHHH, \UHHHHHHHH. It returns s itself when nothing needs an
+// escape. It is the one escaping loop of String, Text and of
+// host/internal/markupsafe, which differ only in what they escape.
+func Escape(s string, unsafe func(r rune) bool) string {
+	i := unsafeAt(s, unsafe)
 	if i < 0 {
 		return s
 	}
@@ -70,23 +95,16 @@ func escape(s string, keepLines bool) string {
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
 	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeByte(c, keepLines) {
-				b.WriteByte(c)
-			} else {
-				escapeByte(&b, c)
-			}
-			i++
-			continue
-		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && size == 1:
-			escapeByte(&b, c)
-		case unsafeRune(r):
+		case r == utf8.RuneError && size == 1, r < utf8.RuneSelf && unsafe(r):
+			escapeByte(&b, s[i])
+		case unsafe(r) && r <= 0xffff:
 			b.WriteString(`\u`)
-			hex4(&b, r)
+			hex(&b, r, 4)
+		case unsafe(r):
+			b.WriteString(`\U`)
+			hex(&b, r, 8)
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -97,18 +115,16 @@ func escape(s string, keepLines bool) string {
 
 // unsafeAt returns the index of the first byte of s to escape, -1 when
 // there is none.
-func unsafeAt(s string, keepLines bool) int {
+func unsafeAt(s string, unsafe func(r rune) bool) int {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !safeByte(c, keepLines) {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
 				return i
 			}
-			i++
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+		if unsafe(r) {
 			return i
 		}
 		i += size
@@ -159,9 +175,9 @@ func escapeByte(b *strings.Builder, c byte) {
 	}
 }
 
-// hex4 writes the four lowercase hex digits of r (r <= U+FFFF).
-func hex4(b *strings.Builder, r rune) {
-	for shift := 12; shift >= 0; shift -= 4 {
+// hex writes the n lowercase hex digits of r.
+func hex(b *strings.Builder, r rune, n int) {
+	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
 		b.WriteByte(hexDigits[(r>>shift)&0xf])
 	}
 }
