@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/table"
 )
 
@@ -38,7 +39,7 @@ func writeLatexScenario(w io.Writer, s *Scenario) error {
 		}
 	}
 	notes := []string{
-		fmt.Sprintf("delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d; %s CI two-sided", n, pct(1-s.Alpha)),
+		fmt.Sprintf("delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d; %s CI two-sided", n, numfmt.Level(1-s.Alpha)),
 		fmt.Sprintf("p: one-sided in the direction of delta, %s; win/loss: p < %g (lower/higher), tie otherwise", HolmNote(s), s.Alpha),
 	}
 	for _, p := range s.Policies {

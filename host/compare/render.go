@@ -201,7 +201,7 @@ func writeScenario(w io.Writer, s *Scenario, f table.Format) error {
 	}
 	line("%s (1 = lowest mean %s); delta: mean per-replication difference policy - baseline, paired t-test (common random numbers), n=%d", among, s.Metric, n)
 	line("%s CI: two-sided; p: one-sided in the direction of delta, %s; win/loss: p < %g (lower/higher), tie otherwise",
-		pct(1-s.Alpha), HolmNote(s), s.Alpha)
+		numfmt.Level(1-s.Alpha), HolmNote(s), s.Alpha)
 	for _, p := range s.Policies {
 		for _, d := range p.Diffs {
 			if !d.Tested() && d.Note != "" {
@@ -229,7 +229,7 @@ func writeTotals(w io.Writer, sum *Summary, f table.Format) error {
 // alone.
 func scenarioTable(s *Scenario, f table.Format) table.Table {
 	t := table.Table{
-		Header: []string{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", pct(1-s.Alpha)), "p", "outcome"},
+		Header: []string{"policy", s.Metric, "rank", "baseline", "baseline " + s.Metric, "delta", fmt.Sprintf("%s CI", numfmt.Level(1-s.Alpha)), "p", "outcome"},
 		Right:  []bool{false, true, true, false, true, true, true, true, false},
 		Math:   []bool{false, true, false, false, true, true, true, true, false},
 	}
@@ -260,7 +260,7 @@ func scenarioTable(s *Scenario, f table.Format) table.Table {
 			}
 			if d.Tested() {
 				cells[5], cells[6] = DeltaText(d)
-				cells[7] = PText(d.P)
+				cells[7] = numfmt.P(d.P)
 			}
 			rows = append(rows, cells)
 		}
@@ -328,17 +328,4 @@ func num(x float64) string {
 		return strconv.Itoa(int(x))
 	}
 	return strconv.FormatFloat(x, 'f', 1, 64)
-}
-
-func pct(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
-}
-
-// PText writes a p-value as the comparison tables show it: two
-// significant digits, "<1e-4" below 1e-4.
-func PText(p float64) string {
-	if p < 1e-4 {
-		return "<1e-4"
-	}
-	return fmt.Sprintf("%.2g", p)
 }

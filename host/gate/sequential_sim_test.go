@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -171,7 +172,7 @@ func TestSequentialGateSimulation(t *testing.T) {
 	// Gate decisions: the same resampled data through both gates.
 	var used, changed []float64
 	agree, total := 0, 0
-	t.Logf("%d gate decisions, N = %d, %d looks, alpha %g, margin %s (pool %s)", 200, simRuns, simLooks, simAlpha, pct(simMargin), poolPath)
+	t.Logf("%d gate decisions, N = %d, %d looks, alpha %g, margin %s (pool %s)", 200, simRuns, simLooks, simAlpha, numfmt.Level(simMargin), poolPath)
 	t.Logf("%-10s %-9s %5s %8s %6s %10s  %s", "inflation", "kind", "count", "delta", "agree", "median n", "verdicts fixed -> sequential")
 	for _, m := range simMix {
 		var n []float64

@@ -58,7 +58,7 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 	esc := func(s string) string { return table.Line(f, s) }
 	escLines := func(s string) string { return table.Lines(f, s) }
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
-		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
+		o.Metric, r.Horizon, esc(current), esc(baseline), numfmt.Level(o.Margin), o.Alpha)
 	if md {
 		fmt.Fprintf(w, "\n**%s**\n\n", heading)
 		if r.Summary != "" {
@@ -68,7 +68,7 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 		fmt.Fprintf(w, "\n%s\n", heading)
 	}
 	t := table.Table{
-		Header: []string{"policy", "baseline", "current", "delta", fmt.Sprintf("%s CI of delta", pct(1-o.Alpha)), "p", "verdict"},
+		Header: []string{"policy", "baseline", "current", "delta", fmt.Sprintf("%s CI of delta", numfmt.Level(1-o.Alpha)), "p", "verdict"},
 		Right:  []bool{false, true, true, true, true, true, false},
 	}
 	for i, row := range r.Rows {
@@ -233,7 +233,7 @@ func footnotes(r *Report) []string {
 	}
 	if r.Looks != nil {
 		n = append(n, fmt.Sprintf("test: SEQUENTIAL paired t-test on per-replication differences, %d looks at n=%s (%s)", len(r.Looks), joinInts(r.Looks), r.Pairing),
-			fmt.Sprintf("sequential: O'Brien-Fleming-type Lan-DeMets spending of alpha over the looks, Bonferroni over %d comparison(s); p: nominal, at the look that decided; CI: the repeated %s CI at that look", r.Comparisons, pct(1-o.Alpha)))
+			fmt.Sprintf("sequential: O'Brien-Fleming-type Lan-DeMets spending of alpha over the looks, Bonferroni over %d comparison(s); p: nominal, at the look that decided; CI: the repeated %s CI at that look", r.Comparisons, numfmt.Level(1-o.Alpha)))
 		for _, row := range r.Rows {
 			if row.Look > 0 {
 				n = append(n, fmt.Sprintf("%s: %s at look %d of %d, %d replications", row.Label, row.Verdict, row.Look, len(r.Looks), row.Estimate.N))
@@ -248,10 +248,10 @@ func footnotes(r *Report) []string {
 		n = append(n, "compared anyway (--force) although the experiments differ: "+strings.Join(r.Differences, "; "))
 	}
 	if r.Looks == nil {
-		n = append(n, fmt.Sprintf("delta: current - baseline mean, in %% of the baseline mean; CI: two-sided %s per policy; p: one-sided, in the direction of delta, beyond the margin, Holm-adjusted over %d comparison(s)", pct(1-o.Alpha), r.Comparisons))
+		n = append(n, fmt.Sprintf("delta: current - baseline mean, in %% of the baseline mean; CI: two-sided %s per policy; p: one-sided, in the direction of delta, beyond the margin, Holm-adjusted over %d comparison(s)", numfmt.Level(1-o.Alpha), r.Comparisons))
 	}
 	n = append(n,
-		fmt.Sprintf("verdict: worse/better = significant (p < %g) beyond ±%s; same = CI within ±%s; inconclusive = neither", o.Alpha, pct(o.Margin), pct(o.Margin)))
+		fmt.Sprintf("verdict: worse/better = significant (p < %g) beyond ±%s; same = CI within ±%s; inconclusive = neither", o.Alpha, numfmt.Level(o.Margin), numfmt.Level(o.Margin)))
 	for _, w := range r.Warnings {
 		n = append(n, "warning: "+w)
 	}
@@ -278,18 +278,12 @@ func rel(x, base float64) string {
 	return numfmt.Percent(x/math.Abs(base), 1, true)
 }
 
-func pct(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
-}
-
 func pval(p float64) string {
 	switch {
 	case math.IsNaN(p):
 		return "-"
-	case p < 1e-4:
-		return "<1e-4"
 	}
-	return fmt.Sprintf("%.2g", p)
+	return numfmt.P(p)
 }
 
 func joinInts(x []int) string {

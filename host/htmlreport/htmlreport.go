@@ -66,7 +66,7 @@ var funcs = template.FuncMap{
 		_, ci := compare.DeltaText(d)
 		return ci
 	},
-	"pval":         compare.PText,
+	"pval":         numfmt.P,
 	"showFeedback": compare.ShowsFeedback,
 	"feedback":     compare.FeedbackName,
 	"leftOut":      compare.LeftOutNotes,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
@@ -98,12 +99,12 @@ func RanksText(a *ranktest.Analysis) []string {
 		fmt.Sprintf("Policies ranked within each of the N = %d experiments (%s) by mean final %s over replications: 1 is the lowest, tied policies share the average of their ranks. k = %d policies ran in all of them.",
 			fr.N, strings.Join(a.Experiments, ", "), a.Metric, fr.K),
 		fmt.Sprintf("Friedman test (Demšar 2006) of equal mean ranks: χ²_F = %s on %d degrees of freedom, p = %s; Iman–Davenport F_F = %s on %d and %d degrees of freedom, p = %s.",
-			num(fr.ChiSq), fr.DF, compare.PText(fr.P), num(fr.FF), fr.DF1, fr.DF2, compare.PText(fr.PF)),
+			num(fr.ChiSq), fr.DF, numfmt.P(fr.P), num(fr.FF), fr.DF1, fr.DF2, numfmt.P(fr.PF)),
 		fmt.Sprintf("Nemenyi post-hoc test at α = %g: q_α = %.3f, critical difference CD = q_α √(k(k+1)/(6N)) = %.3f √(%d·%d/(6·%d)) = %.2f. Two policies whose mean ranks differ by more than CD differ significantly; in the figure, their bars (± CD/2) do not overlap.",
 			a.Alpha, a.Q, a.Q, fr.K, fr.K+1, fr.N, a.CD),
 	}
 	if !(fr.PF < a.Alpha) {
-		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p = %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, compare.PText(fr.PF)))
+		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p = %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, numfmt.P(fr.PF)))
 	}
 	if len(a.LeftOut) > 0 {
 		out = append(out, "Not ranked (missing from or failed in some experiment): "+strings.Join(a.LeftOut, ", ")+".")

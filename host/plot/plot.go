@@ -639,7 +639,7 @@ func (b *builder) regret() Figure {
 		legend(p, pol.Label, thumbs(ps)...)
 		curves = append(curves, pts)
 	}
-	return b.figure("regret", p, curves, logX, false, len(b.policies))
+	return b.figure(metric.Regret, p, curves, logX, false, len(b.policies))
 }
 
 // logX sets p's x axis to log scale when the options say so, and reports
@@ -687,7 +687,7 @@ func (b *builder) underestimation() Figure {
 	for i, pol := range b.policies {
 		series[i], ses[i], cps[i] = pol.Under.Mean, pol.Under.SE, pol.Checkpoints
 	}
-	return b.lines("underestimation", "underestimation", p, cps, series, ses, 0, true, true)
+	return b.lines(metric.Underestimation, metric.Underestimation, p, cps, series, ses, 0, true, true)
 }
 
 // lines draws one line per policy (series[i] at checkpoints cps[i]; nil

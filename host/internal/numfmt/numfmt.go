@@ -187,3 +187,19 @@ func Percent(frac float64, decimals int, sign bool) string {
 	}
 	return s + "%"
 }
+
+// Level writes a probability set by the user (a confidence level, a
+// significance level or a margin; 0.99 is 99%) as a percentage with as
+// few decimals as it needs, at most two: "99%", "5%", "2.5%".
+func Level(frac float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(100*frac, 'f', 2, 64), "0"), ".") + "%"
+}
+
+// P writes a p-value as every table shows it: two significant digits,
+// "<1e-4" below 1e-4.
+func P(p float64) string {
+	if p < 1e-4 {
+		return "<1e-4"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}

@@ -136,3 +136,16 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestLevelAndP(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{Level(0.99), "99%"}, {Level(0.05), "5%"}, {Level(0.025), "2.5%"}, {Level(0.999), "99.9%"}, {Level(0.9999), "99.99%"}, {Level(0), "0%"}, {Level(1), "100%"},
+		{P(0.0016), "0.0016"}, {P(1), "1"}, {P(0.057), "0.057"}, {P(0.5), "0.5"}, {P(0.12345), "0.12"}, {P(9.99e-5), "<1e-4"}, {P(1e-4), "0.0001"}, {P(0), "<1e-4"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
