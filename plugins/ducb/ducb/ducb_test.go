@@ -274,3 +274,26 @@ func TestSelectObserveAllocationFree(t *testing.T) {
 func BenchmarkRound(b *testing.B) {
 	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0, 0.6) })
 }
+
+// TestScaleInvariant: the default discount does not depend on B (see the
+// package doc), so multiplying every reward and the noise sd by 4 changes
+// no choice.
+func TestScaleInvariant(t *testing.T) {
+	simtest.CheckScaleInvariant(t, newPolicy, gaussSession(3, 0.2, 0, 0.6))
+}
+
+// TestDefaultGammaReading checks the package doc's reading of the default
+// discount against the paper's tuning gamma = 1 - (4B)^-1 sqrt(Upsilon_T /
+// T): with B = 1 and one breakpoint it is the default, a memory
+// 1/(1-gamma) of 4 sqrt T rounds.
+func TestDefaultGammaReading(t *testing.T) {
+	for _, T := range []int{1000, 20000, 100000} {
+		want := 1 - math.Sqrt(1/float64(T))/(4*1)
+		if got := Gamma(0, T); math.Abs(got-want) > 1e-15 {
+			t.Errorf("T=%d: default gamma %v, the tuning with B=1, Upsilon_T=1 gives %v", T, got, want)
+		}
+	}
+	if mem := 1 / (1 - Gamma(0, 20000)); math.Abs(mem-565.685) > 0.01 {
+		t.Errorf("memory at T=20000: %v rounds, the doc says 566", mem)
+	}
+}

@@ -142,3 +142,22 @@ func CheckBeatsUniformAll(t *testing.T, newPolicy NewPolicy, cases []BeatsUnifor
 		})
 	}
 }
+
+// CheckScaleInvariant plays the gaussian session s (horizon 2000, arms of
+// means 0.5, 0.45, 0.4) and again with every mean and the noise sd
+// multiplied by 4, which multiplies every reward by 4 exactly, and fails
+// unless the arms are the same: a policy whose defaults do not depend on
+// the scale of the rewards.
+func CheckScaleInvariant(t *testing.T, newPolicy NewPolicy, s sdk.Session) {
+	t.Helper()
+	s.Horizon = 2000
+	_, a := Simulate(t, newPolicy, s, deterministicMeans, 5)
+	scaled := make([]float64, len(deterministicMeans))
+	for i, m := range deterministicMeans {
+		scaled[i] = 4 * m
+	}
+	s.NoiseSD *= 4
+	if _, b := Simulate(t, newPolicy, s, scaled, 5); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("rewards and noise sd times 4 gave other arms")
+	}
+}

@@ -251,3 +251,31 @@ func TestSelectObserveAllocationFree(t *testing.T) {
 func BenchmarkRound(b *testing.B) {
 	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0, 0.6) })
 }
+
+// TestScaleInvariant: the default window does not depend on B (see the
+// package doc), so multiplying every reward and the noise sd by 4 changes
+// no choice.
+func TestScaleInvariant(t *testing.T) {
+	simtest.CheckScaleInvariant(t, newPolicy, gaussSession(3, 0.2, 0, 0.6))
+}
+
+// TestDefaultTauReading checks the package doc's reading of the default
+// window against the paper's tuning tau = 2B sqrt(T log T / Upsilon_T):
+// with B = 1 it is that window for Upsilon_T = 1/4, twice the window for
+// one breakpoint, and 1780 rounds at T = 20000.
+func TestDefaultTauReading(t *testing.T) {
+	theorem := func(b, horizon, upsilon float64) float64 {
+		return 2 * b * math.Sqrt(horizon*math.Log(horizon)/upsilon)
+	}
+	for _, T := range []int{1000, 20000, 100000} {
+		if got, want := Tau(0, T), int(theorem(1, float64(T), 0.25)); got != want {
+			t.Errorf("T=%d: default tau %d, the tuning with B=1, Upsilon_T=1/4 gives %d", T, got, want)
+		}
+	}
+	if got := Tau(0, 20000); got != 1780 {
+		t.Errorf("default tau at T=20000: %d, the doc says 1780", got)
+	}
+	if got := int(theorem(1, 20000, 2)); got != 629 {
+		t.Errorf("the tuning at T=20000, Upsilon_T=2: %d, the doc says 629", got)
+	}
+}
