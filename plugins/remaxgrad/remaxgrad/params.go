@@ -21,7 +21,7 @@ var Params = []sdk.Param{
 	{Name: "tol", Type: sdk.Float, Default: 1e-6, Min: sdk.Inclusive(0), Doc: "KKT-gap tolerance tau: stop a round's steps once max_i g_i - <g,pi> <= tau"},
 	{Name: "variance_inflation", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0), Max: sdk.Inclusive(1e300), Doc: "posterior variance factor c2: theta_i ~ N(muhat_i, c2 sd^2/N_i)"},
 	{Name: "variant", Type: sdk.String, Default: VariantPaper, Allowed: []any{VariantPaper, VariantRobust},
-		Doc: "paper: Algorithm 2 as written; robust: a scale-free stop rule (tv_tol) and logits that cannot drift out of reach (see the package doc)"},
+		Doc: "paper: Algorithm 2 as written; robust: a scale-free stop rule (tv_tol), logits that cannot drift out of reach and a 0.3 share of Thompson-sampling draws, so that no arm freezes (see the package doc)"},
 	{Name: "tv_tol", Type: sdk.Float, Default: DefaultTVTol, Min: sdk.Inclusive(0), Max: sdk.Exclusive(1),
 		Doc: "robust variant only: stop a round's steps after one that moves pi by at most tv_tol in total variation (tol is then unused)"},
 	{Name: "logit_floor", Type: sdk.Float, Default: DefaultLogitFloor, Min: sdk.Inclusive(0), Max: sdk.Inclusive(700),
