@@ -6,15 +6,32 @@ BIN     := bin
 PLUGINS := ts klucb remax remaxgrad ucb1 moss exp3 swucb ducb
 SCENARIO ?= two_arm
 
-.PHONY: all build run test test-short test-python test-race lint gate baseline proto proto-check python-stubs bench bench-python bench-paper clean
+.PHONY: all build install run test test-short test-python test-race lint gate baseline proto proto-check python-stubs bench bench-python bench-paper clean
 
 all: build
 
+# bench is cmd/bench; each shipped plugin is cmd/bench-plugin-NAME (a thin
+# main over the package plugins/NAME), so that `go install .../cmd/...@latest`
+# installs bench and the plugins side by side, as bench expects them.
 build:
-	$(GO) build -o $(BIN)/bench ./host
+	$(GO) build -o $(BIN)/bench ./cmd/bench
 	@for p in $(PLUGINS); do \
-		$(GO) build -o $(BIN)/plugins/bench-plugin-$$p ./plugins/$$p || exit 1; \
+		$(GO) build -o $(BIN)/plugins/bench-plugin-$$p ./cmd/bench-plugin-$$p || exit 1; \
 	done
+
+# `make install PREFIX=DIR` (default /usr/local) installs bench and the
+# shipped plugins into DIR/bin, the layout `go install ./cmd/...` gives:
+# bench finds plugins in its own directory after any --plugin-dir and
+# BENCH_PLUGIN_PATH directory (docs/install.md). DESTDIR stages it.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+install: build
+	install -d "$(BINDIR)"
+	install -m 0755 $(BIN)/bench "$(BINDIR)/bench"
+	@for p in $(PLUGINS); do \
+		install -m 0755 $(BIN)/plugins/bench-plugin-$$p "$(BINDIR)/bench-plugin-$$p" || exit 1; \
+	done
+	@echo "installed bench and $(words $(PLUGINS)) plugins in $(BINDIR)"
 
 run: build
 	./$(BIN)/bench --scenario $(SCENARIO)

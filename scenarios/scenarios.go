@@ -13,6 +13,10 @@
 //	  noise_sd: 0.15              # gaussian only, > 0
 //	  noise_known: true           # default true: noise_sd is sent to the plugins
 //	  scale: 1                    # optional: the true means are means * scale
+//	  changes:                    # optional, piecewise-stationary: new means from round at on
+//	    - {at: 3000, means: [0.8, 0.9]}
+//	  # or drift: [{at: 5000, means: [...]}, ...]   means move linearly to each point
+//	  # or random_changes: {rate: 0.0005, means: {uniform: [0, 1]}}   Poisson breakpoints
 //	horizon: 20000                # rounds T (required)
 //	runs: 1000                    # replications (required)
 //	seed: 1                       # fixes every reward stream (default 0)
@@ -40,7 +44,9 @@
 // arXiv 2605.20854): two_arm, three_arm and ten_arm
 // (Synthetic instances), obd and movielens (Real-world datasets),
 // failure_mode (Discussion: variance inflation), remaxgrad_* (ReMax with
-// larger M), plus quick, a seconds-long smoke test. Each has its own seed.
+// larger M), plus quick, a seconds-long smoke test. changing_abrupt,
+// changing_drift and changing_random are changing environments
+// (docs/changing-environments.md). Each has its own seed.
 package scenarios
 
 import "embed"

@@ -8,7 +8,7 @@ import (
 )
 
 // The plugin's half of the conversions between the SDK's types and the
-// generated protobuf types (the host's is in host/client): the wire
+// generated protobuf types (the host's is in internal/client): the wire
 // format can grow without changing the SDK's Go API.
 
 func toPBDescribe(d *description) (*pb.DescribeResponse, error) {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 )
@@ -119,14 +121,14 @@ func (c *core) open(req *openRequest) (uint64, error) {
 	if err := req.Feedback.check(); err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
-	params, err := Resolve(c.p.Params, req.Params)
+	resolved, err := params.Resolve(c.p.Params, req.Params)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
 	spec := Session{
 		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
 		NoiseSD: req.NoiseSD, NoiseKnown: req.NoiseKnown,
-		InitPulls: req.InitPulls, Seed: req.Seed, Params: params,
+		InitPulls: req.InitPulls, Seed: req.Seed, Params: Params(resolved),
 		Feedback: req.Feedback,
 	}
 	reps := make([]Replica, len(req.Replications))
@@ -370,7 +372,7 @@ const fanOutWork = 100 * time.Microsecond
 const minChunk = 32
 
 func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
-	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: Cores(), open: open, now: time.Now}
+	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: procs.Cores(), open: open, now: time.Now}
 	if ndiag > 0 {
 		b.diags = make([]Diagnoser, len(reps))
 	}

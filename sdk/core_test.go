@@ -3,6 +3,7 @@ package sdk
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,5 +119,20 @@ func TestRoundSplit(t *testing.T) {
 	c, id = open(0)
 	if forced, _ := play(c, id, true); !slices.Equal(forced, cheap) {
 		t.Fatal("the same replications played in one chunk and in four differ")
+	}
+}
+
+// TestNewCoreChecksDefaults: a plugin whose own default lies outside its
+// declared range does not start.
+func TestNewCoreChecksDefaults(t *testing.T) {
+	p := Plugin{Name: "bad", New: func(Session, Replica) (Policy, error) { return nil, nil },
+		Params: []Param{{Name: "m", Type: Int, Default: int64(1), Min: Inclusive(2)}}}
+	_, err := newCore(p)
+	if err == nil || !strings.Contains(err.Error(), `sdk: plugin bad: parameter "m": default 1: want >= 2`) {
+		t.Errorf("newCore = %v", err)
+	}
+	p.Params = append(p.Params[:0:0], Param{Name: "m", Type: Int, Default: int64(2), Min: Inclusive(2)}, Param{Name: "m", Type: Int, Default: int64(2)})
+	if _, err := newCore(p); err == nil || !strings.Contains(err.Error(), `parameter "m" is declared twice`) {
+		t.Errorf("newCore with a duplicate = %v", err)
 	}
 }

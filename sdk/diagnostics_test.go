@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -18,7 +18,7 @@ func (f diagBatch) Step(st *sdk.BatchStep) error { f(st); return nil }
 // diagnostics against the Plugin's declaration, and names the Plugin
 // field, instead of sending them (or panicking on them), whichever way
 // the host plays the round. (The host's checks of a plugin not built on
-// the SDK are in host/client.)
+// the SDK are in internal/client.)
 func TestPolicyDiagnosticsChecked(t *testing.T) {
 	for _, c := range []struct {
 		name  string

@@ -1,7 +1,7 @@
 // Package sdk is the regretbench plugin SDK: what a bandit policy plugin
 // implements, and Serve, which serves it to the bench host over go-plugin
-// (gRPC). It holds an author's API and nothing else: the host's client is
-// host/client, the wire code both sides share is internal, and the
+// (gRPC). It holds an author's API and nothing else: the host's client
+// (internal/client) and the wire code both sides share are internal, and the
 // conformance kit for a plugin's tests is sdk/sdktest.
 //
 // # Writing a policy

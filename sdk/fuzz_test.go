@@ -13,7 +13,7 @@ import (
 // The fuzz target of the SDK's runner behind the gRPC service; its seed
 // corpus is in testdata/fuzz/FuzzStepRequestPB/ and runs with every
 // `go test`. The step socket's frames are fuzzed in internal/wire, the
-// host's checks of a plugin's answers in host/client. To fuzz:
+// host's checks of a plugin's answers in internal/client. To fuzz:
 //
 //	go test -run '^$' -fuzz FuzzStepRequestPB -fuzztime 60s ./sdk/
 

@@ -21,7 +21,7 @@ func names(n int) []string {
 // Plugin value, that a declaration is beyond what bench accepts. Serve and
 // the host's in-process connections (wire.InProcess) all check it as
 // newCore does; the host's own refusal of such a plugin is tested in
-// host/client (TestDescribeLimits).
+// internal/client (TestDescribeLimits).
 func TestPluginLimits(t *testing.T) {
 	ok := func(Session, []Replica) (BatchPolicy, error) { return nil, nil }
 	for _, c := range []struct {

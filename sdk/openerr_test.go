@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 

@@ -3,6 +3,7 @@ package sdk
 import (
 	"fmt"
 
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/wire"
 )
 
@@ -29,7 +30,7 @@ func (p *Plugin) validate() error {
 	if err != nil {
 		// A value the wire cannot carry (a missing default, an int32):
 		// Param.Validate says what the parameter wants, if it objects.
-		if perr := validateParams(p.Params); perr != nil {
+		if perr := params.ValidateAll(p.Params); perr != nil {
 			err = perr
 		}
 	} else {
@@ -38,7 +39,7 @@ func (p *Plugin) validate() error {
 	if err != nil {
 		return fmt.Errorf("sdk: plugin %s: %w", wire.Truncate(p.Name, MaxNameLen), err)
 	}
-	if err := validateParams(p.Params); err != nil {
+	if err := params.ValidateAll(p.Params); err != nil {
 		return fmt.Errorf("sdk: plugin %s: %w", p.Name, err)
 	}
 	return nil

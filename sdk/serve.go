@@ -13,6 +13,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/wire"
 )
 
@@ -40,7 +41,7 @@ func Serve(p Plugin) {
 		os.Exit(0)
 	}
 	go watchParent(os.Getppid(), time.Second)
-	SpareP()
+	procs.SpareP()
 	if path := os.Getenv("REGRETBENCH_PLUGIN_CPUPROFILE"); path != "" {
 		// Profiling a plugin under a real run: one file per process.
 		if f, err := os.Create(fmt.Sprintf("%s.%s.%d", path, p.Name, os.Getpid())); err == nil {

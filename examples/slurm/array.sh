@@ -6,7 +6,7 @@
 #   sbatch --dependency=afterok:<array job id> --wrap \
 #     "bin/bench merge results/failure_mode/part-*.json --out results/failure_mode.json"
 #
-# A sealed run (README, Sealed runs): one secret seed, drawn once into a
+# A sealed run (docs/reliability.md, Sealed runs): one secret seed, drawn once into a
 # file only you can read, shared by every task, so the shards merge
 # exactly. The secret never appears on a command line (sbatch's, the
 # tasks', /proc/PID/cmdline); a task shows it only once its shard is

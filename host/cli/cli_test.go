@@ -16,10 +16,10 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
@@ -39,9 +39,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/host", Name: "bench"}}
+	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"}}
 	for _, p := range shipped {
-		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/" + p, Name: "plugins/bench-plugin-" + p})
+		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-" + p, Name: "plugins/bench-plugin-" + p})
 	}
 	if err := testbin.Build(dir, testbin.Options{}, mains...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -75,11 +75,22 @@ func skipShort(t *testing.T, what string) {
 
 // bench runs the CLI in process (the plugins are still real processes) and
 // returns stdout, stderr and the exit code. A command that starts plugins
-// gets --start-timeout testStartTimeout unless args set one.
+// gets --start-timeout testStartTimeout unless args set one. In process,
+// no shipped plugins are beside bench (the test executable): the shipped
+// ones of binDir are given as --plugin-dir unless args give a --plugin-dir
+// of their own, and then they are not found at all, so that a test's own
+// directory is all a test sees.
 func bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, generousStart(args)...)
+	args = generousStart(args)
+	own := false
+	for _, a := range args {
+		own = own || a == "--plugin-dir" || strings.HasPrefix(a, "--plugin-dir=")
+	}
+	if !own {
+		args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
+	}
 	err := cli.Run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), cli.ExitCode(err)
 }

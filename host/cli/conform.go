@@ -43,7 +43,8 @@ func newCmdConform(f *factory, runF func(*conformOptions) error) *cobra.Command 
 		Use:   "conform NAME|PATH",
 		Short: "Check that a plugin executable, in any language, follows the plugin contract",
 		Long: `Run the conformance kit against a plugin executable: NAME is looked up in
-the plugin directory as bench-plugin-NAME (--plugin-dir), and a PATH (one
+the plugin search path as bench-plugin-NAME (--plugin-dir, BENCH_PLUGIN_PATH,
+then the shipped plugins beside bench), and a PATH (one
 holding a /) is used as it is. The plugin is launched as a run launches it,
 over every transport it offers (the step socket, the Steps stream, unary
 Step), and checked against the rules of the Go SDK's sdktest package: the
@@ -108,7 +109,7 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 			return withCode(ExitInput, fmt.Errorf("--seed: %w", err))
 		}
 	}
-	path, err := conformTarget(o.f.dir(), o.target)
+	path, err := conformTarget(o.f.plugins(), o.target)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
@@ -145,6 +146,11 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	w := termsafe.Writer(o.f.stdout)
 	fmt.Fprintf(w, "seed %s\n", sdktest.FormatSeed(seed))
 	fmt.Fprintf(w, "conform %s (sandbox %s)\n", path, plan.Layers)
+	// A script whose #! line will not start it, or whose Python cannot
+	// import the SDK, fails every rule at the handshake: say why first.
+	for _, warn := range shebangWarnings(path, plan, o.startTimeout) {
+		fmt.Fprintf(o.f.stderr, "bench: warning: %s\n", warn)
+	}
 	rep := &conformReport{w: w, verbose: o.verbose, replay: func(rule string) string {
 		quick := ""
 		if o.quick {
@@ -310,10 +316,10 @@ func firstLine(s string) string {
 }
 
 // conformTarget resolves bench conform's argument: a path when it holds a
-// path separator, else a plugin name in dir.
-func conformTarget(dir registry.Dir, arg string) (string, error) {
+// path separator, else a plugin name of the search path.
+func conformTarget(dirs registry.Path, arg string) (string, error) {
 	if !strings.ContainsRune(arg, os.PathSeparator) {
-		return dir.Find(arg)
+		return dirs.Find(arg)
 	}
 	st, err := os.Stat(arg)
 	if err != nil {

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"

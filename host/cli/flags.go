@@ -100,6 +100,14 @@ func (ro *runOptions) checkFlags() error {
 	if _, err := ro.gate.options(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
 	}
+	if ro.gate.sequential {
+		switch {
+		case ro.gate.baseline == "":
+			return withCode(ExitInput, fmt.Errorf("--sequential needs --baseline FILE: its looks gate the run against it"))
+		case ro.shard != "" || ro.resume || ro.audit > 0:
+			return withCode(ExitInput, fmt.Errorf("--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit"))
+		}
+	}
 	if _, _, err := ro.output.parse(); err != nil {
 		return err
 	}
@@ -196,8 +204,9 @@ func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
 		scenarioFile = sc.Source
 	}
 	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.f.config}}
+	dirs := ro.f.plugins()
 	for _, p := range sc.Policies {
-		if path, err := ro.f.dir().Find(p.Plugin); err == nil {
+		if path, err := dirs.Find(p.Plugin); err == nil {
 			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
 		}
 	}

@@ -49,6 +49,8 @@ type gateOptions struct {
 	force             bool
 	requireConclusive bool
 	requireSame       bool
+	sequential        bool // --sequential: a sequential gate
+	looks             int  // --looks K: its looks
 
 	format     string // the verdict's format: table, markdown or json
 	formatFlag string // the flag that sets it: --format (bench gate) or --gate-format (runs)
@@ -64,6 +66,8 @@ func addGateFlags(fs *pflag.FlagSet, g *gateOptions) {
 	fs.Float64Var(&g.alpha, "alpha", d.Alpha, "family-wise error rate of the Holm-corrected tests (gate and comparison section); the CI level is 1-alpha")
 	fs.BoolVar(&g.force, "force", false, "compare different experiments anyway (unpaired)")
 	fs.BoolVar(&g.requireConclusive, "require-conclusive", false, "exit 4 when a comparison is inconclusive")
+	fs.BoolVar(&g.sequential, "sequential", false, "sequential gate: analyse the replications in --looks cumulative groups and decide each policy at the first look that can (paired only; error rate held over the looks by O'Brien-Fleming-type alpha spending). With --baseline, the run itself stops each policy there; with bench gate, the looks are replayed on the two files")
+	fs.IntVar(&g.looks, "looks", 5, "with --sequential: the number of looks (groups of replications)")
 	fs.BoolVar(&g.requireSame, "require-same", false, "exit 1 unless every policy's verdict is same: any change, better or worse, fails (with --margin 0, for a project gating its own plugins under common random numbers)")
 }
 
@@ -91,6 +95,12 @@ func (g *gateOptions) options() (gate.Options, error) {
 		return gate.Options{}, fmt.Errorf("%s %q: want one of %s", g.formatFlag, g.format, strings.Join(gate.Formats, ", "))
 	}
 	o := gate.Options{Metric: g.metric, Margin: m, Alpha: g.alpha, Force: g.force}
+	if g.sequential {
+		if g.looks < 1 {
+			return gate.Options{}, fmt.Errorf("--looks %d: want at least 1", g.looks)
+		}
+		o.Looks = g.looks
+	}
 	if err := o.Check(); err != nil {
 		return gate.Options{}, err
 	}
@@ -195,9 +205,6 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
 	}
-	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
-		return withCode(ExitInput, err)
-	}
 	var msgs []string
 	code := ExitOK
 	if f := rep.Failures(); len(f) > 0 {
@@ -215,8 +222,12 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 			code = ExitRegression
 		}
 		for _, r := range reg {
-			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %s worse than the baseline (margin %s, Holm-adjusted p=%.2g)",
-				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), pctString(opt.Margin), r.PWorse))
+			p := fmt.Sprintf("Holm-adjusted p=%.2g", r.PWorse)
+			if rep.Looks != nil {
+				p = fmt.Sprintf("sequential, look %d of %d, %d replications, nominal p=%.2g", r.Look, len(rep.Looks), r.Estimate.N, r.PWorse)
+			}
+			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %s worse than the baseline (margin %s, %s)",
+				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), pctString(opt.Margin), p))
 		}
 	}
 	if inc := rep.Inconclusives(); requireConclusive && len(inc) > 0 {
@@ -246,10 +257,36 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 			msgs = append(msgs, fmt.Sprintf("changed (--require-same): %s; if the change is intended, regenerate the baseline", strings.Join(changed, ", ")))
 		}
 	}
+	rep.Summary = summary(rep, code, msgs)
+	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
+		return withCode(ExitInput, err)
+	}
 	if code == ExitOK {
 		return nil
 	}
 	return withCode(code, fmt.Errorf("gate: %s", strings.Join(msgs, "; ")))
+}
+
+// summary is the verdict sentence of a gate call, for the Markdown
+// comment: what stderr says on failure, and a count of the verdicts on
+// success.
+func summary(rep *gate.Report, code int, msgs []string) string {
+	if code != ExitOK {
+		return fmt.Sprintf("fail (exit %d). %s.", code, strings.Join(msgs, "; "))
+	}
+	count := map[gate.Verdict]int{}
+	var order []gate.Verdict
+	for _, r := range rep.Rows {
+		if count[r.Verdict] == 0 {
+			order = append(order, r.Verdict)
+		}
+		count[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
+	}
+	return fmt.Sprintf("pass. No policy regressed (%s).", strings.Join(parts, ", "))
 }
 
 func nonzero(x float64) float64 {

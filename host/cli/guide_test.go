@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// guideBlock is one fenced block of examples/WRITING-PLUGINS.md.
+// guideBlock is one fenced block of the Go plugin guide, docs/plugin-go.md.
 type guideBlock struct{ lang, text string }
 
 var fence = regexp.MustCompile("(?ms)^```(\\w+)\\n(.*?)^```\\n")
@@ -18,14 +18,14 @@ var fence = regexp.MustCompile("(?ms)^```(\\w+)\\n(.*?)^```\\n")
 // title, in order.
 func guideSection(t *testing.T, title string) []guideBlock {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "WRITING-PLUGINS.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "plugin-go.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(raw)
 	i := strings.Index(doc, "\n## "+title+"\n")
 	if i < 0 {
-		t.Fatalf("WRITING-PLUGINS.md has no section %q", title)
+		t.Fatalf("docs/plugin-go.md has no section %q", title)
 	}
 	doc = doc[i+1:]
 	if j := strings.Index(doc[3:], "\n## "); j >= 0 {
@@ -44,7 +44,7 @@ func guideSection(t *testing.T, title string) []guideBlock {
 // for the clone at ../regretbench. The guide once told authors to `go get`
 // the unpublished module and never to run `go mod tidy`; neither worked.
 func TestWritingPluginsGuide(t *testing.T) {
-	skipShort(t, "the commands of examples/WRITING-PLUGINS.md, building a plugin module from scratch")
+	skipShort(t, "the commands of docs/plugin-go.md, building a plugin module from scratch")
 	t.Parallel()
 	blocks := guideSection(t, "Go in five minutes")
 	var sh, gofiles []string
@@ -84,7 +84,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 		}
 	}
 	// Everything else of the checkout, as a clone has it: the SDK imports
-	// internal/ and its tests the host's client.
+	// internal/, and its tests the host's client (internal/client).
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)

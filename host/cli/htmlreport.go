@@ -16,6 +16,7 @@ type reportOptions struct {
 	inputs []string // the results files
 	out    string   // --out: the HTML file
 	title  string   // --title
+	logX   bool     // --log-x
 }
 
 // newCmdReport returns bench report. runF, when not nil, receives the
@@ -61,6 +62,7 @@ stderr; the rest of the page is written, and report exits 1.`,
 	}
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&o.title, "title", "", "the page's title (default: from the scenarios)")
+	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
 	_ = cmd.MarkFlagFilename("out", "html")
 	return cmd
 }
@@ -82,7 +84,7 @@ func reportRun(o *reportOptions) error {
 		}
 		files[i] = f
 	}
-	err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title})
+	err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX})
 	var partial *htmlreport.PartialError
 	if errors.As(err, &partial) {
 		// Written, less what could not be drawn: the page says so in

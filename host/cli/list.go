@@ -2,17 +2,20 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -30,19 +33,28 @@ func newCmdPlugins(f *factory, runF func(*pluginsOptions) error) *cobra.Command 
 	o := &pluginsOptions{f: f, startTimeout: defaultStartTimeout}
 	cmd := &cobra.Command{
 		Use:   "plugins",
-		Short: "List the plugins in the plugin directory with their parameters",
-		Long: `List every bench-plugin-NAME executable in the plugin directory: its
+		Short: "List the plugins of the plugin search path with their parameters",
+		Long: `List every bench-plugin-NAME executable of the plugin search path: its
 version, protocol, path, SHA-256, parameters (type, default, the values
 it accepts, doc) and diagnostics. Each plugin is started to describe
 itself, then stopped.
+
+The search path is every --plugin-dir, in order, then the entries of
+BENCH_PLUGIN_PATH (colon-separated), then the shipped plugins beside
+bench: plugins/ beside the bench executable (make build), then bench's
+own directory (go install, make install). The first lines list it. A
+name is the first executable of that name on the path; each plugin's
+path line says which directory it came from, and a name found again in
+a later directory says which executables it shadows ("shadows PATH").
 
 A plugin that cannot be started or described, or whose Describe declares
 parameters bench cannot use, is marked FAILED with the reason, and the
 others are still listed. Exit codes: 0 when every plugin described
 itself; 3 when at least one FAILED (as a run exits 3 when a policy
 failed: the listing is complete, but a scenario naming that plugin would
-fail), so that scripts and CI notice a broken plugin; 2 when the
-directory cannot be read.
+fail), so that scripts and CI notice a broken plugin; 2 when a
+--plugin-dir cannot be read (a BENCH_PLUGIN_PATH entry or a shipped
+directory that does not exist is skipped, and said so).
 
 A plugin whose Describe NAME differs from its file name is listed with a
 warning, not marked FAILED: renaming an executable is a legitimate way to
@@ -58,10 +70,11 @@ the first line says which.`,
 			if runF != nil {
 				return runF(o)
 			}
-			dir := o.f.dir()
-			names, err := dir.Names()
-			if err != nil {
-				return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", dir.Path, err))
+			list := o.f.plugins().List()
+			for _, d := range list.Dirs {
+				if d.Err != nil && d.Origin == registry.FromFlag {
+					return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", d.Path, d.Err))
+				}
 			}
 			plan, err := o.sandbox.plan(o.f.stderr)
 			if err != nil {
@@ -71,18 +84,26 @@ the first line says which.`,
 			// Everything a plugin declares, and the names of the files in
 			// the directory, is shown escaped (termsafe).
 			esc := termsafe.String
-			fmt.Fprintf(w, "plugins in %s (sandbox %s):\n", esc(dir.Path), plan.Layers)
+			fmt.Fprintf(w, "plugin search path (sandbox %s), first found wins:\n", plan.Layers)
+			for _, d := range list.Dirs {
+				state := fmt.Sprintf("%d plugin(s)", len(d.Names))
+				switch {
+				case errors.Is(d.Err, fs.ErrNotExist):
+					state = "does not exist, skipped"
+				case d.Err != nil:
+					state = "cannot be read, skipped: " + d.Err.Error()
+					fmt.Fprintf(o.f.stderr, "bench: warning: plugin directory %s: %v\n", d.Dir, d.Err)
+				}
+				fmt.Fprintf(w, "  %s  (%s): %s\n", esc(d.Path), d.Origin, esc(state))
+			}
 			var failed []string
-			for _, name := range names {
+			for _, pl := range list.Plugins {
+				name, path := pl.Name, pl.Path
 				// SHA256 refuses what is not a regular executable file
 				// from its metadata, before opening it: a FIFO or a link
 				// to /dev/zero hung the listing, and a dangling link was
 				// "plugin : stat : ..." without its path.
-				path, err := dir.Find(name)
-				var sum string
-				if err == nil {
-					sum, err = registry.SHA256(path)
-				}
+				sum, err := registry.SHA256(path)
 				var d *client.Description
 				if err == nil {
 					d, err = describe(path, o.startTimeout, plan)
@@ -91,10 +112,14 @@ the first line says which.`,
 					// Indent the quoted stderr lines under the mark.
 					msg := strings.ReplaceAll(termsafe.Text(strings.TrimRight(err.Error(), "\n")), "\n", "\n         ")
 					fmt.Fprintf(w, "\n%s  FAILED  (%s)\n  error: %s\n", esc(name), esc(path), msg)
+					fmt.Fprintf(w, "  from   %s\n", pl.Dir.Origin)
+					printShadowed(w, pl)
 					failed = append(failed, esc(name))
 					continue
 				}
-				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s\n  sha256 %s\n", esc(name), esc(d.Version), d.ProtocolVersion, esc(d.SDK), esc(path), sum)
+				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s  (%s)\n", esc(name), esc(d.Version), d.ProtocolVersion, esc(d.SDK), esc(path), pl.Dir.Origin)
+				printShadowed(w, pl)
+				fmt.Fprintf(w, "  sha256 %s\n", sum)
 				if warn := nameMismatch(name, d); warn != "" {
 					fmt.Fprintf(w, "  warning: %s\n", esc(warn))
 				}
@@ -111,7 +136,7 @@ the first line says which.`,
 			}
 			if len(failed) > 0 {
 				return withCode(ExitPolicy, fmt.Errorf("%d of %d plugin(s) FAILED to describe themselves (the others are listed): %s",
-					len(failed), len(names), strings.Join(failed, ", ")))
+					len(failed), len(list.Plugins), strings.Join(failed, ", ")))
 			}
 			return nil
 		},
@@ -119,6 +144,14 @@ the first line says which.`,
 	addSandboxFlags(cmd.Flags(), &o.sandbox)
 	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
 	return cmd
+}
+
+// printShadowed prints a line per executable of the same name that pl
+// shadows, later on the search path: it is never run while pl is there.
+func printShadowed(w io.Writer, pl registry.Plugin) {
+	for _, s := range pl.Shadowed {
+		fmt.Fprintf(w, "  shadows %s  (%s): found again, not used\n", termsafe.String(s.Path), s.Dir.Origin)
+	}
 }
 
 // describe starts the plugin at path under the sandbox plan, asks it to

@@ -121,11 +121,11 @@ func TestRunOptions(t *testing.T) {
 			eq(t, "gate.formatFlag", o.gate.formatFlag, "--gate-format")
 			eq(t, "output", o.output, outputOptions{format: "table", plotFormats: strings.Join(plot.DefaultFormats, ",")})
 			eq(t, "config", f.config, "")
-			eq(t, "plugin dir", f.pluginDir, "")
+			eq(t, "plugin dirs", f.pluginDirs, []string(nil))
 		},
 	}, {
 		name: "every flag",
-		args: []string{"--plugin-dir", "/plugins", "run", "-s", "two_arm", "--runs", "5", "--horizon", "100", "--seed", "3",
+		args: []string{"--plugin-dir", "/plugins", "--plugin-dir", "/more,plugins", "run", "-s", "two_arm", "--runs", "5", "--horizon", "100", "--seed", "3",
 			"--policy", "TS", "--policy", "KL-UCB", "-o", "r.json", "--batch", "4", "--jobs", "2", "--step-timeout", "1m",
 			"--start-timeout", "2s", "-q", "--shard", "1/3", "--resume", "--with", "ts:c=1,d=2@X", "--with", "klucb",
 			"--compare-to", "TS", "--baseline", "b.json", "--save-baseline", "s.json", "--gate-format", "json",
@@ -144,17 +144,18 @@ func TestRunOptions(t *testing.T) {
 			eq(t, "resume", o.resume, true)
 			eq(t, "compareTo", o.compareTo, "TS")
 			eq(t, "gate", o.gate, gateOptions{metric: "underestimation", margin: "10%", alpha: 0.05, force: true,
-				requireConclusive: true, requireSame: true, format: "json", formatFlag: "--gate-format",
+				requireConclusive: true, requireSame: true, looks: 5, format: "json", formatFlag: "--gate-format",
 				baseline: "b.json", saveBaseline: "s.json"})
 			eq(t, "output", o.output, outputOptions{format: "csv", at: "10,20", plotDir: "figs", plotFormats: "svg"})
-			eq(t, "plugin dir", f.pluginDir, "/plugins")
+			// Repeatable, in order; a directory's comma is its own.
+			eq(t, "plugin dirs", f.pluginDirs, []string{"/plugins", "/more,plugins"})
 		},
 	}, {
 		name: "environment",
 		args: []string{"run", "--scenario", "two_arm"},
 		// --with takes one spec a variable, commas and all; --policy a list.
 		env: map[string]string{"BENCH_RUNS": "7", "BENCH_WITH": "ts:c=1,d=2@X", "BENCH_POLICY": "TS,KL-UCB",
-			"BENCH_STEP_TIMEOUT": "90s", "BENCH_PLUGIN_DIR": "/env/plugins", "BENCH_GATE_FORMAT": "markdown"},
+			"BENCH_STEP_TIMEOUT": "90s", "BENCH_PLUGIN_DIR": "/env/plugins,a", "BENCH_GATE_FORMAT": "markdown"},
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "runs", o.runs, 7)
 			eq(t, "runs changed", changed(o.flags, "runs"), true)
@@ -162,7 +163,10 @@ func TestRunOptions(t *testing.T) {
 			eq(t, "policies", o.policies, []string{"TS", "KL-UCB"})
 			eq(t, "stepTimeout", o.stepTimeout, 90*time.Second)
 			eq(t, "gate.format", o.gate.format, "markdown")
-			eq(t, "plugin dir", f.pluginDir, "/env/plugins")
+			// BENCH_PLUGIN_DIR is one directory, commas and all
+			// (BENCH_PLUGIN_PATH, read when plugins are looked up, is
+			// the list).
+			eq(t, "plugin dirs", f.pluginDirs, []string{"/env/plugins,a"})
 		},
 	}, {
 		name:   "a flag beats the environment, which beats the config file",
@@ -189,6 +193,14 @@ func TestRunOptions(t *testing.T) {
 		{name: "BENCH_SANDBOX beats the config", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "off"}, config: "sandbox: strict\n",
 			check: func(t *testing.T, o *runOptions, _ *factory) {
 				eq(t, "sandbox", o.sandbox.level, "off")
+			}},
+		{name: "plugin dirs in the config", args: []string{"run", "--scenario", "two_arm"}, config: "plugin-dir: [/opt/a, /opt/b]\n",
+			check: func(t *testing.T, _ *runOptions, f *factory) {
+				eq(t, "plugin dirs", f.pluginDirs, []string{"/opt/a", "/opt/b"})
+			}},
+		{name: "one plugin dir in the config", args: []string{"run", "--scenario", "two_arm"}, config: "plugin-dir: /opt/a,b\n",
+			check: func(t *testing.T, _ *runOptions, f *factory) {
+				eq(t, "plugin dirs", f.pluginDirs, []string{"/opt/a,b"})
 			}},
 		{name: "bad --shard", args: []string{"run", "--scenario", "two_arm", "--shard", "3/3"}, err: "--shard"},
 		{name: "bad --margin in the config", args: []string{"run", "--scenario", "two_arm"}, config: "margin: lots\n", err: "--margin"},
@@ -291,15 +303,15 @@ func TestGateOptions(t *testing.T) {
 		args: []string{"gate", "a.json", "b.json"},
 		check: func(t *testing.T, o *gateCmdOptions, _ *factory) {
 			eq(t, "files", [2]string{o.baselinePath, o.currentPath}, [2]string{"a.json", "b.json"})
-			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "regret", margin: "5%", alpha: 0.01, format: "table", formatFlag: "--format"})
+			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "regret", margin: "5%", alpha: 0.01, looks: 5, format: "table", formatFlag: "--format"})
 		},
 	}, {
 		name: "every flag",
 		args: []string{"gate", "a.json", "b.json", "--metric", "underestimation", "--margin", "0", "--alpha", "0.05",
-			"--force", "--require-conclusive", "--require-same", "--format", "json"},
+			"--force", "--require-conclusive", "--require-same", "--format", "json", "--sequential", "--looks", "4"},
 		check: func(t *testing.T, o *gateCmdOptions, _ *factory) {
 			eq(t, "gateOptions", o.gateOptions, gateOptions{metric: "underestimation", margin: "0", alpha: 0.05,
-				force: true, requireConclusive: true, requireSame: true, format: "json", formatFlag: "--format"})
+				force: true, requireConclusive: true, requireSame: true, sequential: true, looks: 4, format: "json", formatFlag: "--format"})
 		},
 	}, {
 		name:   "environment and config file",

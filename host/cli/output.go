@@ -23,13 +23,15 @@ type outputOptions struct {
 	at          string // --at: comma-separated rounds
 	plotDir     string // --plot: write figures here
 	plotFormats string // --plot-format: png,svg
+	logX        bool   // --log-x: regret and separated figures on a log t axis
 }
 
 func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
 	fs.StringVar(&o.format, "format", string(report.FormatTable), "stdout format: table, markdown (for pull-request comments), csv (long form: scenario,policy,metric,t,mean,se) or json (the results file)")
 	fs.StringVar(&o.at, "at", "", "add regret columns at these rounds, e.g. 1000,5000,20000 (added to the checkpoints of a run; with csv, keep only these rounds)")
-	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, diagnostics) into this directory")
+	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, final-regret distribution, diagnostics) into this directory")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
+	fs.BoolVar(&o.logX, "log-x", false, "with --plot, draw the regret and separated figures on a log t axis")
 }
 
 // parse checks the flags and returns the report options and figure
@@ -107,7 +109,7 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 	if o.plotDir == "" {
 		return nil
 	}
-	paths, err := plot.Write(f, o.plotDir, formats...)
+	paths, err := plot.WriteWith(f, o.plotDir, plot.Options{LogX: o.logX}, formats...)
 	if ropts.Format == report.FormatTable && len(paths) > 0 {
 		fmt.Fprintf(stdout, "\nFigures:\n")
 		for _, p := range paths {

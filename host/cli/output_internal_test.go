@@ -62,7 +62,7 @@ func TestRender(t *testing.T) {
 				}
 			}
 			figs, _ := filepath.Glob(filepath.Join(dir, "small_*"))
-			if tc.figures && len(figs) != 6 { // 3 metrics + 3 diagnostics
+			if tc.figures && len(figs) != 7 { // 3 metrics, the distribution, 3 diagnostics
 				t.Errorf("wrote %d figures: %v", len(figs), figs)
 			}
 		})
@@ -122,12 +122,31 @@ func TestPlotCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Fields(out)
-	if len(lines) != 12 {
-		t.Fatalf("printed %d paths, want 12 (6 figures x 2 formats):\n%s", len(lines), out)
+	if len(lines) != 14 {
+		t.Fatalf("printed %d paths, want 14 (7 figures x 2 formats):\n%s", len(lines), out)
 	}
 	for _, p := range lines {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("printed path %s: %v", p, err)
+		}
+	}
+	// --log-x: the regret figure's t axis is labelled 1, 10, 100, not
+	// 0, 50, 100, 150, 200.
+	for _, logX := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := []string{smallResults, "--out", dir, "--format", "svg"}
+		if logX {
+			args = append(args, "--log-x")
+		}
+		if _, err := run(args...); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, "small_regret.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(svg), ">10</text>") && !strings.Contains(string(svg), ">150</text>"); got != logX {
+			t.Errorf("--log-x %v: regret figure on a log t axis: %v", logX, got)
 		}
 	}
 	for _, tc := range []struct {
@@ -158,7 +177,7 @@ func TestPaperReportTargets(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(dir, "x.txt")); err != nil {
 		t.Fatal(err)
 	}
-	err := writeReport(dir, "x", readSmall(t), []string{"svg"})
+	err := writeReport(dir, "x", readSmall(t), []string{"svg"}, false)
 	if want := "report " + filepath.Join(dir, "x.txt") + ": not a regular file: it is a symbolic link"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want it to start with %q", err, want)
 	}

@@ -21,15 +21,15 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
-	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/internal/procs"
 )
 
 // paperRuns are the scenarios that reproduce every experiment of the paper,
@@ -67,6 +67,7 @@ type paperOptions struct {
 	formats     []string // --plot-format, parsed
 	metric      string   // --metric of the comparison section (with --with)
 	alpha       float64  // --alpha of the comparison section
+	logX        bool     // --log-x
 }
 
 // newCmdPaper returns bench paper. runF, when not nil, receives the
@@ -84,8 +85,14 @@ It writes one results file, one text report and the figures (as bench plot
 draws them: SCENARIO_regret.png and so on) per scenario into --out, plus
 two_arm, three_arm and ten_arm files (the ReMax, TS and KL-UCB rows of the
 remaxgrad_* sweeps, which use the same seeds), and index.html, one
-self-contained page of every experiment (as bench report writes), and
-prints a summary table.
+self-contained page of every experiment (as bench report writes) with the
+summary table, and prints the summary table.
+
+The policies that ran in all six instances (two_arm, three_arm, ten_arm,
+failure_mode, obd, movielens; the sweeps repeat the first three) are ranked
+by mean final --metric in each: the Friedman test and the Nemenyi critical
+difference at --alpha (Demšar 2006) are printed, shown in index.html and
+drawn as mean_ranks.png/.svg.
 
 --with SPEC (repeatable; see 'bench --help') adds a policy to every
 experiment, after the shipped ones, whose rows do not change (common random
@@ -117,6 +124,7 @@ two_arm, three_arm or ten_arm experiment.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&o.dir, "out", "o", "paper-results", "directory for the results files, reports and figures")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
+	fs.BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
 	addPolicyRunFlags(fs, &o.policyRunOptions, policyRunHelp{
 		runs:    "override every scenario's replications (for a quick look; the paper's are 1000 and 100)",
 		horizon: "override every scenario's horizon (for a quick look)",
@@ -137,7 +145,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	jobs := o.jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
 	if err := cmpOpt.Check(); err != nil {
@@ -240,14 +248,14 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			}
 		}
 		cmpOf[pr.scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
-		if err := writeReport(dir, pr.scenario, f, o.formats); err != nil {
+		if err := writeReport(dir, pr.scenario, f, o.formats, o.logX); err != nil {
 			warn(err)
 		}
 		written[pr.scenario] = f
 		if pr.base != "" {
 			sub := subset(f, pr.base, append(slices.Clone(baseLabels), addedLabels...)...)
 			cmpOf[pr.base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
-			if err := writeReport(dir, pr.base, sub, o.formats); err != nil {
+			if err := writeReport(dir, pr.base, sub, o.formats, o.logX); err != nil {
 				warn(err)
 			}
 			page := *sub // the page describes the instance as its scenario does
@@ -263,6 +271,24 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			cmps = append(cmps, c)
 		}
 	}
+	// The mean ranks over the distinct instances: a sweep's shared rows
+	// are its base experiment's, the same run.
+	var instances []*results.File
+	for _, name := range paperOrder {
+		if f := written[name]; f != nil && !strings.HasPrefix(name, "remaxgrad_") {
+			instances = append(instances, f)
+		}
+	}
+	var rankText []string
+	if len(instances) > 0 {
+		a := ranktest.Across(instances, cmpOpt.Metric, cmpOpt.Alpha)
+		rankText = htmlreport.RanksText(a)
+		if a.Friedman != nil {
+			if _, err := plot.WriteFigure(htmlreport.RanksFigure(a), dir, "mean_ranks", o.formats...); err != nil {
+				warn(err)
+			}
+		}
+	}
 	if len(written) > 0 {
 		var page []*results.File
 		for _, name := range paperOrder {
@@ -271,7 +297,8 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 			}
 		}
 		index := filepath.Join(dir, "index.html")
-		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments"}
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.logX, Summary: all,
+			MeanRanks: instances, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha}
 		if len(cmps) > 0 {
 			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
 		}
@@ -286,6 +313,12 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	if len(cmps) > 0 {
 		if err := writeComparisons(o.f.stdout, dir, compare.Summarize(cmps)); err != nil {
 			warn(err)
+		}
+	}
+	if len(rankText) > 0 {
+		fmt.Fprintln(o.f.stdout, "\nMean ranks across experiments")
+		for _, l := range rankText {
+			fmt.Fprintln(o.f.stdout, termsafe.String(l))
 		}
 	}
 	fmt.Fprintf(o.f.stdout, "\n%d experiments (%d scenario runs) in %.1f s wall; results in %s/\n", len(written), len(all), elapsed.Seconds(), dir)
@@ -380,7 +413,7 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 // writeReport writes name.json, name.txt (the tables) and the figures of f
 // into dir. What cannot be written costs only itself: writeReport writes
 // the rest and returns an error naming each failure.
-func writeReport(dir, name string, f *results.File, formats []string) error {
+func writeReport(dir, name string, f *results.File, formats []string, logX bool) error {
 	var errs []error
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
 		errs = append(errs, err)
@@ -400,35 +433,32 @@ func writeReport(dir, name string, f *results.File, formats []string) error {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
 	}
-	if _, err := plot.Write(f, dir, formats...); err != nil {
+	if _, err := plot.WriteWith(f, dir, plot.Options{LogX: logX}, formats...); err != nil {
 		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
 	}
 	return errors.Join(errs...)
 }
 
 func paperSummary(w interface{ Write([]byte) (int, error) }, files []*results.File) error {
-	fmt.Fprintln(w, "Final values at T (mean ± standard error over replications)")
+	st := report.SummaryTable(files)
+	fmt.Fprintln(w, st.Caption)
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}}),
 	)
-	t.Header("scenario", "policy", "regret", "underestimation", "regret_under", "regret_not_under", "seconds")
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if p.Status != results.StatusOK {
-				if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), "FAILED", "", "", "", ""); err != nil {
-					return err
-				}
-				continue
-			}
-			cell := func(s results.Series) string {
-				n := len(s.Mean) - 1
-				return numfmt.PM(s.Mean[n], s.SE[n])
-			}
-			if err := t.Append(termsafe.String(f.Scenario.Name), termsafe.String(p.Label), cell(p.Regret), cell(p.Under), cell(p.RegretUnder), cell(p.RegretNot), fmt.Sprintf("%.0f", p.Seconds)); err != nil {
-				return err
-			}
+	cells := func(row []string) []any {
+		out := make([]any, len(row))
+		for i, c := range row {
+			out[i] = c
+		}
+		return out
+	}
+	t.Header(cells(st.Header)...)
+	for _, row := range st.Rows {
+		row[0], row[1] = termsafe.String(row[0]), termsafe.String(row[1])
+		if err := t.Append(cells(row)...); err != nil {
+			return err
 		}
 	}
 	return t.Render()

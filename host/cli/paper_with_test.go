@@ -88,6 +88,23 @@ func TestPaperWith(t *testing.T) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
+	// index.html has the summary table stdout prints, and the mean ranks
+	// of the four policies every instance ran (ReMax, TS, KL-UCB, TS x2)
+	// over the six instances, with the test stated; so does stdout, and
+	// the figure is written.
+	for _, want := range []string{`id="summary-table"`, `<caption>Final values at T (mean ± standard error over replications)</caption>`,
+		`<th scope="row">remaxgrad_ten_arm</th><td>ReMaxGrad M=4</td>`, `id="mean-ranks"`, `id="mean-ranks-fig"`,
+		"N = 6 experiments (two_arm, three_arm, ten_arm, failure_mode, obd, movielens)", "k = 4 policies", "Nemenyi post-hoc test at α = 0.01"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+	if !strings.Contains(stdout, "Mean ranks across experiments\n") || !strings.Contains(stdout, "k = 4 policies") {
+		t.Errorf("stdout lacks the mean ranks:\n%s", stdout)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "mean_ranks.svg")); err != nil || fi.Size() == 0 {
+		t.Errorf("mean_ranks.svg: %v", err)
+	}
 	// The shipped rows are those of a plain run.
 	single := filepath.Join(t.TempDir(), "fm.json")
 	if _, stderr, code := bench(t, "--scenario", "failure_mode", "--runs", "4", "--horizon", "120", "-q", "--policy", "TS", "--policy", "ReMax c2=2", "--out", single); code != 0 {

@@ -17,6 +17,7 @@ type plotOptions struct {
 	results string // the results file
 	out     string // --out: the directory
 	formats string // --format, as given
+	logX    bool   // --log-x
 }
 
 // newCmdPlot returns bench plot. runF, when not nil, receives the options
@@ -28,14 +29,20 @@ func newCmdPlot(f *factory, runF func(*plotOptions) error) *cobra.Command {
 		Short: "Draw the figures of a results file (PNG, SVG or PDF)",
 		Long: `plot draws one figure per metric of a results file into DIR:
 
-  NAME_regret            cumulative regret vs t, mean and a 1-SE band per policy
-  NAME_underestimation   cumulative underestimation, log-log axes
-  NAME_separated         regret_under (dashed) and regret_not_under (solid)
-  NAME_diag_DIAG         each plugin diagnostic (e.g. kkt_gap) vs log t
+  NAME_regret               cumulative regret vs t, mean and a 1-SE band
+  NAME_underestimation      cumulative underestimation, log-log axes
+  NAME_separated            regret_under (dashed), regret_not_under (solid)
+  NAME_regret_distribution  final regret per replication, a box per policy
+                            (log axis when heavy-tailed)
+  NAME_diag_DIAG            each plugin diagnostic (e.g. kkt_gap) vs log t
 
-NAME is the scenario's name. A policy keeps its colour in every figure.
-Log axes leave out points that are zero (cumulative underestimation starts
-at its first positive checkpoint). The written paths are printed, one a line.`,
+NAME is the scenario's name. A policy keeps its style (a colour-blind-safe
+colour, and past eight policies a dash pattern and glyph) in every figure.
+--log-x draws the regret and separated figures on a log t axis too. Log
+axes leave out points that are zero (cumulative underestimation starts at
+its first positive checkpoint); a series that is 0 throughout is named in a
+line under the figure instead of drawn. The written paths are printed, one
+a line. See docs/figures.md.`,
 		Example: `  bench --scenario failure_mode --out fm.json
   bench plot fm.json --out figures/
   bench plot fm.json --out docs/ --format png`,
@@ -56,6 +63,7 @@ at its first positive checkpoint). The written paths are printed, one a line.`,
 	}
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory for the figures (created if missing)")
 	cmd.Flags().StringVar(&o.formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
+	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(plot.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -74,7 +82,7 @@ func plotRun(o *plotOptions) error {
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	paths, err := plot.Write(f, o.out, fs...)
+	paths, err := plot.WriteWith(f, o.out, plot.Options{LogX: o.logX}, fs...)
 	for _, p := range paths {
 		fmt.Fprintln(o.f.stdout, termsafe.String(p))
 	}

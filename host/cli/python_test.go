@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/plugins/klucb/klucb"
 	"github.com/regretbench/regretbench/sdk"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,22 +93,20 @@ func markUsage(c *cobra.Command) {
 // see Run; term is the raw stderr, for progress bars), and the root's
 // persistent flags
 // (--plugin-dir, and the --config file bindViper read). The root fills
-// pluginDir and config before any command's RunE; commands only read
+// pluginDirs and config before any command's RunE; commands only read
 // them. Each command's own flags live in its own options struct, built by
 // its newCmdX(f, runF).
 type factory struct {
 	stdout, stderr io.Writer
 	term           io.Writer // the raw stderr: progress bars only; nil: stderr
-	pluginDir      string    // --plugin-dir; "" for the default
+	pluginDirs     []string  // every --plugin-dir, in order
 	config         string    // the --config file read, "" when none
 }
 
-// dir is the plugin directory: --plugin-dir, else plugins/ beside bench.
-func (f *factory) dir() registry.Dir {
-	if f.pluginDir != "" {
-		return registry.Dir{Path: f.pluginDir}
-	}
-	return registry.Dir{Path: registry.Default()}
+// plugins is the plugin search path: every --plugin-dir, then
+// BENCH_PLUGIN_PATH's entries, then the shipped plugins beside bench.
+func (f *factory) plugins() registry.Path {
+	return registry.NewPath(f.pluginDirs, os.Getenv(registry.EnvPath))
 }
 
 // progressOut is where progress bars are drawn: the raw stderr, which
@@ -177,7 +176,7 @@ environment and prints regret tables and separated-regret summaries.
 	}
 	root.PersistentFlags().String("config", "", "config file (YAML) with flag values; also BENCH_CONFIG")
 	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of bench itself to this file (go tool pprof)")
-	root.PersistentFlags().StringVar(&f.pluginDir, "plugin-dir", "", "directory of bench-plugin-* executables (default: plugins/ beside bench; also BENCH_PLUGIN_DIR)")
+	root.PersistentFlags().StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "directory of bench-plugin-* executables, searched before "+registry.EnvPath+" (colon-separated) and the shipped plugins beside bench (repeatable; also BENCH_PLUGIN_DIR, one directory)")
 	addRunFlags(root.Flags(), o)
 	return root
 }
@@ -432,9 +431,10 @@ func bindViper(cmd *cobra.Command) (string, error) {
 				vals = append(vals, fmt.Sprint(e))
 			}
 		case string:
-			// --with specs hold commas themselves: one spec per variable
-			// (a config file takes a list).
-			if (f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice") && f.Name != "with" {
+			// --with specs hold commas themselves, and a directory may:
+			// one spec, one directory per variable (a config file takes
+			// a list).
+			if (f.Value.Type() == "stringArray" || f.Value.Type() == "stringSlice") && f.Name != "with" && f.Name != "plugin-dir" {
 				vals = strings.Split(x, ",")
 			} else {
 				vals = []string{x}

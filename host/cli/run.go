@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/env"
@@ -29,8 +28,9 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/sandbox"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -250,13 +250,13 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-// launcher starts plugins from the plugin directory under the sandbox
+// launcher starts plugins from the plugin search path under the sandbox
 // plan, checking pins, and fails a plugin whose handshake takes longer
 // than startTimeout.
 func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
-	dir := f.dir()
+	dirs := f.plugins()
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		path, err := dir.Find(p.Plugin)
+		path, err := dirs.Find(p.Plugin)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
@@ -373,7 +373,13 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	pr := progress.New(ro.f.progressOut(), !ro.quiet)
 	pr.Order(labels(sc)...)
 	opts.Progress = pr.Func()
-	file, runErr := engine.Run(ctx, sc, opts)
+	var file *results.File
+	var runErr error
+	if gateOpt.Looks > 0 {
+		file, runErr = runSequential(ctx, sc, opts, base, gateOpt, ro.f.stderr)
+	} else {
+		file, runErr = engine.Run(ctx, sc, opts)
+	}
 	pr.Wait()
 	if file == nil {
 		return runErr
@@ -492,7 +498,7 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 	s := f.Scenario
 	// Another experiment, or another run of it, is refused; noise_known,
 	// the reward streams and the checkpoints decide below what is rerun.
-	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls"); len(d) > 0 ||
+	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls", "changes", "drift", "random_changes"); len(d) > 0 ||
 		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
 		why := fmt.Sprintf("shard %d/%d, this run %d/%d", f.Shard.Index, f.Shard.Count, spec.Index, max(spec.Count, 1))
 		if len(d) > 0 {
@@ -573,12 +579,12 @@ func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec 
 		if now := feedbackOf(sc, pol); p.Feedback != now {
 			return fmt.Sprintf("feedback was %s, now %s", orImmediate(p.Feedback), orImmediate(now))
 		}
-		params, err := sdk.Resolve(pl.Desc.Params, pol.Params)
+		resolved, err := params.Resolve(pl.Desc.Params, pol.Params)
 		if err != nil {
 			return fmt.Sprintf("params: %v", err)
 		}
 		// Compare as the file records them: through JSON.
-		now, err1 := json.Marshal(params)
+		now, err1 := json.Marshal(resolved)
 		was, err2 := json.Marshal(p.Params)
 		if err1 != nil || err2 != nil || !bytes.Equal(now, was) {
 			return fmt.Sprintf("params were %s, now %s", was, now)

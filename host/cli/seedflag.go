@@ -58,7 +58,7 @@ func (o *seedOptions) check(fs *pflag.FlagSet, shard bool, resume bool) error {
 	switch {
 	case shard:
 		return withCode(ExitInput, usageError{errors.New("--seed random with --shard: every shard would draw a secret of its own and the shards would not merge; " +
-			"write one secret to a file readable only by you and give it to every shard with --seed-file (README, Sealed runs)")})
+			"write one secret to a file readable only by you and give it to every shard with --seed-file (docs/reliability.md, Sealed runs)")})
 	case resume:
 		return withCode(ExitInput, usageError{errors.New("--seed random with --resume: a fresh secret never matches the earlier run; " +
 			"give that run's seed (its results file's scenario.seed) with --seed-file")})
@@ -97,7 +97,7 @@ func (o *seedOptions) resolve(fs *pflag.FlagSet, stderr io.Writer) (s seed.Seed,
 // hex digits, with surrounding white space (a final newline) ignored. A
 // secret in a file that its group or others may read draws a warning on
 // stderr, not a refusal: on a cluster the file may sit in a shared
-// directory by design (README, Sealed runs). Errors name the file.
+// directory by design (docs/reliability.md, Sealed runs). Errors name the file.
 func readSeedFile(path string, stderr io.Writer) (seed.Seed, error) {
 	data, err := safeio.ReadFile(path, maxSeedFile)
 	if err != nil {

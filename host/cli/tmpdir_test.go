@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // TestLongTMPDIR: a TMPDIR too long for a plugin's unix socket is exit 2

@@ -125,8 +125,8 @@ policies:
 	}
 	noJSONEscapes(t, "--out", saved)
 	// Three figures and one per diagnostic, all told apart.
-	if n := checkSVGs(t, figs); n != 6 {
-		t.Errorf("--plot wrote %d SVG figures, want 6", n)
+	if n := checkSVGs(t, figs); n != 7 {
+		t.Errorf("--plot wrote %d SVG figures, want 7", n)
 	}
 
 	// Names a results file may hold but a run refuses.
@@ -145,8 +145,8 @@ policies:
 	if _, stderr, code := bench(t, "plot", edited, "--out", figs2, "--format", "svg,pdf"); code != 0 {
 		t.Fatalf("bench plot: exit %d\n%s", code, stderr)
 	}
-	if n := checkSVGs(t, figs2); n != 6 {
-		t.Errorf("bench plot wrote %d SVG figures, want 6", n)
+	if n := checkSVGs(t, figs2); n != 7 {
+		t.Errorf("bench plot wrote %d SVG figures, want 7", n)
 	}
 	page := filepath.Join(dir, "r.html")
 	if _, stderr, code := bench(t, "report", edited, out, edited, "--out", page); code != 0 {
@@ -158,8 +158,8 @@ policies:
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	if n := strings.Count(html, "<svg"); n != 18 {
-		t.Errorf("the page has %d figures, want 18", n)
+	if n := strings.Count(html, "<svg"); n != 21 {
+		t.Errorf("the page has %d figures, want 21", n)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/internal/params"
 )
 
 // withHelp documents --with's SPEC syntax in the flag help.
@@ -250,7 +250,7 @@ func (o *policyRunOptions) withPolicies(ctx context.Context, launch engine.Launc
 		if err != nil {
 			return nil, bad(err)
 		}
-		_, err = sdk.Resolve(pl.Desc.Params, p.Params)
+		_, err = params.Resolve(pl.Desc.Params, p.Params)
 		pl.Conn.Close()
 		if err != nil {
 			return nil, bad(fmt.Errorf("plugin %s: %w", p.Plugin, err))

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/testbin"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 var (
@@ -25,7 +25,7 @@ var (
 // TestMain runs with a spare P, as bench does (sdk.SpareP), and removes
 // the plugins the benchmarks built.
 func TestMain(m *testing.M) {
-	sdk.SpareP()
+	procs.SpareP()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

@@ -12,11 +12,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -59,8 +61,8 @@ type Options struct {
 	// Batch is the number of replications per plugin session; 0 means half
 	// of them (two sessions), or all of them when there are fewer than 64.
 	Batch int
-	// Jobs is how many policies run at once; 0 means sdk.Cores(), one per
-	// core (not counting the spare P of sdk.SpareP).
+	// Jobs is how many policies run at once; 0 means procs.Cores(), one per
+	// core (not counting the spare P of procs.SpareP).
 	Jobs int
 	// Sessions is how many sessions (batches) of one policy run at once;
 	// 0 means 2.
@@ -87,12 +89,50 @@ type Options struct {
 // scenario to results.Scenario, so that a run, a gate's pre-check and
 // --resume compare like with like.
 func Record(sc *scenario.Scenario) results.Scenario {
-	return results.Scenario{
+	rec := results.Scenario{
 		Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 		Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
 		Streams: env.Streams(sc.Seed), Means: sc.TrueMeans(), NoiseSD: sc.Environment.NoiseSD,
 		NoiseKnown: ptr(sc.Environment.IsNoiseKnown()), Checkpoints: sc.Checkpoints,
+		Changes: recordPoints(sc.TrueChanges()), Drift: recordPoints(sc.TrueDrift()),
 	}
+	if r := sc.TrueRandomChanges(); r != nil {
+		rec.RandomChanges = &results.RandomChanges{Rate: r.Rate, Means: results.MeanDistribution{Uniform: r.Means.Uniform}}
+	}
+	return rec
+}
+
+func recordPoints(ps []scenario.Change) []results.Change {
+	if ps == nil {
+		return nil
+	}
+	out := make([]results.Change, len(ps))
+	for i, p := range ps {
+		out[i] = results.Change{At: p.At, Means: p.Means}
+	}
+	return out
+}
+
+// Changes is how the means of sc's environment move, for env.NewChanging:
+// nil for a stationary environment.
+func Changes(sc *scenario.Scenario) *env.Changes {
+	points := func(ps []scenario.Change) []env.Point {
+		out := make([]env.Point, len(ps))
+		for i, p := range ps {
+			out[i] = env.Point{At: p.At, Means: p.Means}
+		}
+		return out
+	}
+	switch {
+	case len(sc.Environment.Changes) > 0:
+		return &env.Changes{Kind: env.Steps, Points: points(sc.TrueChanges())}
+	case len(sc.Environment.Drift) > 0:
+		return &env.Changes{Kind: env.Drift, Points: points(sc.TrueDrift())}
+	case sc.Environment.RandomChanges != nil:
+		r := sc.TrueRandomChanges()
+		return &env.Changes{Kind: env.Poisson, Rate: r.Rate, Low: r.Means.Uniform[0], High: r.Means.Uniform[1]}
+	}
+	return nil
 }
 
 // Run runs every policy of sc and returns the results. Policies that
@@ -101,7 +141,7 @@ func Record(sc *scenario.Scenario) results.Scenario {
 // returned file holds the policies that finished, is marked incomplete, and
 // the error wraps ctx.Err().
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
-	e, err := env.New(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed)
+	e, err := env.NewChanging(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed, Changes(sc))
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
 	}
@@ -117,7 +157,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 
 	file := &results.File{
@@ -192,12 +232,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
 		j.res.Sandbox = j.plugin.Sandbox
-		params, err := sdk.Resolve(j.plugin.Desc.Params, pol.Params)
+		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)
 		}
-		j.params = params
-		j.res.Params = params
+		j.params = resolved
+		j.res.Params = resolved
 	}
 
 	// At most jobs policies at once. A policy's failure is its own (it is
@@ -255,7 +295,7 @@ type job struct {
 	idx    int
 	pol    scenario.Policy
 	plugin *Plugin
-	params sdk.Params
+	params map[string]any
 	// feedback is the policy's feedback mode (scenario.FeedbackOf).
 	feedback sdk.Feedback
 	res      *results.Policy

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/plugins/klucb/klucb"
 	"github.com/regretbench/regretbench/plugins/remax/remax"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"

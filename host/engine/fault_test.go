@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/feedback"
+	"github.com/regretbench/regretbench/sdk"
 )
 
 // runner plays one batch of a policy's replications through one plugin
@@ -48,8 +51,8 @@ type runner struct {
 	// Under delayed feedback rewards wait in the mailbox until they are
 	// due; the tracker observes them when they arrive (design §5). Both
 	// are nil under immediate feedback.
-	sched *schedule
-	mail  *mailbox
+	sched *feedback.Schedule
+	mail  *feedback.Mailbox
 	every int // rounds between Progress calls
 
 	// prog is the policy's count for Options.Progress (nil without), and
@@ -75,12 +78,25 @@ func newRunner(j *job, sc *scenario.Scenario, e *env.Env, reps []uint64, diagCP 
 	for i, rep := range reps {
 		r.streams[i] = e.Stream(rep)
 	}
+	if e.Changing() {
+		r.tr.Dynamic(r.k)
+	}
 	for d := range r.diag {
 		r.diag[d] = make([][]float64, len(diagCP))
 	}
 	if j.feedback.Delayed() {
-		r.sched = newSchedule(j.feedback, e, reps)
-		r.mail = newMailbox(n, sc.Horizon)
+		var draw func(i, t int) int
+		if j.feedback.Kind == sdk.Geometric {
+			// One stream of delays per replication, drawn once per round.
+			delays := make([]*rand.Rand, n)
+			for i, rep := range reps {
+				delays[i] = e.Delays(rep)
+			}
+			mean := j.feedback.Mean
+			draw = func(i, _ int) int { return env.GeometricDelay(delays[i], mean) }
+		}
+		r.sched = feedback.NewSchedule(j.feedback, draw)
+		r.mail = feedback.NewMailbox(n, sc.Horizon)
 	}
 	return r
 }
@@ -167,7 +183,7 @@ func (r *runner) round(ctx context.Context, t int) error {
 	// the rewards arriving now.
 	r.st = client.Step{Round: t, PrevArms: r.prevA, WantDiag: wantDiag}
 	if r.mail != nil {
-		r.st.Arrivals = r.mail.take(t)
+		r.st.Arrivals = r.mail.Take(t)
 		for _, a := range r.st.Arrivals {
 			r.tr.Observe(a.Index, a.Arm, a.Reward)
 		}
@@ -186,13 +202,22 @@ func (r *runner) round(ctx context.Context, t int) error {
 		return err
 	}
 	arms, rewards, streams := r.arms, r.rewards, r.streams
+	if r.env.Changing() {
+		// The means of round t: the rewards and the metrics follow them;
+		// the plugin is told nothing (design §3).
+		for i, s := range streams {
+			if p := s.Path(); p.Advance(t) {
+				r.tr.Set(i, p.Gaps(), p.Best(), p.Second())
+			}
+		}
+	}
 	for i, a := range arms {
 		rewards[i] = streams[i].Pull(int(a))
 	}
 	if r.mail != nil {
 		r.tr.Pull(t, arms)
 		for i, a := range arms {
-			r.mail.post(r.sched.due(t, i), i, t, a, rewards[i])
+			r.mail.Post(r.sched.Due(t, i), i, t, a, rewards[i])
 		}
 		r.prevA = arms
 	} else {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // rogueRunner is the runner of the replications reps of a scenario of

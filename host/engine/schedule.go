@@ -10,7 +10,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/internal/procs"
 )
 
 // AllOptions tunes RunAll.
@@ -51,7 +51,7 @@ func RunAll(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) ([
 	sort.SliceStable(list, func(a, b int) bool { return list[a].cost > list[b].cost })
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = sdk.Cores()
+		jobs = procs.Cores()
 	}
 	parts := make([]*results.File, len(list))
 	errs := make([]error, len(list))

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // TestRunAll: one pool over several scenarios, every (scenario, policy)

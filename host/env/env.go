@@ -24,6 +24,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/regretbench/regretbench/internal/feedback"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -91,6 +92,11 @@ type Env struct {
 	// delay streams (secretKeys); key is then unused.
 	secret              bool
 	rewardMAC, delayMAC [sha256.Size]byte
+
+	// changes, when set, move the means over the rounds (NewChanging);
+	// the reward streams stay those of the initial means.
+	changes   *Changes
+	changeMAC [sha256.Size]byte // of a secret seed: the key of the change streams
 }
 
 // rewardKey is the key of every reward stream of an environment of an
@@ -138,6 +144,18 @@ func secretKeys(key [seed.SecretLen]byte, family sdk.Family, means []float64, no
 // New returns the environment with the given means whose reward streams are
 // keyed by the scenario seed s.
 func New(family sdk.Family, means []float64, noiseSD float64, s seed.Seed) (*Env, error) {
+	return NewChanging(family, means, noiseSD, s, nil)
+}
+
+// NewChanging returns the environment whose means start at means (round
+// 1) and move as ch says; nil ch is New's stationary environment. The
+// reward streams are keyed as New keys them, by the initial means: the
+// n-th reward of arm i in replication r is drawn from the same uniform
+// (bernoulli) or normal (gaussian) deviate whatever the changes, which
+// only move the mean it is compared with or added to (design §4). Random
+// changes are drawn from a stream of each replication's own, keyed like
+// the delay stream.
+func NewChanging(family sdk.Family, means []float64, noiseSD float64, s seed.Seed, ch *Changes) (*Env, error) {
 	if len(means) < 2 {
 		return nil, fmt.Errorf("env: need at least two arms, got %d", len(means))
 	}
@@ -145,9 +163,26 @@ func New(family sdk.Family, means []float64, noiseSD float64, s seed.Seed) (*Env
 		return nil, fmt.Errorf("env: unknown family %q", family)
 	}
 	e := &Env{Family: family, Means: append([]float64(nil), means...), NoiseSD: noiseSD}
+	if ch != nil {
+		if err := ch.check(len(means)); err != nil {
+			return nil, err
+		}
+		c := *ch
+		c.Points = make([]Point, len(ch.Points))
+		for j, p := range ch.Points {
+			c.Points[j] = Point{At: p.At, Means: append([]float64(nil), p.Means...)}
+		}
+		e.changes = &c
+	}
 	if key, ok := s.Key(); ok {
 		e.secret = true
 		e.rewardMAC, e.delayMAC = secretKeys(key, family, e.Means, noiseSD)
+		if ch != nil {
+			m := hmac.New(sha256.New, key[:])
+			m.Write([]byte(tagSecretChanges))
+			writeEnv(m, family, e.Means, noiseSD)
+			m.Sum(e.changeMAC[:0])
+		}
 	} else {
 		n, _ := s.Uint64()
 		e.key = rewardKey(n, family, e.Means, noiseSD)
@@ -183,14 +218,21 @@ func (e *Env) Gaps() []float64 { return e.gaps }
 // random stream per arm, keyed by (environment key, replication, arm). The
 // n-th pull of arm i therefore gets the same reward whatever policy pulls it
 // and however replications are batched or sharded.
+//
+// In a changing environment the means move along the replication's Path:
+// Advance it once per round, in order, before the round's pulls.
 type Stream struct {
 	e    *Env
 	arms []*rand.Rand
+	path *Path
+	mu   []float64 // the path's means, updated in place
 }
 
 // Stream returns the reward streams of replication rep.
 func (e *Env) Stream(rep uint64) *Stream {
 	s := &Stream{e: e, arms: make([]*rand.Rand, len(e.Means))}
+	s.path = e.NewPath(rep)
+	s.mu = s.path.means
 	if e.secret {
 		m := hmac.New(sha256.New, e.rewardMAC[:])
 		for i := range s.arms {
@@ -219,16 +261,23 @@ func macPCG(m hash.Hash, xs ...uint64) *rand.PCG {
 	return rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16]))
 }
 
-// Pull returns the next reward of arm i.
+// Path is the replication's path of the true means.
+func (s *Stream) Path() *Path { return s.path }
+
+// Changing reports whether the environment's means move over the rounds.
+func (e *Env) Changing() bool { return e.changes != nil }
+
+// Pull returns the next reward of arm i, of the mean of the round the
+// path is at.
 func (s *Stream) Pull(i int) float64 {
 	r := s.arms[i]
 	if s.e.Family == sdk.Bernoulli {
-		if r.Float64() < s.e.Means[i] {
+		if r.Float64() < s.mu[i] {
 			return 1
 		}
 		return 0
 	}
-	return s.e.Means[i] + s.e.NoiseSD*r.NormFloat64()
+	return s.mu[i] + s.e.NoiseSD*r.NormFloat64()
 }
 
 // delayTag separates a replication's delay stream from its reward streams.
@@ -246,20 +295,8 @@ func (e *Env) Delays(rep uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(k^delayTag, seed.Mix(e.key[1]^delayTag)))
 }
 
-// maxGeometricDelay caps a drawn delay far beyond any horizon.
-const maxGeometricDelay = 1 << 40
-
 // GeometricDelay draws a delay, geometric on {0, 1, 2, ...} with the given
-// mean, from r: one uniform draw, inverted.
+// mean, from r: one uniform draw, inverted (feedback.GeometricDelay).
 func GeometricDelay(r *rand.Rand, mean float64) int {
-	u := 1 - r.Float64() // in (0, 1]
-	if mean <= 0 {
-		return 0
-	}
-	p := 1 / (1 + mean)
-	d := math.Floor(math.Log(u) / math.Log1p(-p))
-	if !(d < maxGeometricDelay) {
-		return maxGeometricDelay
-	}
-	return int(d)
+	return feedback.GeometricDelay(1-r.Float64(), mean) // in (0, 1]
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +18,11 @@ type Options struct {
 	Margin float64 // tolerated worsening, relative to the baseline mean (0.05 is 5%)
 	Alpha  float64 // family-wise error rate of the Holm-corrected tests, and 1 - the CI level
 	Force  bool    // compare different experiments anyway (unpaired)
+	// Looks, when above 0, makes the gate sequential (SequentialTest): the
+	// replications are analysed in Looks cumulative groups and each
+	// policy's verdict is the first look's that decides. 0 is the
+	// fixed-sample gate (Test).
+	Looks int
 }
 
 // DefaultOptions are bench gate's defaults.
@@ -77,6 +83,7 @@ type Row struct {
 	PWorse   float64  // Holm-adjusted p-value of H0: delta <= Margin; NaN when not tested
 	PBetter  float64  // Holm-adjusted p-value of H0: delta >= -Margin; NaN when not tested
 	Note     string   // why the policy was not compared, or the failure's error
+	Look     int      // sequential gate: the look (1-based) that decided, or the last one analysed; 0 in a fixed-sample gate
 }
 
 // Compared reports whether the row holds a test result.
@@ -104,9 +111,18 @@ type Report struct {
 	Paired      bool
 	Pairing     string   // why the test is paired or not
 	Differences []string // differences between the scenarios (only with Force)
-	Comparisons int      // size of each Holm family
+	Comparisons int      // size of each Holm family (sequential: of the Bonferroni family)
+	Looks       []int    // sequential gate: the cumulative replications of each look; nil for a fixed-sample gate
 	Rows        []Row
 	Warnings    []string
+	// Changes lists what the two files record differently besides the
+	// results: bench's version, and each compared policy's plugin, plugin
+	// version, SHA-256 and parameters ("TS: params {} -> {"inflation":2}").
+	Changes []string
+	// Summary is the verdict sentence of the call, as bench gate states it
+	// on stderr; set by the caller (it depends on the exit rules), shown
+	// by WriteMarkdown when not empty.
+	Summary string
 }
 
 func (r *Report) with(v ...Verdict) []Row {
@@ -142,6 +158,9 @@ func (o Options) Check() error {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("alpha %v: must be in (0, 1)", o.Alpha)
 	}
+	if o.Looks < 0 {
+		return fmt.Errorf("looks %d: must be >= 0 (0 for a fixed-sample gate)", o.Looks)
+	}
 	return nil
 }
 
@@ -162,6 +181,7 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 	if err := CheckBaseline(base, opt.Metric); err != nil {
 		return nil, err
 	}
+	var err error
 	diffs := Differences(base.Scenario, cur.Scenario)
 	if len(diffs) > 0 && !opt.Force {
 		return nil, &IncompatibleError{Differences: diffs}
@@ -178,6 +198,7 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 		rep.Warnings = append(rep.Warnings, "the current file is marked incomplete (an interrupted run)")
 	}
 
+	rep.Changes = changes(base, cur)
 	curBy := map[string]*results.Policy{}
 	for _, p := range cur.Policies {
 		curBy[p.Label] = p
@@ -198,6 +219,9 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 		case bp.Status == results.StatusFailed:
 			row.Verdict, row.Note = NoBaseline, "failed in the baseline: "+bp.Error
 			row.Cur = summarize(cp.Final[opt.Metric])
+		case opt.Looks == 0 && (cp.Replications != 0 || bp.Replications != 0):
+			row.Verdict, row.Note = Inconclusive, "a sequential run's file (its policies used only some of the replications): gate it with --sequential"
+			row.Base, row.Cur = summarize(bp.Final[opt.Metric]), summarize(cp.Final[opt.Metric])
 		default:
 			pairs = append(pairs, Pair{Base: bp.Final[opt.Metric], Cur: cp.Final[opt.Metric]})
 			tested = append(tested, len(rep.Rows))
@@ -210,7 +234,21 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 				Cur: summarize(cp.Final[opt.Metric]), PWorse: math.NaN(), PBetter: math.NaN(), Lo: math.NaN(), Hi: math.NaN()})
 		}
 	}
-	fam := Test(pairs, rep.Paired, opt)
+	var fam Family
+	if opt.Looks > 0 {
+		if !rep.Paired {
+			return nil, fmt.Errorf("a sequential gate needs paired replications (common random numbers), but %s", rep.Pairing)
+		}
+		runs := len(replications(base))
+		if rep.Looks, err = LookSizes(runs, opt.Looks); err != nil {
+			return nil, err
+		}
+		if fam, err = SequentialTest(pairs, opt, runs); err != nil {
+			return nil, err
+		}
+	} else {
+		fam = Test(pairs, rep.Paired, opt)
+	}
 	smallN := false
 	for k, i := range tested {
 		label := rep.Rows[i].Label
@@ -334,4 +372,53 @@ func uniqueLabels(f *results.File) error {
 		seen[p.Label] = true
 	}
 	return nil
+}
+
+// changes lists what base and cur record differently besides results:
+// bench's version and, for each policy in both, its plugin, plugin version,
+// SHA-256 (abbreviated) and parameters.
+func changes(base, cur *results.File) []string {
+	var out []string
+	version := func(f *results.File) string {
+		if f.Bench == nil || f.Bench.Version == "" {
+			return "unrecorded"
+		}
+		return f.Bench.Version
+	}
+	if a, b := version(base), version(cur); a != b {
+		out = append(out, fmt.Sprintf("bench version: %s -> %s", a, b))
+	}
+	for _, bp := range base.Policies {
+		cp := cur.Policy(bp.Label)
+		if cp == nil {
+			continue
+		}
+		diff := func(what, a, b string) {
+			if a != b {
+				out = append(out, fmt.Sprintf("%s: %s %s -> %s", bp.Label, what, orNone(a), orNone(b)))
+			}
+		}
+		diff("plugin", bp.Plugin, cp.Plugin)
+		diff("plugin version", bp.PluginVersion, cp.PluginVersion)
+		diff("plugin SHA-256", abbrev(bp.PluginSHA256), abbrev(cp.PluginSHA256))
+		pa, _ := json.Marshal(bp.Params) // encoding/json sorts map keys
+		pb, _ := json.Marshal(cp.Params)
+		diff("params", string(pa), string(pb))
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" || s == "null" {
+		return "none"
+	}
+	return s
+}
+
+// abbrev shortens a SHA-256 to its first 12 hex digits, as git does.
+func abbrev(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -65,10 +67,16 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 		escLines = func(s string) string { return escapeMarkdown(termsafe.Text(s)) }
 		rend = renderer.NewMarkdown()
 	}
+	if md {
+		baseline, current = relPath(baseline), relPath(current)
+	}
 	heading := fmt.Sprintf("Gate on %s at T=%d: %s against baseline %s (lower is better; margin %s, alpha %g)",
 		o.Metric, r.Horizon, esc(current), esc(baseline), pct(o.Margin), o.Alpha)
 	if md {
 		fmt.Fprintf(w, "\n**%s**\n\n", heading)
+		if r.Summary != "" {
+			fmt.Fprintf(w, "**Verdict:** %s\n\n", escLines(r.Summary))
+		}
 	} else {
 		fmt.Fprintf(w, "\n%s\n", heading)
 	}
@@ -107,7 +115,34 @@ func writeTable(w io.Writer, r *Report, baseline, current string, md bool) error
 			fmt.Fprintln(w, escLines(line))
 		}
 	}
+	if md {
+		// What a reviewer asks first: what differs between the two runs.
+		if len(r.Changes) == 0 {
+			fmt.Fprintf(w, "\nWhat changed: nothing that the files record (bench version, plugins, plugin versions, SHA-256s and parameters are the same).\n")
+		} else {
+			fmt.Fprintf(w, "\nWhat changed (baseline -> current):\n\n")
+			for _, c := range r.Changes {
+				fmt.Fprintf(w, "- %s\n", esc(c))
+			}
+		}
+	}
 	return nil
+}
+
+// relPath names a file relative to the working directory, as a
+// pull-request comment should (an absolute path names the CI machine's
+// temporary directories); a file outside the working directory by its
+// base name. A name that is not absolute is kept.
+func relPath(name string) string {
+	if !filepath.IsAbs(name) {
+		return name
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, name); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return filepath.Base(name)
 }
 
 // jsonReport is WriteJSON's document. Numbers that do not apply to a row
@@ -123,10 +158,12 @@ type jsonReport struct {
 	Pairing     string    `json:"pairing"`
 	Differences []string  `json:"differences,omitempty"`
 	Comparisons int       `json:"comparisons"`
+	Looks       []int     `json:"looks,omitempty"` // sequential gate: cumulative replications at each look
 	Rows        []jsonRow `json:"rows"`
 	Warnings    []string  `json:"warnings,omitempty"`
-	Regressions []string  `json:"regressions"` // labels whose verdict is worse
-	Failures    []string  `json:"failures"`    // labels FAILED or MISSING
+	Changes     []string  `json:"changes,omitempty"` // what differs besides results: bench version, plugin versions, SHA-256s, params
+	Regressions []string  `json:"regressions"`       // labels whose verdict is worse
+	Failures    []string  `json:"failures"`          // labels FAILED or MISSING
 }
 
 type jsonRow struct {
@@ -143,6 +180,7 @@ type jsonRow struct {
 	PWorse    *float64     `json:"p_worse,omitempty"`
 	PBetter   *float64     `json:"p_better,omitempty"`
 	N         int          `json:"n,omitempty"`
+	Look      int          `json:"look,omitempty"` // sequential gate: the look that decided
 	Note      string       `json:"note,omitempty"`
 }
 
@@ -173,10 +211,10 @@ func summary(s Summary) *jsonSummary {
 func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 	o := r.Options
 	doc := jsonReport{Baseline: baseline, Current: current, Metric: o.Metric, Horizon: r.Horizon, Margin: o.Margin, Alpha: o.Alpha,
-		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Warnings: r.Warnings,
+		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Looks: r.Looks, Warnings: r.Warnings, Changes: r.Changes,
 		Rows: []jsonRow{}, Regressions: []string{}, Failures: []string{}}
 	for _, row := range r.Rows {
-		jr := jsonRow{Label: row.Label, Verdict: row.Verdict, Base: summary(row.Base), Cur: summary(row.Cur), Note: row.Note}
+		jr := jsonRow{Label: row.Label, Verdict: row.Verdict, Base: summary(row.Base), Cur: summary(row.Cur), Note: row.Note, Look: row.Look}
 		if !math.IsNaN(row.Lo) {
 			jr.Delta, jr.DeltaSE, jr.N = num(row.Estimate.Delta), num(row.Estimate.SE), row.Estimate.N
 			jr.Lo, jr.Hi, jr.MarginAbs = num(row.Lo), num(row.Hi), num(row.Margin)
@@ -212,7 +250,15 @@ func footnotes(r *Report) []string {
 	if sizes != "" {
 		sizes = ", " + sizes
 	}
-	if r.Paired {
+	if r.Looks != nil {
+		n = append(n, fmt.Sprintf("test: SEQUENTIAL paired t-test on per-replication differences, %d looks at n=%s (%s)", len(r.Looks), joinInts(r.Looks), r.Pairing),
+			fmt.Sprintf("sequential: O'Brien-Fleming-type Lan-DeMets spending of alpha over the looks, Bonferroni over %d comparison(s); p: nominal, at the look that decided; CI: the repeated %s CI at that look", r.Comparisons, pct(1-o.Alpha)))
+		for _, row := range r.Rows {
+			if row.Look > 0 {
+				n = append(n, fmt.Sprintf("%s: %s at look %d of %d, %d replications", row.Label, row.Verdict, row.Look, len(r.Looks), row.Estimate.N))
+			}
+		}
+	} else if r.Paired {
 		n = append(n, fmt.Sprintf("test: PAIRED t-test on per-replication differences%s (%s)", sizes, r.Pairing))
 	} else {
 		n = append(n, fmt.Sprintf("test: UNPAIRED Welch t-test%s, because %s; pairing needs the same scenario, seed and replications", sizes, r.Pairing))
@@ -220,8 +266,10 @@ func footnotes(r *Report) []string {
 	if len(r.Differences) > 0 {
 		n = append(n, "compared anyway (--force) although the experiments differ: "+strings.Join(r.Differences, "; "))
 	}
+	if r.Looks == nil {
+		n = append(n, fmt.Sprintf("delta: current - baseline mean, in %% of the baseline mean; CI: two-sided %s per policy; p: one-sided, in the direction of delta, beyond the margin, Holm-adjusted over %d comparison(s)", pct(1-o.Alpha), r.Comparisons))
+	}
 	n = append(n,
-		fmt.Sprintf("delta: current - baseline mean, in %% of the baseline mean; CI: two-sided %s per policy; p: one-sided, in the direction of delta, beyond the margin, Holm-adjusted over %d comparison(s)", pct(1-o.Alpha), r.Comparisons),
 		fmt.Sprintf("verdict: worse/better = significant (p < %g) beyond ±%s; same = CI within ±%s; inconclusive = neither", o.Alpha, pct(o.Margin), pct(o.Margin)))
 	for _, w := range r.Warnings {
 		n = append(n, "warning: "+w)
@@ -261,4 +309,12 @@ func pval(p float64) string {
 		return "<1e-4"
 	}
 	return fmt.Sprintf("%.2g", p)
+}
+
+func joinInts(x []int) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, ",")
 }

@@ -3,7 +3,10 @@
 // diagnostics tables (the data of host/report), every figure of host/plot
 // inline as SVG and what is needed to reproduce it (bench version, each
 // plugin's version and SHA-256, the command line, the host and the date),
-// plus a comparison section when one is given.
+// plus a comparison section when one is given; on request (Options
+// Summary, MeanRanks: bench paper) a table of final values across runs
+// and the mean ranks of the policies across experiments (Friedman test,
+// Nemenyi critical difference and their figure; see host/ranktest).
 //
 // The page loads nothing: the style sheet is inline, the figures are
 // inline SVG, and the one font the figures' text uses is embedded once as
@@ -101,6 +104,21 @@ type Options struct {
 	// files carry (see compare.FromFile); each experiment shows its own
 	// section in any case.
 	Comparison *compare.Summary
+	// LogX draws the regret and separated figures on a log t axis (see
+	// plot.Options).
+	LogX bool
+	// Summary, when set, is shown at the top of the page as one table of
+	// every policy's final values at T across these files (as bench paper
+	// prints it on stdout).
+	Summary []*results.File
+	// MeanRanks, when set, are the experiments (results files) over which
+	// the page ranks the policies: the Friedman test, the Nemenyi critical
+	// difference and their figure (see ranktest.Across), for Metric at
+	// Alpha (compare.DefaultOptions when empty).
+	MeanRanks []*results.File
+	// Metric and Alpha are those of MeanRanks.
+	Metric string
+	Alpha  float64
 }
 
 // PartialError is the error of Write and WriteFile when they wrote the
@@ -173,6 +191,11 @@ type pageData struct {
 	// Comparison is the summary across experiments; shown when it covers
 	// more than one.
 	Comparison *compare.Summary
+	// Summary is the table of final values across the runs; nil when not
+	// asked for.
+	Summary *report.Table
+	// Ranks is the mean-rank section; nil when not asked for.
+	Ranks *ranks
 	// failed names each part (figure, comparison section) that could not
 	// be drawn, and why.
 	failed []string
@@ -241,6 +264,15 @@ func build(files []*results.File, o Options) (*pageData, error) {
 		Version:    version,
 		Comparison: o.Comparison,
 	}
+	if o.Summary != nil {
+		p.Summary = summaryTable(o.Summary)
+	}
+	if o.MeanRanks != nil {
+		p.Ranks = meanRanks(o)
+		if p.Ranks.Error != "" {
+			p.failed = append(p.failed, "mean-rank figure: "+p.Ranks.Error)
+		}
+	}
 	if p.Title == "" {
 		p.Title = "regretbench report: " + files[0].Scenario.Name
 		if len(files) > 1 {
@@ -254,7 +286,7 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	p.FontFaces = ff
 	var cmps []*compare.Scenario
 	for i, f := range files {
-		e := buildExperiment(f, anchor(i, f.Scenario.Name))
+		e := buildExperiment(f, anchor(i, f.Scenario.Name), plot.Options{LogX: o.LogX})
 		where := fmt.Sprintf("experiment %d (%q)", i+1, f.Scenario.Name)
 		if e.ComparisonError != "" {
 			p.failed = append(p.failed, where+": comparison: "+e.ComparisonError)
@@ -305,7 +337,7 @@ func anchor(i int, name string) string {
 	return "exp-" + strconv.Itoa(i+1) + "-" + b.String()
 }
 
-func buildExperiment(f *results.File, id string) *experiment {
+func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 	sc := f.Scenario
 	e := &experiment{
 		ID:          id,
@@ -364,7 +396,7 @@ func buildExperiment(f *results.File, id string) *experiment {
 		b = &results.BenchInfo{}
 	}
 	e.Repro = repro{Version: orNone(b.Version), Host: orNone(b.Host), Date: orNone(b.Date), Command: orNone(shellQuote(b.Command)), Plugins: e.Repro.Plugins}
-	e.Figures, e.FiguresError = figures(f, e.ID)
+	e.Figures, e.FiguresError = figures(f, e.ID, po)
 	return e
 }
 
@@ -414,9 +446,10 @@ func shellQuote(args []string) string {
 
 // captions say what each figure of host/plot shows, by figure name.
 var captions = map[string]string{
-	"regret":          "Cumulative regret against the round t: mean and a band of one standard error per policy.",
-	"underestimation": "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
-	"separated":       "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+	"regret":              "Cumulative regret against the round t: mean and a band of one standard error per policy.",
+	"underestimation":     "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
+	"separated":           "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+	"regret_distribution": "Final regret of every replication, one box plot per policy: box the quartiles, line the median, whiskers within 1.5 IQR, dots the replications beyond, × the mean; a log axis when the values are heavy-tailed.",
 }
 
 // encodeSVG draws a figure as SVG (a variable so that a test can make a
@@ -427,11 +460,11 @@ var encodeSVG = func(fig plot.Figure, w io.Writer) error { return fig.Encode(w, 
 // figure that cannot be drawn, or whose SVG checkSVG refuses, is returned
 // with its Error set and no SVG; when none can be drawn at all, figures
 // returns why.
-func figures(f *results.File, prefix string) ([]figure, string) {
+func figures(f *results.File, prefix string, po plot.Options) ([]figure, string) {
 	if len(okPolicies(f)) == 0 {
 		return nil, "" // every policy failed: nothing to draw
 	}
-	figs, err := plot.Figures(f)
+	figs, err := plot.FiguresWith(f, po)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -440,6 +473,12 @@ func figures(f *results.File, prefix string) ([]figure, string) {
 		caption, ok := captions[fig.Name]
 		if !ok {
 			caption = "Plugin diagnostic " + strings.TrimPrefix(fig.Name, "diag_") + " against t (log t axis)."
+		}
+		if po.LogX && (fig.Name == "regret" || fig.Name == "separated") {
+			caption += " Log t axis."
+		}
+		for _, n := range fig.Notes {
+			caption += " " + n
 		}
 		fg := figure{ID: prefix + "-fig-" + fig.Name, Name: fig.Name, Caption: caption}
 		var b bytes.Buffer

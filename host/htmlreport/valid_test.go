@@ -97,10 +97,10 @@ func TestValidPageAnyInput(t *testing.T) {
 	if len(sections) != len(files) {
 		t.Fatalf("%d sections, want %d", len(sections), len(files))
 	}
-	// The bad file: every figure drawn (three, and one per diagnostic:
+	// The bad file: every figure drawn (four, and one per diagnostic:
 	// the three of the fixture and three added), none failed.
-	if got := len(all(sections[1], tag("svg"))); got != 9 {
-		t.Errorf("the hostile experiment has %d figures, want 9", got)
+	if got := len(all(sections[1], tag("svg"))); got != 10 {
+		t.Errorf("the hostile experiment has %d figures, want 10", got)
 	}
 	if n := len(all(doc, func(n *html.Node) bool { return hasClass(n, "figure-failed") })); n != 0 {
 		t.Errorf("%d figures failed", n)
@@ -174,7 +174,7 @@ func TestComparisonFailureCostsOnlyItself(t *testing.T) {
 	if !strings.Contains(text(doc), "The comparison section could not be recomputed: results comparison:") {
 		t.Error("the page does not say the comparison could not be recomputed")
 	}
-	if n := len(all(doc, tag("svg"))); n != 12 {
-		t.Errorf("%d figures, want 12", n)
+	if n := len(all(doc, tag("svg"))); n != 14 {
+		t.Errorf("%d figures, want 14", n)
 	}
 }

@@ -11,6 +11,10 @@
 //	underestimation  = sum_t 1{muhat_b(t) < mu2}
 //	regret_under     = sum_t (mu_b - mu_I(t)) 1{muhat_b(t) < mu2}
 //	regret_not_under = regret - regret_under
+//
+// In a changing environment (design §5, Dynamic) mu_b, mu2 and the gaps
+// are those of round t, so regret is the dynamic regret
+// sum_t (max_k mu_k(t) - mu_I(t)), and b is the best arm of round t.
 package metric
 
 import "math"
@@ -32,6 +36,17 @@ type Tracker struct {
 	regret, under, regretUnder []float64
 	nBest                      []float64
 	sumBest                    []float64
+
+	// In a changing environment (Dynamic): every replication's gaps,
+	// best arm and mu2 of the round in play (Set), and the count and sum
+	// of every arm's observed rewards, [i*k+arm], since b changes.
+	dynamic bool
+	k       int
+	gapsOf  [][]float64
+	bestOf  []int32
+	mu2Of   []float64
+	nArm    []float64
+	sumArm  []float64
 
 	checkpoints []int
 	next        int // index of the next checkpoint
@@ -58,9 +73,44 @@ func NewTracker(n int, gaps []float64, best int, mu2 float64, checkpoints []int)
 	return t
 }
 
+// Dynamic makes the tracker follow an environment whose means change: each
+// replication's gaps, best arm and mu2 are then those given to Set, and
+// the observed rewards of every one of the k arms are kept, so that the
+// empirical mean of whichever arm is best in round t is at hand. Until
+// Set is called, every replication has the gaps, best arm and mu2 given
+// to NewTracker. Call it before the first round.
+func (t *Tracker) Dynamic(k int) {
+	n := len(t.regret)
+	t.dynamic, t.k = true, k
+	t.gapsOf = make([][]float64, n)
+	t.bestOf = make([]int32, n)
+	t.mu2Of = make([]float64, n)
+	for i := range n {
+		t.gapsOf[i], t.bestOf[i], t.mu2Of[i] = t.gaps, t.best, t.mu2
+	}
+	t.nArm = make([]float64, n*k)
+	t.sumArm = make([]float64, n*k)
+}
+
+// Set sets replication i's gaps (mu_b - mu_a of the round in play), best
+// arm and mu2 in a Dynamic tracker, from the next round accounted for on.
+// The tracker keeps gaps, not a copy: the caller may update it in place
+// and call Set again.
+func (t *Tracker) Set(i int, gaps []float64, best int, mu2 float64) {
+	t.gapsOf[i], t.bestOf[i], t.mu2Of[i] = gaps, int32(best), mu2
+}
+
 // Round accounts for round t (1-based, in order): arms[i] was pulled in
 // replication i and returned rewards[i].
 func (t *Tracker) Round(round int, arms []int32, rewards []float64) {
+	if t.dynamic {
+		t.pullDynamic(arms)
+		for i, a := range arms {
+			t.Observe(i, a, rewards[i])
+		}
+		t.record(round)
+		return
+	}
 	for i, a := range arms {
 		g := t.gaps[a]
 		t.regret[i] += g
@@ -82,6 +132,11 @@ func (t *Tracker) Round(round int, arms []int32, rewards []float64) {
 // round t are observed before Pull(t). With every reward of round t-1
 // observed before Pull(t), Pull and Observe give exactly what Round gives.
 func (t *Tracker) Pull(round int, arms []int32) {
+	if t.dynamic {
+		t.pullDynamic(arms)
+		t.record(round)
+		return
+	}
 	for i, a := range arms {
 		g := t.gaps[a]
 		t.regret[i] += g
@@ -96,9 +151,30 @@ func (t *Tracker) Pull(round int, arms []int32) {
 // Observe accounts for the arrival of a reward of arm in replication i:
 // only observed rewards enter the empirical mean of the best arm.
 func (t *Tracker) Observe(i int, arm int32, reward float64) {
+	if t.dynamic {
+		j := i*t.k + int(arm)
+		t.nArm[j]++
+		t.sumArm[j] += reward
+		return
+	}
 	if arm == t.best {
 		t.nBest[i]++
 		t.sumBest[i] += reward
+	}
+}
+
+// pullDynamic counts the regret of the round's pulls in a Dynamic tracker,
+// against each replication's environment of the round, and whether its
+// best arm is underestimated on the rewards observed so far.
+func (t *Tracker) pullDynamic(arms []int32) {
+	for i, a := range arms {
+		g := t.gapsOf[i][a]
+		t.regret[i] += g
+		j := i*t.k + int(t.bestOf[i])
+		if nb := t.nArm[j]; nb > 0 && t.sumArm[j]/nb < t.mu2Of[i] {
+			t.under[i]++
+			t.regretUnder[i] += g
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func TestTicksDegenerateRanges(t *testing.T) {
 	}
 	markers := map[string]gonumplot.Ticker{
 		"linear": ticks{linearTicks{}},
-		"log":    ticks{gonumplot.LogTicks{Prec: -1}},
+		"log":    ticks{logTicks{}},
 	}
 	for name, m := range markers {
 		for _, r := range ranges {
@@ -150,8 +150,8 @@ func TestFiguresDegenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(paths) != 12 {
-				t.Fatalf("wrote %d files, want 4 figures x 3 formats: %v", len(paths), paths)
+			if len(paths) != 15 {
+				t.Fatalf("wrote %d files, want 5 figures x 3 formats: %v", len(paths), paths)
 			}
 			for _, p := range paths {
 				if st, err := os.Stat(p); err != nil || st.Size() == 0 {

@@ -99,7 +99,7 @@ func TestHostileNamesSVG(t *testing.T) {
 		}
 		names = append(names, filepath.Base(p))
 	}
-	// Ten figures, each in three formats: three, and one per diagnostic
+	// Eleven figures, each in three formats: four, and one per diagnostic
 	// (three of the fixture's, the hostile one and three whose file-safe
 	// names collide, told apart).
 	const base = "sc___2J__text_________"
@@ -108,7 +108,7 @@ func TestHostileNamesSVG(t *testing.T) {
 			t.Errorf("no %s among %v", base+want+".svg", names)
 		}
 	}
-	if len(svgs) != 10 || len(paths) != 30 {
+	if len(svgs) != 11 || len(paths) != 33 {
 		t.Errorf("wrote %d files, %d SVG: %v", len(paths), len(svgs), names)
 	}
 	var all []string
@@ -147,8 +147,8 @@ func TestWriteGoesOn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), blocked) {
 		t.Fatalf("err = %v, want one naming %s", err, blocked)
 	}
-	if len(paths) != 11 || slices.Contains(paths, blocked) {
-		t.Errorf("wrote %d figures, want the 11 others: %v", len(paths), paths)
+	if len(paths) != 13 || slices.Contains(paths, blocked) {
+		t.Errorf("wrote %d figures, want the 13 others: %v", len(paths), paths)
 	}
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {

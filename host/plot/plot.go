@@ -5,13 +5,24 @@
 //     of one standard error per policy;
 //   - NAME_underestimation: cumulative underestimation on log-log axes;
 //   - NAME_separated: regret_under (dashed) and regret_not_under (solid),
-//     one colour per policy;
+//     one colour (and glyph) per policy;
+//   - NAME_regret_distribution: the final regret of every replication, one
+//     box plot per policy, on a log axis when the values are heavy-tailed;
 //   - NAME_diag_DIAG: each plugin diagnostic (such as kkt_gap) against t on
 //     a log t axis, with a log y axis when its values are positive and span
 //     a decade or more.
 //
-// NAME is the scenario's name. A policy keeps its colour in every figure
-// (see NewPalette). Failed policies are left out.
+// NAME is the scenario's name. A policy keeps its style in every figure
+// (see NewStyles): one of Okabe and Ito's eight colour-blind-safe colours,
+// and past eight policies a dash pattern and a glyph too, so that no two
+// of up to 32 policies look alike. With more than six policies, or when
+// no corner of the axes is free, the legend is drawn beside the axes (the
+// figure grows taller when it needs to). Failed policies are left out.
+// Options.LogX draws the regret and separated figures on a log t axis
+// too. A policy whose underestimation or diagnostic is 0 at every
+// checkpoint is not drawn as a flat line: the figure says so in a line
+// of text under it (Figure.Notes). MeanRanks draws the mean ranks of
+// policies across experiments, with the Nemenyi critical difference.
 //
 // Text from the results file (the scenario's name, policy labels,
 // diagnostic names) is drawn as host/internal/markupsafe.Line makes it: a
@@ -95,6 +106,11 @@ func ParseFormats(s string) ([]string, error) {
 // costs only itself: Write goes on with the others and returns, with the
 // paths it wrote, an error naming each file it could not write and why.
 func Write(f *results.File, dir string, formats ...string) ([]string, error) {
+	return WriteWith(f, dir, Options{}, formats...)
+}
+
+// WriteWith is Write with the figures drawn as o says.
+func WriteWith(f *results.File, dir string, o Options, formats ...string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = DefaultFormats
 	}
@@ -102,7 +118,7 @@ func Write(f *results.File, dir string, formats ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs, err := Figures(f)
+	figs, err := FiguresWith(f, o)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +156,50 @@ type Figure struct {
 	// axis gonum reserves the label's room around the arithmetic middle of
 	// the range, near the top, which leaves a blank band under the title.
 	yLabel string
+	// Notes are lines of text drawn under the axes (and put in the HTML
+	// report's caption): what the figure leaves out and why, such as a
+	// diagnostic that is 0 throughout for some policy.
+	Notes []string
+	// empty, when set, is the one line the figure shows in place of
+	// axes: it has nothing to draw.
+	empty string
+	// height is the figure's height when taller than Height (a legend of
+	// many policies, box plots of many policies).
+	height vg.Length
 }
+
+// Size is the figure's width and height: Width, and Height or more.
+func (fig Figure) Size() (w, h vg.Length) {
+	return Width, max(Height, fig.height)
+}
+
+// noteSize is the font size of Notes.
+const noteSize = 10
 
 // Draw draws the figure on c.
 func (fig Figure) Draw(c draw.Canvas) {
+	if fig.empty != "" {
+		t := fig.Plot.Title.TextStyle
+		t.XAlign, t.YAlign = draw.XCenter, draw.YTop
+		mid := (c.Min.X + c.Max.X) / 2
+		c.FillText(t, vg.Point{X: mid, Y: c.Max.Y}, fig.Plot.Title.Text)
+		sty := t
+		sty.Font.Size = labelSize
+		sty.YAlign = draw.YCenter
+		c.FillText(sty, vg.Point{X: mid, Y: (c.Min.Y + c.Max.Y) / 2}, fig.empty)
+		return
+	}
+	if len(fig.Notes) > 0 {
+		sty := fig.Plot.X.Label.TextStyle
+		sty.Font.Size = noteSize
+		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+		y := c.Min.Y
+		for i := len(fig.Notes) - 1; i >= 0; i-- {
+			c.FillText(sty, vg.Point{X: c.Min.X, Y: y}, fig.Notes[i])
+			y += sty.Height(fig.Notes[i]) + vg.Points(2)
+		}
+		c = draw.Crop(c, 0, 0, y-c.Min.Y+vg.Points(4), 0)
+	}
 	if fig.yLabel != "" {
 		sty := fig.Plot.Y.Label.TextStyle
 		h := sty.Height(fig.yLabel)
@@ -174,8 +230,18 @@ func titleHeight(p *gonumplot.Plot) vg.Length {
 	return p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding
 }
 
+// Options adjust the figures.
+type Options struct {
+	// LogX draws the regret and separated figures on a log t axis (the
+	// underestimation and diagnostic figures always have one).
+	LogX bool
+}
+
 // Figures builds the figures of f without writing them.
-func Figures(f *results.File) ([]Figure, error) {
+func Figures(f *results.File) ([]Figure, error) { return FiguresWith(f, Options{}) }
+
+// FiguresWith builds the figures of f as o says, without writing them.
+func FiguresWith(f *results.File, o Options) ([]Figure, error) {
 	var ok []*results.Policy
 	var labels []string
 	for _, p := range f.Policies {
@@ -187,11 +253,12 @@ func Figures(f *results.File) ([]Figure, error) {
 	if len(ok) == 0 {
 		return nil, fmt.Errorf("figures: scenario %q has no policy with results", f.Scenario.Name)
 	}
-	b := builder{f: f, policies: ok, pal: NewPalette(labels)}
+	b := builder{f: f, policies: ok, st: NewStyles(labels), opt: o}
 	figs := []Figure{
 		b.regret(),
 		b.underestimation(),
 		b.separated(),
+		b.distribution(),
 	}
 	names := b.diagNames()
 	figNames := diagFigureNames(names)
@@ -254,13 +321,14 @@ func (fig Figure) Encode(w io.Writer, format string) (err error) {
 		}
 	}()
 	var c vg.CanvasWriterTo
+	fw, fh := fig.Size()
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(DPI))}
 	case "svg":
-		c = vgsvg.New(Width, Height)
+		c = vgsvg.New(fw, fh)
 	case "pdf":
-		c = vgpdf.New(Width, Height)
+		c = vgpdf.New(fw, fh)
 	default:
 		return fmt.Errorf("unknown figure format %q (want png, svg or pdf)", format)
 	}
@@ -293,16 +361,21 @@ const (
 	titleSize  = 13
 	labelSize  = 12
 	tickSize   = 10
-	legendSize = 10
+	legendSize = 11
 	lineWidth  = 1.75
 	bandAlpha  = 56 // of 255: bands stay light where they overlap
 )
+
+// maxInsideLegend is the most policies whose legend may be drawn inside
+// the axes: a longer one goes beside them.
+const maxInsideLegend = 6
 
 // builder holds what every figure of a file shares.
 type builder struct {
 	f        *results.File
 	policies []*results.Policy
-	pal      Palette
+	st       Styles
+	opt      Options
 }
 
 // name is the scenario's name as figures show it.
@@ -327,6 +400,7 @@ func (b *builder) newPlot(title, ylabel string) *gonumplot.Plot {
 	}
 	p.Legend.TextStyle.Font.Size = legendSize
 	p.Legend.ThumbnailWidth = vg.Points(28)
+	p.Legend.Padding = vg.Points(1.5)
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
 	g.Horizontal.Color = color.Gray{Y: 225}
@@ -342,16 +416,80 @@ func (b *builder) runs() int {
 type curve []plotter.XY
 
 func (b *builder) line(pts curve, c color.Color, dashed bool) *plotter.Line {
+	var d []vg.Length
+	if dashed {
+		d = dashes[1]
+	}
+	return newLine(pts, c, d)
+}
+
+func newLine(pts curve, c color.Color, d []vg.Length) *plotter.Line {
 	l, err := plotter.NewLine(plotter.XYs(pts))
 	if err != nil {
 		panic(err) // only non-finite values; the points were checked
 	}
 	l.Color = c
 	l.Width = vg.Points(lineWidth)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	}
+	l.Dashes = d
 	return l
+}
+
+// markerCount is how many glyphs mark a line whose style has one.
+const markerCount = 5
+
+// styled draws pts as policy k's line (the k-th of the figure) in style
+// s, with dash pattern d, and, when s has a glyph, markerCount glyphs
+// spread along it (each policy's shifted along t, so that lines that
+// coincide show every glyph). It returns what to add to the plot and the
+// legend's thumbnails.
+func (b *builder) styled(pts curve, s Style, d []vg.Length, k int, logX bool) []gonumplot.Plotter {
+	l := newLine(pts, s.Color, d)
+	out := []gonumplot.Plotter{l}
+	if s.Glyph == nil || len(pts) == 0 {
+		return out
+	}
+	tx := func(x float64) float64 { return x }
+	if logX {
+		tx = math.Log
+	}
+	lo, hi := tx(pts[0].X), tx(pts[len(pts)-1].X)
+	phase := 0.2 + 0.6*float64(k%7)/7
+	var marks plotter.XYs
+	last := -1
+	for i := range markerCount {
+		x := lo + (hi-lo)*(float64(i)+phase)/markerCount
+		j, _ := slices.BinarySearchFunc(pts, x, func(p plotter.XY, x float64) int {
+			switch {
+			case tx(p.X) < x:
+				return -1
+			case tx(p.X) > x:
+				return 1
+			}
+			return 0
+		})
+		j = min(j, len(pts)-1)
+		if j != last {
+			marks = append(marks, pts[j])
+			last = j
+		}
+	}
+	sc, err := plotter.NewScatter(marks)
+	if err != nil {
+		panic(err) // the points were checked
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: s.Color, Radius: vg.Points(3), Shape: s.Glyph}
+	return append(out, sc)
+}
+
+// thumbs returns the legend thumbnails among ps.
+func thumbs(ps []gonumplot.Plotter) []gonumplot.Thumbnailer {
+	var out []gonumplot.Thumbnailer
+	for _, p := range ps {
+		if t, ok := p.(gonumplot.Thumbnailer); ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // band is the area between mean-se and mean+se, lower edge clipped at
@@ -484,25 +622,39 @@ func points(t []int, y []float64, positive bool) curve {
 
 func (b *builder) regret() Figure {
 	p := b.newPlot(fmt.Sprintf("%s: cumulative regret (mean ± 1 SE, %d runs)", b.name(), b.runs()), "cumulative regret")
+	logX := b.logX(p)
 	var curves []curve
 	// Every band before any line, so no band veils another policy's line.
 	for _, pol := range b.policies {
-		if f := band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.pal[pol.Label]); f != nil {
+		if f := band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.st[pol.Label].Color); f != nil {
 			p.Add(f)
 		}
 	}
-	for _, pol := range b.policies {
+	for k, pol := range b.policies {
 		pts := points(pol.Checkpoints, pol.Regret.Mean, false)
-		l := b.line(pts, b.pal[pol.Label], false)
-		p.Add(l)
-		legend(p, pol.Label, l)
+		s := b.st[pol.Label]
+		ps := b.styled(pts, s, s.Dashes, k, logX)
+		p.Add(ps...)
+		legend(p, pol.Label, thumbs(ps)...)
 		curves = append(curves, pts)
 	}
-	return b.figure("regret", p, curves, false, false)
+	return b.figure("regret", p, curves, logX, false, len(b.policies))
 }
 
-// figure settles p's axes, places its legend and returns the figure.
-func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, logY bool) Figure {
+// logX sets p's x axis to log scale when the options say so, and reports
+// whether it did.
+func (b *builder) logX(p *gonumplot.Plot) bool {
+	if b.opt.LogX {
+		p.X.Scale = gonumplot.LogScale{}
+		p.X.Tick.Marker = ticks{logTicks{}}
+	}
+	return b.opt.LogX
+}
+
+// figure settles p's axes, places its legend (beside the axes when it
+// has more than maxInsideLegend policies, or no corner is free) and
+// returns the figure.
+func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, logY bool, policies int) Figure {
 	for _, ax := range []struct {
 		a   *gonumplot.Axis
 		log *bool
@@ -515,11 +667,14 @@ func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, l
 		}
 	}
 	fig := Figure{Name: name, Plot: p}
-	if !placeLegend(p, curves, logX, logY) {
+	if policies > maxInsideLegend || !placeLegend(p, curves, logX, logY) {
 		l := p.Legend
 		l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
 		fig.legend = &l
 		p.Legend = gonumplot.NewLegend()
+		// Tall enough for the legend below the title, with the margins.
+		r := l.Rectangle(draw.Canvas{})
+		fig.height = r.Max.Y - r.Min.Y + titleHeight(p) + vg.Points(24)
 	}
 	return fig
 }
@@ -531,16 +686,43 @@ func (b *builder) underestimation() Figure {
 	for i, pol := range b.policies {
 		series[i], ses[i], cps[i] = pol.Under.Mean, pol.Under.SE, pol.Checkpoints
 	}
-	return b.lines("underestimation", p, cps, series, ses, 0, true, true)
+	return b.lines("underestimation", "underestimation", p, cps, series, ses, 0, true, true)
 }
 
 // lines draws one line per policy (series[i] at checkpoints cps[i]; nil
 // means the policy lacks it) on log x and, when possible, log y axes; on a
-// linear y axis, with a band of one SE (ses[i]) clipped below at floor.
-func (b *builder) lines(name string, p *gonumplot.Plot, cps [][]int, series, ses [][]float64, floor float64, logX, logY bool) Figure {
+// linear y axis, with a band of one SE (ses[i]) clipped below at floor. A
+// series that is 0 at every checkpoint is not drawn: a note under the
+// axes names its policies (what, in the note, names the series), and a
+// figure with nothing else shows only that line.
+func (b *builder) lines(name, what string, p *gonumplot.Plot, cps [][]int, series, ses [][]float64, floor float64, logX, logY bool) Figure {
+	var zero []string
+	drawn := 0
+	for i, pol := range b.policies {
+		if series[i] == nil {
+			continue
+		}
+		if allZero(series[i]) {
+			zero = append(zero, markupsafe.Line(pol.Label))
+			series[i] = nil
+			continue
+		}
+		drawn++
+	}
+	var notes []string
+	if len(zero) > 0 {
+		who := strings.Join(zero, ", ")
+		if drawn == 0 {
+			who = "every policy"
+		}
+		notes = append(notes, fmt.Sprintf("%s is 0 at every checkpoint for %s (not drawn).", what, who))
+	}
+	if drawn == 0 && len(zero) > 0 {
+		return Figure{Name: name, Plot: p, Notes: notes, empty: notes[0]}
+	}
 	logY = logY && anyPositive(series)
 	var curves []curve
-	var lines []*plotter.Line // added after every band
+	var lines []gonumplot.Plotter // added after every band
 	for i, pol := range b.policies {
 		if series[i] == nil {
 			continue
@@ -549,32 +731,42 @@ func (b *builder) lines(name string, p *gonumplot.Plot, cps [][]int, series, ses
 		if len(pts) == 0 {
 			continue
 		}
+		s := b.st[pol.Label]
 		if !logY && len(pts) == len(cps[i]) && len(ses[i]) == len(cps[i]) {
-			if f := band(cps[i], series[i], ses[i], floor, b.pal[pol.Label]); f != nil {
+			if f := band(cps[i], series[i], ses[i], floor, s.Color); f != nil {
 				p.Add(f)
 			}
 		}
-		l := b.line(pts, b.pal[pol.Label], false)
-		lines = append(lines, l)
-		legend(p, pol.Label, l)
+		ps := b.styled(pts, s, s.Dashes, i, logX)
+		lines = append(lines, ps...)
+		legend(p, pol.Label, thumbs(ps)...)
 		curves = append(curves, pts)
 	}
-	for _, l := range lines {
-		p.Add(l)
-	}
+	p.Add(lines...)
 	if logX {
 		p.X.Scale = gonumplot.LogScale{}
-		p.X.Tick.Marker = ticks{gonumplot.LogTicks{Prec: -1}}
+		p.X.Tick.Marker = ticks{logTicks{}}
 	}
 	if logY {
 		p.Y.Scale = gonumplot.LogScale{}
-		p.Y.Tick.Marker = ticks{gonumplot.LogTicks{Prec: -1}}
+		p.Y.Tick.Marker = ticks{logTicks{}}
 	}
-	fig := b.figure(name, p, curves, logX, logY)
+	fig := b.figure(name, p, curves, logX, logY, len(curves))
+	fig.Notes = notes
 	if logY {
 		fig.yLabel, p.Y.Label.Text = p.Y.Label.Text, ""
 	}
 	return fig
+}
+
+// allZero reports whether s holds values and every one is 0.
+func allZero(s []float64) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return len(s) > 0
 }
 
 func anyPositive(series [][]float64) bool {
@@ -590,22 +782,26 @@ func anyPositive(series [][]float64) bool {
 
 func (b *builder) separated() Figure {
 	p := b.newPlot(fmt.Sprintf("%s: separated regret (mean, %d runs)", b.name(), b.runs()), "cumulative regret")
+	logX := b.logX(p)
 	var curves []curve
-	for _, pol := range b.policies {
-		c := b.pal[pol.Label]
+	// The dash pattern tells the two series apart; a policy is told by its
+	// colour and, past eight policies, its glyph.
+	for k, pol := range b.policies {
+		s := b.st[pol.Label]
 		not := points(pol.Checkpoints, pol.RegretNot.Mean, false)
 		under := points(pol.Checkpoints, pol.RegretUnder.Mean, false)
-		ln := b.line(not, c, false)
-		lu := b.line(under, c, true)
-		p.Add(ln, lu)
-		legend(p, pol.Label, ln)
+		pn := b.styled(not, s, nil, k, logX)
+		pu := b.styled(under, s, dashes[1], k, logX)
+		p.Add(pn...)
+		p.Add(pu...)
+		legend(p, pol.Label, thumbs(pn)...)
 		curves = append(curves, not, under)
 	}
-	// A key for the two line styles, in black after the policies.
-	black := color.Gray{Y: 40}
-	p.Legend.Add("regret_not_under (solid)", b.line(nil, black, false))
-	p.Legend.Add("regret_under (dashed)", b.line(nil, black, true))
-	return b.figure("separated", p, curves, false, false)
+	// A key for the two line styles, in grey after the policies.
+	grey := color.Gray{Y: 110}
+	p.Legend.Add("regret_not_under (solid)", b.line(nil, grey, false))
+	p.Legend.Add("regret_under (dashed)", b.line(nil, grey, true))
+	return b.figure("separated", p, curves, logX, false, len(b.policies))
 }
 
 func (b *builder) diagNames() []string {
@@ -632,6 +828,9 @@ func (b *builder) diagnostic(name, figName string) Figure {
 			continue
 		}
 		series[i], ses[i], cps[i] = d.Mean, d.SE, d.Checkpoints
+		if allZero(d.Mean) {
+			continue // not drawn: it does not set the axis
+		}
 		for _, v := range d.Mean {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
@@ -646,7 +845,7 @@ func (b *builder) diagnostic(name, figName string) Figure {
 	}
 	shown := markupsafe.Line(name)
 	p := b.newPlot(fmt.Sprintf("%s: diagnostic %s (%s, %d runs)", b.name(), shown, stat, b.runs()), shown)
-	return b.lines(figName, p, cps, series, ses, math.Inf(-1), true, logY)
+	return b.lines(figName, shown, p, cps, series, ses, math.Inf(-1), true, logY)
 }
 
 // FontFace is a font that the text of SVG figures names by family: a page

@@ -51,7 +51,7 @@ func TestWrite(t *testing.T) {
 		names = append(names, filepath.Base(p))
 	}
 	var want []string
-	for _, m := range []string{"regret", "underestimation", "separated", "diag_adam_steps", "diag_kkt_gap", "diag_support_size"} {
+	for _, m := range []string{"regret", "underestimation", "separated", "regret_distribution", "diag_adam_steps", "diag_kkt_gap", "diag_support_size"} {
 		want = append(want, "small_"+m+".png", "small_"+m+".svg")
 	}
 	if !slices.Equal(names, want) {
@@ -243,7 +243,7 @@ func TestLinesPerPolicy(t *testing.T) {
 
 // TestPalette: colours depend on the labels, not on their order: a label
 // keeps its colour when others are added (absent collisions), and up to
-// ten labels get ten distinct colours.
+// eight labels get eight distinct colours.
 func TestPalette(t *testing.T) {
 	a := plot.NewPalette([]string{"TS", "KL-UCB"})
 	b := plot.NewPalette([]string{"KL-UCB", "TS"})
@@ -251,7 +251,7 @@ func TestPalette(t *testing.T) {
 		t.Error("colours depend on label order")
 	}
 	var labels []string
-	for i := range 10 {
+	for i := range 8 {
 		labels = append(labels, fmt.Sprintf("policy %d", i))
 	}
 	p := plot.NewPalette(labels)
@@ -259,8 +259,8 @@ func TestPalette(t *testing.T) {
 	for _, l := range labels {
 		seen[hex(p[l])] = true
 	}
-	if len(seen) != 10 {
-		t.Errorf("10 labels got %d distinct colours", len(seen))
+	if len(seen) != 8 {
+		t.Errorf("8 labels got %d distinct colours", len(seen))
 	}
 	// Adding labels moves a label only if one of them takes its slot: a
 	// label alone and in a set of labels whose slots differ keep colours.

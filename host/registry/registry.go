@@ -1,5 +1,12 @@
 // Package registry finds plugin executables: a scenario's `plugin: NAME` is
-// the file bench-plugin-NAME in the plugin directory.
+// the file bench-plugin-NAME in the first directory of the plugin search
+// path (Path) that holds one.
+//
+// The search path is every --plugin-dir, in order, then the entries of
+// BENCH_PLUGIN_PATH, then the shipped plugins beside bench (Beside), which
+// are always found last: a user's own directory adds plugins to the
+// shipped ones, and a plugin of theirs named like a shipped one shadows
+// it.
 package registry
 
 import (
@@ -11,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -22,9 +30,46 @@ import (
 // plugins` from running unrelated files.
 const Prefix = "bench-plugin-"
 
+// EnvPath names the environment variable of extra plugin directories,
+// colon-separated (filepath.ListSeparator), searched after every
+// --plugin-dir and before the shipped plugins.
+const EnvPath = "BENCH_PLUGIN_PATH"
+
+// Origin says how a directory came into the search path.
+type Origin string
+
+// The origins of the search path's directories, in the order searched.
+const (
+	// FromFlag is a --plugin-dir (or BENCH_PLUGIN_DIR, or the config
+	// file's plugin-dir): a directory that must exist.
+	FromFlag Origin = "--plugin-dir"
+	// FromEnv is an entry of BENCH_PLUGIN_PATH; one that does not exist
+	// is skipped, as PATH's are.
+	FromEnv Origin = EnvPath
+	// Shipped is where the shipped plugins are, beside bench; one that
+	// does not exist is skipped.
+	Shipped Origin = "beside bench"
+)
+
 // Dir is a plugin directory.
 type Dir struct {
 	Path string
+	// Origin is how the directory came into the search path; "" for a
+	// directory on its own, which must exist.
+	Origin Origin
+}
+
+// optional reports whether a directory that does not exist is skipped
+// rather than an error.
+func (d Dir) optional() bool { return d.Origin == FromEnv || d.Origin == Shipped }
+
+// String is the directory as messages name it: its path, and its origin
+// in parentheses when it has one.
+func (d Dir) String() string {
+	if d.Origin == "" {
+		return d.Path
+	}
+	return d.Path + " (" + string(d.Origin) + ")"
 }
 
 // Find returns the executable of plugin name, as an absolute path, or an
@@ -34,6 +79,13 @@ type Dir struct {
 // included: Check then says what is wrong with it, so that such a file
 // fails its own policies and `bench plugins` lists it as FAILED.
 func (d Dir) Find(name string) (string, error) {
+	return Path{d}.Find(name)
+}
+
+// lookup returns the absolute path of bench-plugin-name in d, "" when d
+// holds none; an error only when d is a directory that must exist and
+// cannot be read.
+func (d Dir) lookup(name string) (string, error) {
 	p := filepath.Join(d.Path, Prefix+name)
 	st, err := os.Lstat(p)
 	if err == nil && !st.IsDir() {
@@ -44,14 +96,160 @@ func (d Dir) Find(name string) (string, error) {
 		}
 		return p, nil
 	}
-	found, lerr := d.Names()
-	switch {
-	case lerr != nil:
-		return "", fmt.Errorf("plugin %q: looked for %s: %w", name, p, lerr)
-	case len(found) == 0:
-		return "", fmt.Errorf("plugin %q: no %s%s in %s, which holds no plugins (build them with `make build`, or set --plugin-dir / BENCH_PLUGIN_DIR)", name, Prefix, name, d.Path)
+	if !d.optional() {
+		if _, err := d.Names(); err != nil {
+			return "", fmt.Errorf("plugin directory %s: %w", d, err)
+		}
 	}
-	return "", fmt.Errorf("plugin %q: no %s%s in %s; found: %s (set --plugin-dir / BENCH_PLUGIN_DIR to look elsewhere)", name, Prefix, name, d.Path, strings.Join(found, ", "))
+	return "", nil
+}
+
+// Path is the plugin search path: its directories are searched in order,
+// and the first that holds bench-plugin-NAME gives plugin NAME.
+type Path []Dir
+
+// NewPath returns the search path: flagDirs (every --plugin-dir) in
+// order, then the entries of env (BENCH_PLUGIN_PATH's value,
+// colon-separated; empty entries are skipped), then the shipped plugins'
+// directories (Beside). A directory already in the path is left out the
+// second time, so that a --plugin-dir naming bin/plugins does not report
+// every shipped plugin as found twice.
+func NewPath(flagDirs []string, env string) Path {
+	var p Path
+	for _, d := range flagDirs {
+		p = p.add(Dir{Path: d, Origin: FromFlag})
+	}
+	for _, d := range filepath.SplitList(env) {
+		if d != "" {
+			p = p.add(Dir{Path: d, Origin: FromEnv})
+		}
+	}
+	for _, d := range Beside() {
+		p = p.add(d)
+	}
+	return p
+}
+
+// add appends d unless the path holds the same directory already, named
+// alike once cleaned and made absolute, or the very same directory by
+// another name (a symbolic link).
+func (p Path) add(d Dir) Path {
+	abs, err := filepath.Abs(d.Path)
+	if err != nil {
+		abs = filepath.Clean(d.Path)
+	}
+	st, serr := os.Stat(d.Path)
+	for _, e := range p {
+		if ea, err := filepath.Abs(e.Path); err == nil && ea == abs {
+			return p
+		}
+		if serr == nil {
+			if est, err := os.Stat(e.Path); err == nil && os.SameFile(st, est) {
+				return p
+			}
+		}
+	}
+	return append(p, d)
+}
+
+// Find returns the executable of plugin name from the first directory of
+// the path that holds bench-plugin-NAME, as an absolute path, or an error
+// naming every directory searched and the plugins found there. A
+// --plugin-dir that cannot be read is an error, before any later
+// directory is searched: a mistyped directory must not let a shipped
+// plugin of the same name run in place of the user's. Whatever a
+// directory holds under the plugin's file name, except a directory, is
+// returned without being opened, a dangling symbolic link and a FIFO
+// included: Check then says what is wrong with it, so that such a file
+// fails its own policies and `bench plugins` lists it as FAILED.
+func (p Path) Find(name string) (string, error) {
+	for _, d := range p {
+		found, err := d.lookup(name)
+		if err != nil {
+			return "", fmt.Errorf("plugin %q: %w", name, err)
+		}
+		if found != "" {
+			return found, nil
+		}
+	}
+	var dirs []string
+	for _, d := range p {
+		dirs = append(dirs, d.String())
+	}
+	where := "in " + strings.Join(dirs, ", ")
+	if len(p) > 1 {
+		where = "in the plugin search path: " + strings.Join(dirs, "; ")
+	}
+	var found []string
+	for _, pl := range p.List().Plugins {
+		found = append(found, pl.Name)
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("plugin %q: no %s%s %s, which holds no plugins (build them with `make build`, or add a directory with --plugin-dir or %s)", name, Prefix, name, where, EnvPath)
+	}
+	return "", fmt.Errorf("plugin %q: no %s%s %s; found: %s (add a directory with --plugin-dir or %s)", name, Prefix, name, where, strings.Join(found, ", "), EnvPath)
+}
+
+// Found is one plugin executable of the search path.
+type Found struct {
+	// Path is the executable, absolute.
+	Path string
+	// Dir is the directory of the search path it is in.
+	Dir Dir
+}
+
+// Plugin is a plugin name of the search path: the executable Find returns
+// for it, and those of the same name in later directories, which it
+// shadows.
+type Plugin struct {
+	Name string
+	Found
+	Shadowed []Found
+}
+
+// DirState is what one directory of the search path holds.
+type DirState struct {
+	Dir
+	// Names are the plugins it holds, sorted, shadowed ones included.
+	Names []string
+	// Err is why it could not be read; for a directory that may be
+	// missing (FromEnv, Shipped), errors.Is(Err, fs.ErrNotExist) is no
+	// fault.
+	Err error
+}
+
+// Listing is what the search path holds.
+type Listing struct {
+	// Dirs are the path's directories, in order.
+	Dirs []DirState
+	// Plugins are every name found, sorted, each with the executable
+	// Find returns for it.
+	Plugins []Plugin
+}
+
+// List reads every directory of the path and returns what each holds and,
+// per plugin name, where Find finds it and what it shadows.
+func (p Path) List() Listing {
+	var l Listing
+	byName := map[string]int{}
+	for _, d := range p {
+		names, err := d.Names()
+		l.Dirs = append(l.Dirs, DirState{Dir: d, Names: names, Err: err})
+		for _, n := range names {
+			f := Found{Path: filepath.Join(d.Path, Prefix+n), Dir: d}
+			if abs, err := filepath.Abs(f.Path); err == nil {
+				f.Path = abs
+			}
+			if i, ok := byName[n]; ok {
+				l.Plugins[i].Shadowed = append(l.Plugins[i].Shadowed, f)
+				continue
+			}
+			byName[n] = len(l.Plugins)
+			l.Plugins = append(l.Plugins, Plugin{Name: n, Found: f})
+		}
+	}
+	slices.SortFunc(l.Plugins, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
+	return l
 }
 
 // ErrNotExecutable matches (errors.Is) the errors of Check and SHA256 for
@@ -156,15 +354,19 @@ func SHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Default returns the default plugin directory: plugins/ beside the running
-// executable, so `make build` yields bin/bench and bin/plugins/.
-func Default() string {
+// Beside returns the directories of the shipped plugins, beside the
+// running executable (its symbolic links resolved): plugins/ there, the
+// layout of `make build` (bin/bench, bin/plugins/), then that directory
+// itself, the layout of `go install .../cmd/...` and `make install`
+// (GOBIN/bench, GOBIN/bench-plugin-NAME).
+func Beside() []Dir {
 	exe, err := os.Executable()
 	if err != nil {
-		return "plugins"
+		return []Dir{{Path: "plugins", Origin: Shipped}}
 	}
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	return filepath.Join(filepath.Dir(exe), "plugins")
+	dir := filepath.Dir(exe)
+	return []Dir{{Path: filepath.Join(dir, "plugins"), Origin: Shipped}, {Path: dir, Origin: Shipped}}
 }

@@ -111,3 +111,120 @@ func TestCheckRefusesWithoutOpening(t *testing.T) {
 		t.Errorf("Names = %v, %v; want %v", names, err, want)
 	}
 }
+
+// TestPath: the search path is every --plugin-dir in order, then the
+// entries of BENCH_PLUGIN_PATH, then the shipped directories beside bench;
+// a name is the first executable of that name on it, and List names the
+// later ones it shadows. A BENCH_PLUGIN_PATH entry that does not exist is
+// skipped; a --plugin-dir that does not exist fails the lookup before a
+// later directory is searched.
+func TestPath(t *testing.T) {
+	root := t.TempDir()
+	mk := func(dir string, names ...string) string {
+		t.Helper()
+		d := filepath.Join(root, dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(d, Prefix+n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	a, b := mk("a", "x", "only-a"), mk("b", "x", "z")
+	c, d := mk("c", "x", "y"), mk("d", "y", "z", "only-d")
+	missing := filepath.Join(root, "missing")
+	p := NewPath([]string{a, b}, c+":"+missing+"::"+d)
+
+	shipped := Beside()
+	want := Path{{a, FromFlag}, {b, FromFlag}, {c, FromEnv}, {missing, FromEnv}, {d, FromEnv}}
+	want = append(want, shipped...)
+	if !slices.Equal(p, want) {
+		t.Fatalf("NewPath = %v\nwant %v", p, want)
+	}
+	if len(shipped) != 2 || shipped[0].Origin != Shipped || shipped[1].Path != filepath.Dir(shipped[0].Path) || filepath.Base(shipped[0].Path) != "plugins" {
+		t.Errorf("Beside = %v, want plugins/ beside the executable, then its own directory", shipped)
+	}
+
+	for _, tc := range []struct {
+		name, dir string
+		shadowed  []string
+	}{
+		{"x", a, []string{b, c}},
+		{"only-a", a, nil},
+		{"z", b, []string{d}},
+		{"y", c, []string{d}},
+		{"only-d", d, nil},
+	} {
+		got, err := p.Find(tc.name)
+		if w := filepath.Join(tc.dir, Prefix+tc.name); err != nil || got != w {
+			t.Errorf("Find(%q) = %q, %v; want %q", tc.name, got, err, w)
+		}
+		var pl *Plugin
+		l := p.List()
+		for i := range l.Plugins {
+			if l.Plugins[i].Name == tc.name {
+				pl = &l.Plugins[i]
+			}
+		}
+		if pl == nil || pl.Path != got {
+			t.Fatalf("List has %q as %+v, want it at %s as Find has it", tc.name, pl, got)
+		}
+		var sh []string
+		for _, s := range pl.Shadowed {
+			sh = append(sh, filepath.Dir(s.Path))
+		}
+		if !slices.Equal(sh, tc.shadowed) {
+			t.Errorf("%s shadows %v, want %v", tc.name, sh, tc.shadowed)
+		}
+	}
+	l := p.List()
+	var names []string
+	for _, pl := range l.Plugins {
+		names = append(names, pl.Name)
+	}
+	if !slices.IsSorted(names) || len(names) != 5 {
+		t.Errorf("List names %v, want the five, sorted", names)
+	}
+	if st := l.Dirs[3]; st.Path != missing || !errors.Is(st.Err, os.ErrNotExist) {
+		t.Errorf("the missing BENCH_PLUGIN_PATH entry: %+v, want not-exist", st)
+	}
+
+	// Not found: every directory searched is named, and what was found.
+	_, err := p.Find("nope")
+	if err == nil {
+		t.Fatal("Find(nope) succeeded")
+	}
+	for _, w := range []string{`plugin "nope"`, Prefix + "nope", a + " (--plugin-dir)", d + " (BENCH_PLUGIN_PATH)", "found: only-a, only-d, x, y, z"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Find(nope): %v; want it to name %q", err, w)
+		}
+	}
+
+	// A --plugin-dir that does not exist is an error, even for a plugin
+	// that a later directory holds: a typo must not run another plugin.
+	bad := NewPath([]string{missing, a}, "")
+	if got, err := bad.Find("x"); err == nil || !strings.Contains(err.Error(), missing+" (--plugin-dir)") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Find with a missing --plugin-dir = %q, %v; want an error naming it", got, err)
+	}
+}
+
+// TestNewPathDedupes: a directory named twice, by the same path or through
+// a symbolic link, is searched once, where it first appears (a shipped
+// directory named in BENCH_PLUGIN_PATH is searched there), so that its
+// plugins are not reported as shadowing themselves.
+func TestNewPathDedupes(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	shipped := Beside()
+	p := NewPath([]string{dir, dir + "/.", link}, dir+":"+shipped[0].Path)
+	want := Path{{dir, FromFlag}, {shipped[0].Path, FromEnv}, shipped[1]}
+	if !slices.Equal(p, want) {
+		t.Errorf("NewPath = %v, want %v", p, want)
+	}
+}

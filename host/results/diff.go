@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // FieldDiff is one field in which two scenarios differ: its JSON name and
@@ -13,9 +14,9 @@ type FieldDiff struct {
 }
 
 // ExperimentFields are the scenario fields that make two runs different
-// experiments: the environment, the protocol and the feedback. Runs, seed, replications
+// experiments: the environment (its changes included), the protocol and the feedback. Runs, seed, replications
 // and checkpoints only decide how the runs can be compared or combined.
-var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls", "feedback"}
+var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls", "feedback", "changes", "drift", "random_changes"}
 
 // Diff lists every field of the scenario in which a and b differ, in
 // schema order; the free-text description is not compared. It is the one
@@ -65,6 +66,15 @@ func (a Scenario) Diff(b Scenario) []FieldDiff {
 	if a.Feedback != b.Feedback {
 		add("feedback", feedback(a.Feedback), feedback(b.Feedback))
 	}
+	if x, y := points(a.Changes), points(b.Changes); x != y {
+		add("changes", x, y)
+	}
+	if x, y := points(a.Drift), points(b.Drift); x != y {
+		add("drift", x, y)
+	}
+	if x, y := randomChanges(a.RandomChanges), randomChanges(b.RandomChanges); x != y {
+		add("random_changes", x, y)
+	}
 	return d
 }
 
@@ -92,4 +102,29 @@ func feedback(f string) string {
 		return "immediate"
 	}
 	return fmt.Sprintf("%q", f)
+}
+
+// points formats recorded change points, "none" when there are none: a
+// float formats as its shortest exact decimal, so different means never
+// format alike.
+func points(ps []Change) string {
+	if ps == nil {
+		return "none"
+	}
+	var b strings.Builder
+	for j, p := range ps {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d: %v", p.At, p.Means)
+	}
+	return "[" + b.String() + "]"
+}
+
+// randomChanges formats recorded random changes, "none" without.
+func randomChanges(r *RandomChanges) string {
+	if r == nil {
+		return "none"
+	}
+	return fmt.Sprintf("rate %v, means uniform %v", r.Rate, r.Means.Uniform)
 }

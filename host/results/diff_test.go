@@ -14,7 +14,9 @@ import (
 func TestDiffCoversEveryField(t *testing.T) {
 	yes := true
 	base := Scenario{Name: "s", Description: "d", Family: "gaussian", Arms: 2, Horizon: 100, Runs: 10, Seed: seed.Int(1),
-		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}, Feedback: "delay 10"}
+		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}, Feedback: "delay 10",
+		Changes: []Change{{At: 20, Means: []float64{0.4, 0.5}}}, Drift: []Change{{At: 30, Means: []float64{0.4, 0.5}}},
+		RandomChanges: &RandomChanges{Rate: 0.2, Means: MeanDistribution{Uniform: []float64{0, 2}}}}
 	if d := base.Diff(base); len(d) != 0 {
 		t.Fatalf("a scenario differs from itself: %v", d)
 	}
@@ -37,10 +39,16 @@ func TestDiffCoversEveryField(t *testing.T) {
 		case reflect.Slice:
 			if f.Type.Elem().Kind() == reflect.Int {
 				v.Set(reflect.ValueOf([]int{10, 50, 100}))
+			} else if f.Type.Elem() == reflect.TypeFor[Change]() {
+				v.Set(reflect.ValueOf([]Change{{At: 50, Means: []float64{0.4, 0.5}}}))
 			} else {
 				v.Set(reflect.ValueOf([]float64{0.5, 0.3}))
 			}
 		case reflect.Pointer:
+			if f.Type == reflect.TypeFor[*RandomChanges]() {
+				v.Set(reflect.ValueOf(&RandomChanges{Rate: 0.1, Means: MeanDistribution{Uniform: []float64{0, 1}}}))
+				break
+			}
 			v.Set(reflect.ValueOf(&no))
 		case reflect.Struct:
 			if f.Type != reflect.TypeFor[seed.Seed]() {

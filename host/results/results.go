@@ -64,6 +64,83 @@ type Scenario struct {
 	// Feedback is the scenario's `feedback:` ("delay 10", "geometric mean
 	// 10", "batch 100"); empty for immediate feedback.
 	Feedback string `json:"feedback,omitempty"`
+	// Changes, Drift and RandomChanges record a changing environment as
+	// the scenario's environment declares it (design §8), with the scale
+	// applied as in Means; all absent for a stationary one (files
+	// unchanged). At most one is set.
+	Changes       []Change       `json:"changes,omitempty"`
+	Drift         []Change       `json:"drift,omitempty"`
+	RandomChanges *RandomChanges `json:"random_changes,omitempty"`
+}
+
+// Change is a point of Scenario.Changes (the means from round At on) or
+// of Scenario.Drift (the means at round At).
+type Change struct {
+	At    int       `json:"at"`
+	Means []float64 `json:"means"`
+}
+
+// RandomChanges records random breakpoints: a Poisson process of Rate per
+// round, each arm's mean redrawn from Means.
+type RandomChanges struct {
+	Rate  float64          `json:"rate"`
+	Means MeanDistribution `json:"means"`
+}
+
+// MeanDistribution is the distribution of a redrawn mean: uniform on
+// [Uniform[0], Uniform[1]).
+type MeanDistribution struct {
+	Uniform []float64 `json:"uniform"`
+}
+
+// checkChanges refuses recorded changes that no run could have written:
+// more than one kind, points out of (1, horizon] or not increasing, a
+// mean per arm missing or not a number, a rate or bounds out of range.
+func (s Scenario) checkChanges() error {
+	kinds := 0
+	for _, l := range []struct {
+		name   string
+		points []Change
+	}{{"changes", s.Changes}, {"drift", s.Drift}} {
+		if l.points == nil {
+			continue
+		}
+		kinds++
+		if len(l.points) == 0 {
+			return fmt.Errorf("scenario.%s: empty", l.name)
+		}
+		for j, p := range l.points {
+			if p.At < 2 || p.At > s.Horizon || (j > 0 && p.At <= l.points[j-1].At) {
+				return fmt.Errorf("scenario.%s[%d].at = %d: want rounds strictly increasing in (1, horizon %d]", l.name, j, p.At, s.Horizon)
+			}
+			if len(p.Means) != s.Arms {
+				return fmt.Errorf("scenario.%s[%d]: %d means for %d arms", l.name, j, len(p.Means), s.Arms)
+			}
+			if err := checkNumbers(fmt.Sprintf("scenario.%s[%d].means", l.name, j), p.Means); err != nil {
+				return err
+			}
+		}
+	}
+	if r := s.RandomChanges; r != nil {
+		kinds++
+		if !(r.Rate > 0 && r.Rate <= 1) {
+			return fmt.Errorf("scenario.random_changes.rate = %v: want (0, 1]", r.Rate)
+		}
+		u := r.Means.Uniform
+		if len(u) != 2 {
+			return fmt.Errorf("scenario.random_changes.means.uniform: want [lo, hi], got %d numbers", len(u))
+		}
+		if err := checkNumbers("scenario.random_changes.means.uniform", u); err != nil {
+			return err
+		}
+		if u[0] > u[1] {
+			return fmt.Errorf("scenario.random_changes.means.uniform: lo %v > hi %v", u[0], u[1])
+		}
+	}
+	if kinds > 1 {
+		return fmt.Errorf("scenario: more than one of changes, drift and random_changes")
+	}
+	return nil
 }
 
 // Shard says which slice of the replications a file holds.
@@ -163,6 +240,12 @@ type Policy struct {
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
+	// Replications, when not 0, is how many replications the policy used:
+	// the first that many of the file's. A sequential gate (bench
+	// --baseline FILE --sequential) stops a policy as soon as its verdict
+	// is known; its final values and traces then hold only these. 0 (and
+	// absent) means all of them.
+	Replications int `json:"replications,omitempty"`
 	// Audit, when the run was audited (--audit N), names the replications
 	// that were replayed alone and whether each gave its run's values.
 	Audit *Audit `json:"audit,omitempty"`
@@ -324,6 +407,9 @@ func (f *File) Check() error {
 	if err := checkNumbers("scenario.noise_sd", []float64{f.Scenario.NoiseSD}); err != nil {
 		return err
 	}
+	if err := f.Scenario.checkChanges(); err != nil {
+		return err
+	}
 	if err := checkReplications(f.Shard.Replications, f.Scenario.Runs); err != nil {
 		return err
 	}
@@ -350,6 +436,13 @@ func (f *File) Check() error {
 			continue
 		default:
 			return fmt.Errorf("policies[%d] %q: unknown status %q (want %q or %q)", i, p.Label, p.Status, StatusOK, StatusFailed)
+		}
+		nrep := nrep
+		if p.Replications != 0 {
+			if p.Replications < 1 || p.Replications > nrep {
+				return fmt.Errorf("policies[%d] %q: replications = %d, want 1..%d", i, p.Label, p.Replications, nrep)
+			}
+			nrep = p.Replications
 		}
 		n := len(p.Checkpoints)
 		if n == 0 || p.Checkpoints[n-1] != f.Scenario.Horizon {

@@ -89,6 +89,16 @@ type Environment struct {
 	// Scale, when non-zero, multiplies every mean: the true means are
 	// Means[i] * Scale (e.g. OBD's CTR * sqrt(1000) / 0.057774753125).
 	Scale float64 `yaml:"scale,omitempty"`
+	// Changes make the environment piecewise-stationary: from round At
+	// of each on, the means are its Means (design §8).
+	Changes []Change `yaml:"changes,omitempty" json:",omitempty"`
+	// Drift makes the means move linearly from one point to the next:
+	// from Means at round 1 to each point's Means at its round At, constant
+	// after the last point.
+	Drift []Change `yaml:"drift,omitempty" json:",omitempty"`
+	// RandomChanges redraws the means at random breakpoints, in each
+	// replication on its own.
+	RandomChanges *RandomChanges `yaml:"random_changes,omitempty" json:",omitempty"`
 }
 
 // Policy is one policy of a scenario: a plugin and its parameters.
@@ -153,13 +163,13 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	s.Source = source
 
 	var missing []error
-	for _, key := range []struct{ key, what string }{
+	for _, key := range append([]struct{ key, what string }{
 		{"environment", "the arms: family, means, noise_sd"},
 		{"environment.means", "the arm means, at least two"},
 		{"horizon", "the number of rounds T"},
 		{"runs", "the number of replications"},
 		{"policies", "at least one {plugin: NAME, label: LABEL}"},
-	} {
+	}, s.requiredChangeKeys()...) {
 		if !d.set[key.key] {
 			if i := strings.LastIndexByte(key.key, '.'); i > 0 && !d.set[key.key[:i]] {
 				continue // reported for the parent
@@ -320,9 +330,12 @@ func (s *Scenario) Select(labels []string) error {
 
 // SetHorizon overrides the horizon (e.g. from --horizon) and adapts the
 // checkpoints: defaulted ones are recomputed; explicit ones beyond T are
-// dropped and T is appended. It then validates the scenario.
+// dropped and T is appended. Changes after T are dropped, and drift
+// points after T are replaced by the point at T on the way to the next one
+// (trimChanges). It then validates the scenario.
 func (s *Scenario) SetHorizon(T int) error {
 	s.Horizon = T
+	s.trimChanges(T)
 	if s.defaultCheckpoints || len(s.Checkpoints) == 0 {
 		s.Checkpoints = DefaultCheckpoints(T)
 	} else {

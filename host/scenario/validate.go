@@ -84,22 +84,29 @@ func (s *Scenario) Validate() error {
 	case 1:
 		bad("environment.means", "one arm; need at least two")
 	}
-	for i, m := range e.Means {
-		field := fmt.Sprintf("environment.means[%d]", i)
+	// checkMean judges one mean (of environment.means or of a change) and
+	// reports whether it is usable.
+	checkMean := func(field string, m float64) bool {
 		mu := m * scale
 		switch {
 		case math.IsNaN(m) || math.IsInf(m, 0):
 			bad(field, "must be finite, got %v", m)
-			meansOK = false
+			return false
 		case math.IsInf(mu, 0):
 			bad(field, "%v * scale %v is not finite", m, e.Scale)
-			meansOK = false
+			return false
 		case family == sdk.Bernoulli && (mu < 0 || mu > 1):
 			if e.Scale != 0 {
 				bad(field, "%v (after scale) is outside [0, 1], the range of a bernoulli mean", mu)
 			} else {
 				bad(field, "%v is outside [0, 1], the range of a bernoulli mean", mu)
 			}
+		}
+		return true
+	}
+	for i, m := range e.Means {
+		if !checkMean(fmt.Sprintf("environment.means[%d]", i), m) {
+			meansOK = false
 		}
 	}
 
@@ -118,11 +125,12 @@ func (s *Scenario) Validate() error {
 		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
 			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
 	}
+	changeMu := s.checkChanges(bad, checkMean, horizonOK)
 	if horizonOK && noiseOK && meansOK && len(e.Means) > 0 {
 		// Rewards, their sums over the horizon and the sums of their
 		// squares (which policies form) must stay finite, or the metrics and
 		// the results file would hold Inf and NaN.
-		maxMu := 0.0
+		maxMu := changeMu
 		for _, m := range e.Means {
 			maxMu = max(maxMu, math.Abs(m*scale))
 		}

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regretbench/regretbench/host/client"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/plugins/remax/remax"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"

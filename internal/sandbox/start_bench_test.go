@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/testbin"
 )
@@ -24,7 +24,7 @@ import (
 //	go test -run '^$' -bench Start -benchtime=50x ./internal/sandbox/
 func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
-	if err := testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "github.com/regretbench/regretbench/plugins/ts", Name: "bench-plugin-ts"}); err != nil {
+	if err := testbin.Build(dir, testbin.Options{}, testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ts", Name: "bench-plugin-ts"}); err != nil {
 		b.Fatal(err)
 	}
 	ts := filepath.Join(dir, "bench-plugin-ts")

@@ -43,7 +43,7 @@ const CacheEnv = "REGRETBENCH_TEST_CACHE"
 // Main is one main package to build.
 type Main struct {
 	// Pkg is an import path, or a directory relative to the build
-	// directory ("./testdata/faulty", "../../plugins/klucb", ".").
+	// directory ("./testdata/faulty", "../../cmd/bench-plugin-klucb", ".").
 	Pkg string
 	// Name is the executable's file name in the destination directory,
 	// or its slash-separated path there ("plugins/bench-plugin-ts").

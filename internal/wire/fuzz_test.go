@@ -22,7 +22,7 @@ import (
 // Each target checks, besides not panicking, that whatever is accepted is
 // exactly what the session expects and that nothing was allocated beyond
 // what the session can need. The host's checks of gRPC answers are fuzzed
-// in host/client, the SDK's runner in sdk.
+// in internal/client, the SDK's runner in sdk.
 
 // FuzzReadFrame: a frame is read whole or refused, never longer than the
 // session's limit, and its buffer is no larger than that limit needs.

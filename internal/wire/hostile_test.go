@@ -54,7 +54,7 @@ func rawPeer(t *testing.T, frame []byte) *StepSocket {
 // TestRawResponseFrames: the host's end of the step socket refuses a
 // hand-made answer that does not fit the session, saying what is wrong,
 // and costs no more memory than a well-formed frame (issue 15, item 1:
-// 13 bytes made bench allocate 100 GB and die). host/client checks that
+// 13 bytes made bench allocate 100 GB and die). internal/client checks that
 // the refusal reaches bench as the plugin's error for that round.
 func TestRawResponseFrames(t *testing.T) {
 	for _, c := range []struct {

@@ -53,7 +53,7 @@ type Session interface {
 
 // InProcess returns a Server for a plugin value (an sdk.Plugin) in the
 // calling process. Package sdk sets it when it is initialised; the host's
-// in-process connection (host/client.Local) calls it, so that the policy
+// in-process connection (internal/client.Local) calls it, so that the policy
 // runner stays behind package sdk's author API.
 var InProcess func(plugin any) (Server, error)
 

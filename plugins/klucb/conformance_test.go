@@ -1,4 +1,4 @@
-package main
+package klucb
 
 import (
 	"testing"
@@ -9,10 +9,10 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })
-	t.Run("bernoulli", func(t *testing.T) { sdktest.Run(t, plugin, sdktest.WithFamily(sdk.Bernoulli)) })
+	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, Plugin) })
+	t.Run("bernoulli", func(t *testing.T) { sdktest.Run(t, Plugin, sdktest.WithFamily(sdk.Bernoulli)) })
 }
 
 // TestParamRanges: the ranges Describe declares are exactly what New
 // refuses, so bench refuses a bad value before a run starts.
-func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, plugin) }
+func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, Plugin) }

@@ -1,4 +1,4 @@
-package main
+package remax
 
 import (
 	"testing"
@@ -8,12 +8,12 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, plugin) })
+	t.Run("gaussian", func(t *testing.T) { sdktest.Run(t, Plugin) })
 	t.Run("inflated", func(t *testing.T) {
-		sdktest.Run(t, plugin, sdktest.WithParams(map[string]any{"variance_inflation": 3.0}))
+		sdktest.Run(t, Plugin, sdktest.WithParams(map[string]any{"variance_inflation": 3.0}))
 	})
 }
 
 // TestParamRanges: the ranges Describe declares are exactly what New
 // refuses, so bench refuses a bad value before a run starts.
-func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, plugin) }
+func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, Plugin) }

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/sdk"
 )
 

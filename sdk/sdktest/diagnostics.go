@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // ruleDiagnosticsAgree is the rule of diagnosticsAgree.

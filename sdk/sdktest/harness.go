@@ -9,7 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/feedback"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -249,50 +250,18 @@ type player struct {
 	pulls [][]int     // pulls[i][arm] so far, replication position i
 	arms  [][]int32   // arms[i][t-1]
 	diags [][]float64 // diagnostics of the last round asked for, as returned
-	// Under delayed feedback: the rewards not yet arrived, in pull order.
-	pending []pendingReward
-	arr     []client.Arrival
+	// Under delayed feedback: when rewards arrive, and those not yet
+	// arrived.
+	sched *feedback.Schedule
+	mail  *feedback.Mailbox
 }
 
-// pendingReward is a reward of the kit's session waiting for its round.
-type pendingReward struct {
-	due int
-	a   client.Arrival
-}
-
-// due is the round at whose start the kit delivers the reward of round t
-// of replication r (design §3): t+d+1 for a delay d, the next multiple of
-// the batch plus one. The kit's geometric delays are a function of (r, t).
-func due(fb sdk.Feedback, r uint64, t int) int {
-	switch fb.Kind {
-	case sdk.Delay:
-		return t + fb.Delay + 1
-	case sdk.Batch:
-		return (t+fb.Batch-1)/fb.Batch*fb.Batch + 1
-	case sdk.Geometric:
-		u := float64(seed.Mix(seed.Mix(r^0x64656c6179)^uint64(t))>>11+1) / (1 << 53) // (0, 1]
-		if fb.Mean <= 0 {
-			return t + 1
-		}
-		return t + int(math.Floor(math.Log(u)/math.Log1p(-1/(1+fb.Mean)))) + 1
-	}
-	return t + 1
-}
-
-// arrivals takes the rewards due at round t, ordered by index then round.
-func (p *player) arrivals(t int) []client.Arrival {
-	p.arr = p.arr[:0]
-	keep := p.pending[:0]
-	for _, q := range p.pending {
-		if q.due == t {
-			p.arr = append(p.arr, q.a)
-		} else {
-			keep = append(keep, q)
-		}
-	}
-	p.pending = keep
-	slices.SortStableFunc(p.arr, func(a, b client.Arrival) int { return a.Index - b.Index })
-	return p.arr
+// kitDelay is the geometric delay of the kit's reward of round t of
+// replication r: a function of (r, t), so that every path sees the same
+// delays.
+func kitDelay(mean float64, r uint64, t int) int {
+	u := float64(seed.Mix(seed.Mix(r^0x64656c6179)^uint64(t))>>11+1) / (1 << 53) // (0, 1]
+	return feedback.GeometricDelay(u, mean)
 }
 
 func (h *Target) open(c client.Conn, s spec) (*player, error) {
@@ -308,6 +277,10 @@ func (h *Target) open(c client.Conn, s spec) (*player, error) {
 		return nil, fmt.Errorf("open (%s): %w", s, err)
 	}
 	p := &player{s: s, h: h, sess: sess, cfg: h.cfg, pulls: make([][]int, len(s.reps)), arms: make([][]int32, len(s.reps))}
+	if s.feedback.Delayed() {
+		p.sched = feedback.NewSchedule(s.feedback, func(i, t int) int { return kitDelay(s.feedback.Mean, s.reps[i], t) })
+		p.mail = feedback.NewMailbox(len(s.reps), s.horizon)
+	}
 	for i := range p.pulls {
 		p.pulls[i] = make([]int, s.arms)
 		p.arms[i] = make([]int32, 0, s.horizon)
@@ -326,7 +299,7 @@ func (p *player) step() error {
 	delayed := p.s.feedback.Delayed()
 	st := client.Step{Round: t, PrevArms: p.prevA, WantDiag: want}
 	if delayed {
-		st.Arrivals = p.arrivals(t)
+		st.Arrivals = p.mail.Take(t)
 	} else {
 		st.PrevRewards = p.prevR
 	}
@@ -369,9 +342,7 @@ func (p *player) step() error {
 		p.prevR[i] = p.cfg.reward(key, int(a), p.pulls[i][a], p.s.arms)
 		p.pulls[i][a]++
 		if delayed {
-			if d := due(p.s.feedback, p.s.reps[i], t); d <= p.s.horizon {
-				p.pending = append(p.pending, pendingReward{due: d, a: client.Arrival{Index: i, Round: t, Arm: a, Reward: p.prevR[i]}})
-			}
+			p.mail.Post(p.sched.Due(t, i), i, t, a, p.prevR[i])
 		}
 	}
 	p.round = t

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // launcherEnv, set to a plugin's path, makes any program that imports this

@@ -276,8 +276,8 @@ func TestRunExecutable(t *testing.T) {
 	// author's go mod tidy follows this test's imports (see
 	// host/cli's TestWritingPluginsGuide).
 	exe := filepath.Join(t.TempDir(), "bench-plugin-klucb")
-	if out, err := exec.Command("go", "build", "-o", exe, "../../plugins/klucb").CombinedOutput(); err != nil {
-		t.Fatalf("building plugins/klucb: %v\n%s", err, out)
+	if out, err := exec.Command("go", "build", "-o", exe, "../../cmd/bench-plugin-klucb").CombinedOutput(); err != nil {
+		t.Fatalf("building cmd/bench-plugin-klucb: %v\n%s", err, out)
 	}
 	sdktest.RunExecutable(t, exe, sdktest.Quick())
 

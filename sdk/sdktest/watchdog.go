@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/regretbench/regretbench/host/client"
+	"github.com/regretbench/regretbench/internal/client"
 )
 
 // call is a call to the plugin that the watchdog times: Open, a round's

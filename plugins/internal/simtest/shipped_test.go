@@ -30,9 +30,13 @@ func TestShipped(t *testing.T) {
 	}
 }
 
-// TestNoHostDeps fails if a plugin package, or the SDK an author imports,
-// links code of the host (module path .../host/): a plugin binary must
-// carry the SDK and its own policy only.
+// TestNoHostDeps fails if a plugin package, the SDK an author imports or
+// the conformance kit links code of the host (module path .../host/): a
+// plugin binary must carry the SDK and its own policy only, and an author's
+// tests the SDK and its kit only. No package under sdk/ imports host/, tests
+// included: what both sides share (the client, the params rules, the
+// delayed-feedback schedule) lives under internal/, which must not link the
+// host either.
 func TestNoHostDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -40,22 +44,29 @@ func TestNoHostDeps(t *testing.T) {
 	const host = "github.com/regretbench/regretbench/host/"
 	for _, c := range []struct {
 		pattern string
-		allowed string // the one host package it may link, "" for none
+		tests   bool // the packages' tests' dependencies too
 	}{
-		{"github.com/regretbench/regretbench/plugins/...", ""},
-		{"github.com/regretbench/regretbench/sdk", ""},
-		// The conformance kit plays the host's side of the protocol: it
-		// links the host's client, and through it nothing else of the host.
-		{"github.com/regretbench/regretbench/sdk/sdktest", host + "client"},
+		{"github.com/regretbench/regretbench/plugins/...", false},
+		{"github.com/regretbench/regretbench/sdk/...", true},
+		{"github.com/regretbench/regretbench/internal/...", true},
+		// The shipped plugins' commands (go install .../cmd/...).
+		{"github.com/regretbench/regretbench/cmd/bench-plugin-...", false},
 	} {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Deps}}", c.pattern).CombinedOutput()
+		args := []string{"list", "-deps", "-f", "{{.ImportPath}} {{.Deps}}"}
+		if c.tests {
+			args = append(args, "-test")
+		}
+		out, err := exec.Command("go", append(args, c.pattern)...).CombinedOutput()
 		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", c.pattern, err, out)
+			t.Fatalf("go %s %s: %v\n%s", strings.Join(args, " "), c.pattern, err, out)
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			pkg, deps, _ := strings.Cut(line, " ")
+			if strings.HasPrefix(pkg, host) {
+				continue // a host package listed as a dependency is reported below
+			}
 			for _, d := range strings.Fields(strings.Trim(deps, "[]")) {
-				if strings.HasPrefix(d, host) && d != c.allowed {
+				if strings.HasPrefix(d, host) {
 					t.Errorf("%s depends on host package %s (via go list -deps %s)", pkg, d, c.pattern)
 				}
 			}

@@ -1,11 +1,13 @@
-"""Policy parameters: declarations, coercion and checks, as sdk/params.go.
+"""Policy parameters: declarations, coercion and checks, as internal/params.
 
 The rules are the Go SDK's, so that bench, the Go SDK and this package
 agree on every value: integral floats are accepted as ints and ints as
 floats, nothing else is converted; bounds apply to float and int
-parameters; a float must be finite.
+parameters; a float must be finite. Both are checked against the same
+vectors, sdk/testdata/params/vectors.json.
 """
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, List, Optional
@@ -78,10 +80,46 @@ def _fail(typ, v):
 
 
 def _fmt(x):
-    """A number as Go's fmt %v prints it (2, 0.5, 1e+06)."""
-    if isinstance(x, float) and x == math.trunc(x) and abs(x) < 1e21:
+    """A number as Go's fmt %v prints it: 2, 0.5, 123456, 1e+06, 1e-05.
+
+    An int as is; a float in its shortest round-trip digits, with an
+    exponent (at least two digits) when it is below -4 or at least 6,
+    as strconv.FormatFloat(x, 'g', -1, 64).
+    """
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, int):
         return "%d" % x
-    return repr(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+Inf" if x > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    if x == 0:
+        return sign + "0"
+    # repr is the shortest string that reads back as x: its digits and
+    # exponent are Go's shortest too.
+    mant, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mant.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + (int(exp) if exp else 0)  # digits before the point, of whole+frac
+    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
+    digits = digits.rstrip("0")
+    e = point - 1
+    if e < -4 or e >= 6:
+        m = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return "%s%se%s%02d" % (sign, m, "-" if e < 0 else "+", abs(e))
+    if point <= 0:
+        return sign + "0." + "0" * -point + digits
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return sign + digits[:point] + "." + digits[point:]
+
+
+def _quote(s):
+    """A string as Go's strconv.Quote writes it, for the printable ones
+    parameters take: in double quotes, with " and \\ escaped."""
+    return json.dumps(s, ensure_ascii=False)
 
 
 def _compare(v, b):
@@ -124,7 +162,7 @@ class Param:
         elif hi is not None:
             parts.append(("< " if hi.exclusive else "<= ") + _fmt(hi.value))
         if self.allowed:
-            vals = ['"%s"' % a if isinstance(a, str) else
+            vals = [_quote(a) if isinstance(a, str) else
                     ("true" if a is True else "false" if a is False else _fmt(a)) for a in self.allowed]
             parts.append("one of " + ", ".join(vals))
         return " and ".join(parts)

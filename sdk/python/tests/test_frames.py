@@ -11,7 +11,7 @@ VECTORS = os.path.join(helpers.ROOT, "sdk", "testdata", "frames", "vectors.json"
 
 class FrameVectorsTest(unittest.TestCase):
     """The byte-level vectors that the Go SDK checks too
-    (sdk/framevectors_test.go)."""
+    (internal/wire/framevectors_test.go)."""
 
     def test_vectors(self):
         with open(VECTORS) as f:
@@ -22,7 +22,7 @@ class FrameVectorsTest(unittest.TestCase):
                 frame = bytes.fromhex(v["hex"])
                 self.assertEqual(int.from_bytes(frame[:4], "little"), len(frame) - 4)
                 payload = frame[4:]
-                max_arrivals = v.get("max_arrivals", 1024)  # as sdk/framevectors_test.go
+                max_arrivals = v.get("max_arrivals", 1024)  # as internal/wire/framevectors_test.go
                 if v.get("invalid"):
                     if v["direction"] == "request":
                         with self.assertRaises(frames.FrameError):

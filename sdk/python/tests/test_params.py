@@ -1,9 +1,93 @@
+import json
 import math
+import os
 import unittest
 
-import helpers  # noqa: F401
+import helpers
 import regretbench as rb
-from regretbench.params import ParamError
+from regretbench.params import ParamError, validate_params
+
+VECTORS = os.path.join(helpers.ROOT, "sdk", "testdata", "params", "vectors.json")
+
+
+def _value(v):
+    """A value of the vectors: JSON's own, or {"float": "NaN" | "+Inf" | "-Inf"}."""
+    if isinstance(v, dict):
+        return float(v["float"])
+    return v
+
+
+def _param(d):
+    bound = lambda b: None if b is None else rb.Bound(float(b["value"]), b.get("exclusive", False))  # noqa: E731
+    return rb.Param(d["name"], d["type"], _value(d["default"]), min=bound(d.get("min")),
+                    max=bound(d.get("max")), allowed=[_value(a) for a in d.get("allowed", [])])
+
+
+def _same(got, want):
+    if isinstance(want, float) and math.isnan(want):
+        return isinstance(got, float) and math.isnan(got)
+    return type(got) is type(want) and got == want
+
+
+class SharedVectorsTest(unittest.TestCase):
+    """The vectors that the Go rules check too (internal/params/vectors_test.go):
+    coerce's conversions and refusals, range's text byte for byte,
+    validate_params's refusals, and resolve's parameters (values and types)
+    or its errors, every bad value reported in name order."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(VECTORS) as f:
+            cls.v = json.load(f)
+
+    def assert_error(self, fn, want):
+        if want is None:
+            fn()
+            return
+        with self.assertRaises(ParamError) as cm:
+            fn()
+        self.assertIn(want, str(cm.exception))
+
+    def test_coerce(self):
+        for c in self.v["coerce"]:
+            with self.subTest(type=c["type"], value=c["value"]):
+                if "error" in c:
+                    self.assert_error(lambda: rb.coerce(c["type"], _value(c["value"])), c["error"])
+                else:
+                    got = rb.coerce(c["type"], _value(c["value"]))
+                    self.assertTrue(_same(got, _value(c["want"])), "got %r, want %r" % (got, c["want"]))
+
+    def test_range(self):
+        for c in self.v["range"]:
+            with self.subTest(want=c["want"]):
+                p = _param(c["param"])
+                p.validate()
+                self.assertEqual(p.range(), c["want"])
+
+    def test_validate(self):
+        for c in self.v["validate"]:
+            with self.subTest(c["name"]):
+                self.assert_error(lambda: validate_params([_param(d) for d in c["decl"]]), c.get("error"))
+
+    def test_resolve(self):
+        decl = [_param(d) for d in self.v["resolve"]["decl"]]
+        validate_params(decl)
+        for c in self.v["resolve"]["cases"]:
+            with self.subTest(c["name"]):
+                values = {k: _value(v) for k, v in c["values"].items()}
+                if "errors" not in c:
+                    got = rb.resolve(decl, values)
+                    self.assertEqual(sorted(got), sorted(c["want"]))
+                    for k, w in c["want"].items():
+                        self.assertTrue(_same(got[k], _value(w)), "%s = %r, want %r" % (k, got[k], w))
+                    continue
+                with self.assertRaises(ParamError) as cm:
+                    rb.resolve(decl, values)
+                parts = str(cm.exception).split("; ")
+                self.assertEqual(len(parts), len(c["errors"]), str(cm.exception))
+                for part, e in zip(parts, c["errors"]):
+                    self.assertTrue("'%s'" % e["param"] in part or '"%s"' % e["param"] in part, part)
+                    self.assertIn(e["want"], part)
 
 
 class CoerceTest(unittest.TestCase):

@@ -1,0 +1,119 @@
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/ranktest"
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+)
+
+// summaryTable is the page's table of final values across files.
+func summaryTable(files []*results.File) *report.Table {
+	t := report.SummaryTable(files)
+	return &t
+}
+
+// ranks is the mean-rank section: the figure and what it rests on.
+type ranks struct {
+	// Text is the paragraph beside the figure: the test, N, k, alpha, q
+	// and the CD; or why there is no figure.
+	Text []string
+	// Rows are the policies by mean rank, best first.
+	Rows  []rankRow
+	SVG   template.HTML // the figure; "" when none
+	Error string
+}
+
+type rankRow struct {
+	Label    string
+	MeanRank string
+}
+
+// meanRanks computes the section of o.MeanRanks.
+func meanRanks(o Options) *ranks {
+	metric, alpha := o.Metric, o.Alpha
+	if metric == "" {
+		metric = compare.DefaultOptions.Metric
+	}
+	if alpha == 0 {
+		alpha = compare.DefaultOptions.Alpha
+	}
+	a := ranktest.Across(o.MeanRanks, metric, alpha)
+	r := &ranks{Text: RanksText(a)}
+	if a.Friedman == nil {
+		return r
+	}
+	order := make([]int, len(a.Policies))
+	for i := range order {
+		order[i] = i
+	}
+	mr := a.Friedman.MeanRanks
+	for i := 1; i < len(order); i++ { // insertion sort: stable, by mean rank
+		for j := i; j > 0 && mr[order[j]] < mr[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	for _, i := range order {
+		r.Rows = append(r.Rows, rankRow{Label: a.Policies[i], MeanRank: fmt.Sprintf("%.2f", mr[i])})
+	}
+	fig := RanksFigure(a)
+	var b bytes.Buffer
+	if err := encodeSVG(fig, &b); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	svg, err := checkSVG(b.Bytes())
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.SVG = svg
+	return r
+}
+
+// RanksFigure is the mean-rank figure of a (which must have a Friedman
+// test), as the page and bench paper's mean_ranks files show it.
+func RanksFigure(a *ranktest.Analysis) plot.Figure {
+	return plot.MeanRanks(a.Policies, a.Friedman.MeanRanks, a.CD,
+		fmt.Sprintf("Mean rank of %s at T over %d experiments (Nemenyi CD = %.2f, α = %g)", a.Metric, a.Friedman.N, a.CD, a.Alpha))
+}
+
+// RanksText says what the mean-rank analysis a rests on, in sentences:
+// the Friedman test with N, k and its statistics, the Nemenyi test with
+// alpha, q_alpha and the CD, and which policies were left out; or why
+// there is no analysis.
+func RanksText(a *ranktest.Analysis) []string {
+	if a.Friedman == nil {
+		return []string{"No mean-rank figure: " + a.Reason + "."}
+	}
+	fr := a.Friedman
+	out := []string{
+		fmt.Sprintf("Policies ranked within each of the N = %d experiments (%s) by mean final %s over replications: 1 is the lowest, tied policies share the average of their ranks. k = %d policies ran in all of them.",
+			fr.N, strings.Join(a.Experiments, ", "), a.Metric, fr.K),
+		fmt.Sprintf("Friedman test (Demšar 2006) of equal mean ranks: χ²_F = %s on %d degrees of freedom, p = %s; Iman–Davenport F_F = %s on %d and %d degrees of freedom, p = %s.",
+			num(fr.ChiSq), fr.DF, compare.PText(fr.P), num(fr.FF), fr.DF1, fr.DF2, compare.PText(fr.PF)),
+		fmt.Sprintf("Nemenyi post-hoc test at α = %g: q_α = %.3f, critical difference CD = q_α √(k(k+1)/(6N)) = %.3f √(%d·%d/(6·%d)) = %.2f. Two policies whose mean ranks differ by more than CD differ significantly; in the figure, their bars (± CD/2) do not overlap.",
+			a.Alpha, a.Q, a.Q, fr.K, fr.K+1, fr.N, a.CD),
+	}
+	if !(fr.PF < a.Alpha) {
+		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p = %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, compare.PText(fr.PF)))
+	}
+	if len(a.LeftOut) > 0 {
+		out = append(out, "Not ranked (missing from or failed in some experiment): "+strings.Join(a.LeftOut, ", ")+".")
+	}
+	return out
+}
+
+func num(x float64) string {
+	if x > 1e15 {
+		return "∞"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
