@@ -11,7 +11,7 @@ import (
 
 // writeLatex writes the comparison of every scenario of sum and, for a
 // summary across scenarios, the wins, ties and losses, as booktabs
-// tabulars ready to \input (host/internal/latex): the rows of the text
+// tabulars ready to \input (host/table): the rows of the text
 // tables, their title and footnotes as LaTeX comments above each.
 func writeLatex(w io.Writer, sum *Summary) error {
 	for i := range sum.Scenarios {
