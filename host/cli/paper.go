@@ -28,6 +28,7 @@ import (
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/procs"
 )
@@ -175,7 +176,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	// added to each after its own policies.
 	var taken []string
 	for _, sc := range scens {
-		taken = append(taken, labels(sc)...)
+		taken = append(taken, run.Labels(sc)...)
 	}
 	launch, err := o.launch(o.f)
 	if err != nil {
@@ -185,7 +186,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	if err != nil {
 		return err
 	}
-	addedLabels := labels(&scenario.Scenario{Policies: added})
+	addedLabels := run.Labels(&scenario.Scenario{Policies: added})
 	for _, sc := range scens {
 		sc.Policies = append(sc.Policies, added...)
 	}

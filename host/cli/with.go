@@ -15,8 +15,8 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/internal/params"
 )
 
 // withHelp documents --with's SPEC syntax in the flag help.
@@ -230,35 +230,18 @@ func yamlScalar(raw string) (any, error) {
 }
 
 // withPolicies parses every --with SPEC and checks it against the plugin's
-// Describe (launching the plugin once per name): an unknown plugin or
-// parameter, a value of the wrong type or out of range, or a label already
-// used by taken or an earlier spec is an input error (exit 2) naming the
-// spec. It returns the policies in the order given.
+// Describe (run.With): a spec that cannot be added is an input error
+// (exit 2) naming it. It returns the policies in the order given.
 func (o *policyRunOptions) withPolicies(ctx context.Context, launch engine.Launcher, taken []string) ([]scenario.Policy, error) {
-	used := slices.Clone(taken)
-	var out []scenario.Policy
+	var added []run.Added
 	for _, spec := range o.with {
-		bad := func(err error) error { return withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err)) }
 		p, err := parseWith(spec)
 		if err != nil {
-			return nil, bad(err)
+			return nil, withCode(ExitInput, fmt.Errorf("--with %q: %w", spec, err))
 		}
-		if slices.Contains(used, p.Label) {
-			return nil, bad(fmt.Errorf("label %q is already used; add @LABEL to name this policy", p.Label))
-		}
-		pl, err := launch(ctx, p)
-		if err != nil {
-			return nil, bad(err)
-		}
-		_, err = params.Resolve(pl.Desc.Params, p.Params)
-		pl.Conn.Close()
-		if err != nil {
-			return nil, bad(fmt.Errorf("plugin %s: %w", p.Plugin, err))
-		}
-		used = append(used, p.Label)
-		out = append(out, p)
+		added = append(added, run.Added{Name: fmt.Sprintf("--with %q", spec), Policy: p})
 	}
-	return out, nil
+	return run.With(ctx, launch, added, taken)
 }
 
 // comparisonSpec returns what a run compares: the --compare-to policy
@@ -293,7 +276,7 @@ func checkCompareTo(sc *scenario.Scenario, label string) error {
 		return nil
 	}
 	if !slices.ContainsFunc(sc.Policies, func(p scenario.Policy) bool { return p.Label == label }) {
-		return withCode(ExitInput, fmt.Errorf("--compare-to %q: no such policy in scenario %s (have: %s)", label, sc.Name, strings.Join(labels(sc), ", ")))
+		return withCode(ExitInput, fmt.Errorf("--compare-to %q: no such policy in scenario %s (have: %s)", label, sc.Name, strings.Join(run.Labels(sc), ", ")))
 	}
 	if len(sc.Policies) < 2 {
 		return withCode(ExitInput, fmt.Errorf("--compare-to %q: the scenario has no other policy to compare it with", label))
