@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -19,7 +18,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
@@ -30,28 +28,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/internal/procs"
 )
-
-// paperRuns are the scenarios that reproduce every experiment of the paper,
-// heaviest first so the long jobs start early. The remaxgrad_* sweeps share
-// their base instance's seed, so their ReMax, TS and KL-UCB rows are the
-// two_arm, three_arm and ten_arm results (written as such below).
-var paperRuns = []struct {
-	scenario string
-	base     string // the main-text scenario whose policies it contains
-}{
-	{"remaxgrad_ten_arm", "ten_arm"},
-	{"remaxgrad_three_arm", "three_arm"},
-	{"failure_mode", ""},
-	{"remaxgrad_two_arm", "two_arm"},
-	{"obd", ""},
-	{"movielens", ""},
-}
-
-// baseLabels are the policies a remaxgrad_* sweep shares with its base
-// experiment.
-var baseLabels = []string{"ReMax", "TS", "KL-UCB"}
 
 // paperOrder is the order of the experiments in DIR/index.html: the
 // paper's main-text instances first, the ReMaxGrad sweeps last.
@@ -141,73 +118,41 @@ two_arm, three_arm or ten_arm experiment.`,
 // paperRun runs every experiment of the paper as o says, whose flags are
 // checked.
 func paperRun(ctx context.Context, o *paperOptions) error {
-	dir, runs, horizon := o.dir, o.runs, o.horizon
+	dir := o.dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
-	}
-	jobs := o.jobs
-	if jobs <= 0 {
-		jobs = procs.Cores()
 	}
 	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
 	if err := cmpOpt.Check(); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
 	}
-	scens := make([]*scenario.Scenario, len(paperRuns))
-	for i, pr := range paperRuns {
-		sc, err := scenario.Named(pr.scenario)
-		if err != nil {
-			return err
-		}
-		if changed(o.flags, "runs") {
-			sc.Runs = runs
-			if err := sc.Validate(); err != nil {
-				return withCode(ExitInput, fmt.Errorf("--runs %d: %w", runs, err))
-			}
-		}
-		if horizon > 0 {
-			if err := sc.SetHorizon(horizon); err != nil {
-				return withCode(ExitInput, fmt.Errorf("--horizon %d: %w", horizon, err))
-			}
-		}
-		scens[i] = sc
-	}
-	// --with: checked once against the labels of every experiment, then
-	// added to each after its own policies.
-	var taken []string
-	for _, sc := range scens {
-		taken = append(taken, run.Labels(sc)...)
+	scens, err := run.PaperScenarios(o.runs, changed(o.flags, "runs"), o.horizon)
+	if err != nil {
+		return err
 	}
 	launch, err := o.launch(o.f)
 	if err != nil {
 		return err
 	}
-	added, err := o.withPolicies(ctx, launch, taken)
+	with, err := o.added()
 	if err != nil {
 		return err
 	}
-	addedLabels := run.Labels(&scenario.Scenario{Policies: added})
-	for _, sc := range scens {
-		sc.Policies = append(sc.Policies, added...)
+	played, runErr := run.All(ctx, scens, run.AllOptions{
+		Options: run.Options{Launch: launch, Jobs: o.jobs, StepTimeout: o.stepTimeout},
+		With:    with,
+		// A bar per running job under a line counting the jobs
+		// finished: the paper's jobs are more than a screen holds.
+		Start: func(jobs int) run.Progress {
+			pr := progress.New(o.f.progressOut(), !o.quiet)
+			pr.Jobs("jobs", jobs)
+			return pr
+		},
+	})
+	if played == nil {
+		return runErr
 	}
-	// Every (scenario, policy) pair is one job of one pool, longest first
-	// (engine.RunAll).
-	// A bar per running job under a line counting the jobs finished: the
-	// paper's jobs are more than a screen holds.
-	pr := progress.New(o.f.progressOut(), !o.quiet)
-	njobs := 0
-	for _, sc := range scens {
-		njobs += len(sc.Policies)
-	}
-	pr.Jobs("jobs", njobs)
-	start := time.Now()
-	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
-	if f := pr.Func(); f != nil {
-		allOpts.Progress = func(name, label string, done, total int64) { f(name+": "+label, done, total) }
-	}
-	files, finished, runErr := engine.RunAll(ctx, scens, allOpts)
-	pr.Wait()
-	elapsed := time.Since(start)
+	files, finished, addedLabels, elapsed := played.Files, played.Finished, played.Added, played.Elapsed
 
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
@@ -224,16 +169,16 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	cmpOf := map[string]*compare.Scenario{} // by experiment
 	var done, left []string
 	written := map[string]*results.File{} // by the name of the files written
-	for i, pr := range paperRuns {
+	for i, pr := range run.PaperRuns {
 		f := files[i]
 		if interrupted && !finished[i] {
-			left = append(left, pr.scenario)
+			left = append(left, pr.Scenario)
 			continue
 		}
 		if f == nil {
 			continue
 		}
-		done = append(done, pr.scenario)
+		done = append(done, pr.Scenario)
 		stamp(ctx, f)
 		all = append(all, f)
 		// A sweep's ReMax, TS and KL-UCB rows are the base experiment's
@@ -242,29 +187,29 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		// that each pair is tested in one table (one Holm family) and
 		// counted once across the experiments.
 		var shared []compare.LeftOut
-		if pr.base != "" {
-			for _, l := range baseLabels {
+		if pr.Base != "" {
+			for _, l := range run.PaperBaseLabels {
 				if f.Policy(l) != nil {
-					shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.base + ", the same run"})
+					shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.Base + ", the same run"})
 				}
 			}
 		}
-		cmpOf[pr.scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
-		if err := writeReport(dir, pr.scenario, f, o.formats, o.logX); err != nil {
+		cmpOf[pr.Scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
+		if err := writeReport(dir, pr.Scenario, f, o.formats, o.logX); err != nil {
 			warn(err)
 		}
-		written[pr.scenario] = f
-		if pr.base != "" {
-			sub := subset(f, pr.base, append(slices.Clone(baseLabels), addedLabels...)...)
-			cmpOf[pr.base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
-			if err := writeReport(dir, pr.base, sub, o.formats, o.logX); err != nil {
+		written[pr.Scenario] = f
+		if pr.Base != "" {
+			sub := subset(f, pr.Base, append(slices.Clone(run.PaperBaseLabels), addedLabels...)...)
+			cmpOf[pr.Base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
+			if err := writeReport(dir, pr.Base, sub, o.formats, o.logX); err != nil {
 				warn(err)
 			}
 			page := *sub // the page describes the instance as its scenario does
-			if base, err := scenario.Named(pr.base); err == nil {
+			if base, err := scenario.Named(pr.Base); err == nil {
 				page.Scenario.Description = base.Description
 			}
-			written[pr.base] = &page
+			written[pr.Base] = &page
 		}
 	}
 	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them

@@ -266,7 +266,11 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	added, err := ro.withPolicies(ctx, launch, run.Labels(sc))
+	with, err := ro.added()
+	if err != nil {
+		return err
+	}
+	added, err := run.With(ctx, launch, with, run.Labels(sc))
 	if err != nil {
 		return err
 	}

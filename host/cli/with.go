@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -229,10 +227,10 @@ func yamlScalar(raw string) (any, error) {
 	return v, nil
 }
 
-// withPolicies parses every --with SPEC and checks it against the plugin's
-// Describe (run.With): a spec that cannot be added is an input error
-// (exit 2) naming it. It returns the policies in the order given.
-func (o *policyRunOptions) withPolicies(ctx context.Context, launch engine.Launcher, taken []string) ([]scenario.Policy, error) {
+// added parses every --with SPEC into the policies run.With checks
+// against their plugins: a malformed spec is an input error (exit 2)
+// naming it.
+func (o *policyRunOptions) added() ([]run.Added, error) {
 	var added []run.Added
 	for _, spec := range o.with {
 		p, err := parseWith(spec)
@@ -241,7 +239,7 @@ func (o *policyRunOptions) withPolicies(ctx context.Context, launch engine.Launc
 		}
 		added = append(added, run.Added{Name: fmt.Sprintf("--with %q", spec), Policy: p})
 	}
-	return run.With(ctx, launch, added, taken)
+	return added, nil
 }
 
 // comparisonSpec returns what a run compares: the --compare-to policy
