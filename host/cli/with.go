@@ -22,7 +22,7 @@ const withHelp = `add a policy to the scenario (repeatable), after its own: PLUG
 
 // checkWith parses every --with SPEC, before anything is loaded or run:
 // a malformed spec or one that is not UTF-8 is an input error (exit 2)
-// naming it. withPolicies parses them again, to check them against the
+// naming it. added parses them again, for run.With to check them against the
 // plugins.
 func (o *policyRunOptions) checkWith() error {
 	for _, spec := range o.with {
