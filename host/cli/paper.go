@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -27,7 +26,6 @@ import (
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/host/scenario"
 )
 
 // paperOrder is the order of the experiments in DIR/index.html: the
@@ -181,35 +179,15 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		done = append(done, pr.Scenario)
 		stamp(ctx, f)
 		all = append(all, f)
-		// A sweep's ReMax, TS and KL-UCB rows are the base experiment's
-		// (written as such below): the added policies are compared with
-		// them there, once, and here with the sweep's own rows only, so
-		// that each pair is tested in one table (one Holm family) and
-		// counted once across the experiments.
-		var shared []compare.LeftOut
-		if pr.Base != "" {
-			for _, l := range run.PaperBaseLabels {
-				if f.Policy(l) != nil {
-					shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.Base + ", the same run"})
-				}
+		for _, e := range run.PaperExperiments(i, f, addedLabels, cmpOpt) {
+			if e.ComparisonErr != nil {
+				fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
 			}
-		}
-		cmpOf[pr.Scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
-		if err := writeReport(dir, pr.Scenario, f, o.formats, o.logX); err != nil {
-			warn(err)
-		}
-		written[pr.Scenario] = f
-		if pr.Base != "" {
-			sub := subset(f, pr.Base, append(slices.Clone(run.PaperBaseLabels), addedLabels...)...)
-			cmpOf[pr.Base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
-			if err := writeReport(dir, pr.Base, sub, o.formats, o.logX); err != nil {
+			cmpOf[e.Name] = e.Comparison
+			if err := writeReport(dir, e.Name, e.File, o.formats, o.logX); err != nil {
 				warn(err)
 			}
-			page := *sub // the page describes the instance as its scenario does
-			if base, err := scenario.Named(pr.Base); err == nil {
-				page.Scenario.Description = base.Description
-			}
-			written[pr.Base] = &page
+			written[e.Name] = e.Page
 		}
 	}
 	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
@@ -287,36 +265,6 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	return runErr
 }
 
-// paperComparison attaches to f the comparison of the --with policies
-// with the experiment's own but those leftOut, and returns it; nil
-// without --with.
-func (o *paperOptions) paperComparison(f *results.File, added []string, leftOut []compare.LeftOut, opt compare.Options) *compare.Scenario {
-	f.Comparison = nil
-	if len(added) == 0 {
-		return nil
-	}
-	spec := compare.Spec{LeftOut: leftOut}
-	for _, p := range f.Policies {
-		if !slices.Contains(added, p.Label) && !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
-			spec.Baselines = append(spec.Baselines, p.Label)
-		}
-	}
-	for _, l := range added {
-		if f.Policy(l) != nil {
-			spec.Policies = append(spec.Policies, l)
-		}
-	}
-	if len(spec.Policies) == 0 || len(spec.Baselines) == 0 {
-		return nil
-	}
-	s, err := compare.Attach(f, spec, opt)
-	if err != nil {
-		fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", f.Scenario.Name, err)
-		return nil
-	}
-	return s
-}
-
 // writeComparisons prints the comparison section of every experiment and
 // the totals across them, and writes them into dir as comparison.txt,
 // .md, .csv, .json and .tex.
@@ -338,23 +286,6 @@ func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error 
 		}
 	}
 	return nil
-}
-
-// subset returns the policies of f with the given labels, as the results
-// of scenario name.
-func subset(f *results.File, name string, labels ...string) *results.File {
-	g := *f
-	g.Scenario.Name = name
-	g.Scenario.Description = ""
-	g.Policies = nil
-	for _, l := range labels {
-		for _, p := range f.Policies {
-			if p.Label == l {
-				g.Policies = append(g.Policies, p)
-			}
-		}
-	}
-	return &g
 }
 
 // writeReport writes name.json, name.txt (the tables), name.tex (the

@@ -3,8 +3,10 @@ package run
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -127,4 +129,103 @@ func All(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) (*All
 		pr.Wait()
 	}
 	return &AllResults{Files: files, Finished: finished, Added: Labels(&scenario.Scenario{Policies: added}), Elapsed: time.Since(start)}, runErr
+}
+
+// Experiment is one experiment of bench paper's results: a scenario of
+// PaperRuns, or the base instance whose rows a remaxgrad_* sweep holds.
+type Experiment struct {
+	// Name names the experiment and its files: the scenario's, or the
+	// base instance's.
+	Name string
+	// File is its results, with the comparison section of the added
+	// policies attached, if any.
+	File *results.File
+	// Page is File as index.html shows it: a base instance is described
+	// as its own scenario describes it.
+	Page *results.File
+	// Comparison is the comparison section, nil for none; ComparisonErr
+	// says why there is none when it could not be computed (a policy
+	// missing from an interrupted run): a warning, not an error.
+	Comparison    *compare.Scenario
+	ComparisonErr error
+}
+
+// PaperExperiments returns the experiments of f, the results of
+// PaperRuns[i]: its own and, for a sweep, its base instance's (the
+// PaperBaseLabels and added rows), each with the comparison of the added
+// policies with its own, under opt. A sweep's PaperBaseLabels rows are
+// the base experiment's: the added policies are compared with them there,
+// once, and in the sweep with its own rows only, so that each pair is
+// tested in one table (one Holm family) and counted once across the
+// experiments.
+func PaperExperiments(i int, f *results.File, added []string, opt compare.Options) []Experiment {
+	pr := PaperRuns[i]
+	var shared []compare.LeftOut
+	if pr.Base != "" {
+		for _, l := range PaperBaseLabels {
+			if f.Policy(l) != nil {
+				shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.Base + ", the same run"})
+			}
+		}
+	}
+	own := Experiment{Name: pr.Scenario, File: f, Page: f}
+	own.Comparison, own.ComparisonErr = attachComparison(f, added, shared, opt)
+	if pr.Base == "" {
+		return []Experiment{own}
+	}
+	sub := subset(f, pr.Base, append(slices.Clone(PaperBaseLabels), added...)...)
+	base := Experiment{Name: pr.Base, File: sub}
+	base.Comparison, base.ComparisonErr = attachComparison(sub, added, nil, opt)
+	page := *sub // the page describes the instance as its scenario does
+	if sc, err := scenario.Named(pr.Base); err == nil {
+		page.Scenario.Description = sc.Description
+	}
+	base.Page = &page
+	return []Experiment{own, base}
+}
+
+// attachComparison attaches to f the comparison of the added policies
+// with the experiment's own but those leftOut, and returns it; nil
+// without added policies.
+func attachComparison(f *results.File, added []string, leftOut []compare.LeftOut, opt compare.Options) (*compare.Scenario, error) {
+	f.Comparison = nil
+	if len(added) == 0 {
+		return nil, nil
+	}
+	spec := compare.Spec{LeftOut: leftOut}
+	for _, p := range f.Policies {
+		if !slices.Contains(added, p.Label) && !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
+			spec.Baselines = append(spec.Baselines, p.Label)
+		}
+	}
+	for _, l := range added {
+		if f.Policy(l) != nil {
+			spec.Policies = append(spec.Policies, l)
+		}
+	}
+	if len(spec.Policies) == 0 || len(spec.Baselines) == 0 {
+		return nil, nil
+	}
+	s, err := compare.Attach(f, spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// subset returns the policies of f with the given labels, as the results
+// of scenario name.
+func subset(f *results.File, name string, labels ...string) *results.File {
+	g := *f
+	g.Scenario.Name = name
+	g.Scenario.Description = ""
+	g.Policies = nil
+	for _, l := range labels {
+		for _, p := range f.Policies {
+			if p.Label == l {
+				g.Policies = append(g.Policies, p)
+			}
+		}
+	}
+	return &g
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/results"
@@ -45,6 +46,9 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// compareDefaults are the comparison section's default options.
+var compareDefaults = compare.DefaultOptions
 
 // shardNone is the shard spec of a run that is not a shard.
 var shardNone shard.Spec
@@ -247,5 +251,46 @@ policies: [{plugin: ts, label: TS}, {plugin: cheat-pool, label: Pool}]
 	}
 	if pool.Status != results.StatusFailed || pool.Audit == nil || pool.Audit.OK || !strings.Contains(pool.Error, "depend on the other replications") {
 		t.Errorf("Pool: %s, audit %+v, error %q; want failed by the audit", pool.Status, pool.Audit, pool.Error)
+	}
+}
+
+// TestPaperExperiments: a remaxgrad_* sweep is two experiments, its own
+// and its base instance's (the shared rows, described as the base
+// scenario is); another scenario is one.
+func TestPaperExperiments(t *testing.T) {
+	t.Parallel()
+	for i, pr := range run.PaperRuns {
+		sc, err := scenario.Named(pr.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &results.File{Scenario: results.Scenario{Name: pr.Scenario, Description: sc.Description}}
+		for _, l := range run.Labels(sc) {
+			f.Policies = append(f.Policies, &results.Policy{Label: l})
+		}
+		es := run.PaperExperiments(i, f, nil, compareDefaults)
+		if es[0].Name != pr.Scenario || es[0].File != f || es[0].Comparison != nil {
+			t.Errorf("%s: first experiment %+v, want the scenario's own", pr.Scenario, es[0])
+		}
+		if pr.Base == "" {
+			if len(es) != 1 {
+				t.Errorf("%s: %d experiments, want 1", pr.Scenario, len(es))
+			}
+			continue
+		}
+		if len(es) != 2 {
+			t.Fatalf("%s: %d experiments, want 2", pr.Scenario, len(es))
+		}
+		b := es[1]
+		base, _ := scenario.Named(pr.Base)
+		var got []string
+		for _, p := range b.File.Policies {
+			got = append(got, p.Label)
+		}
+		if b.Name != pr.Base || b.File.Scenario.Name != pr.Base || fmt.Sprint(got) != fmt.Sprint(run.PaperBaseLabels) ||
+			b.Page.Scenario.Description != base.Description || b.File.Scenario.Description != "" {
+			t.Errorf("%s: base experiment %q rows %v, page %q; want %s's rows %v described as %q",
+				pr.Scenario, b.Name, got, b.Page.Scenario.Description, pr.Base, run.PaperBaseLabels, base.Description)
+		}
 	}
 }
