@@ -148,7 +148,7 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	fmt.Fprintf(w, "conform %s (sandbox %s)\n", path, plan.Layers)
 	// A script whose #! line will not start it, or whose Python cannot
 	// import the SDK, fails every rule at the handshake: say why first.
-	for _, warn := range shebangWarnings(path, plan, o.startTimeout) {
+	for _, warn := range registry.ShebangWarnings(path, plan, o.startTimeout) {
 		fmt.Fprintf(o.f.stderr, "bench: warning: %s\n", warn)
 	}
 	rep := &conformReport{w: w, verbose: o.verbose, replay: func(rule string) string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/run"
 )
 
 // Exit codes of bench. They are part of its interface: scripts and CI
@@ -42,8 +43,9 @@ func ExitCode(err error) int {
 	if errors.As(err, &e) {
 		return e.code
 	}
+	var input *run.InputError
 	switch {
-	case errors.Is(err, engine.ErrInput):
+	case errors.As(err, &input), errors.Is(err, engine.ErrInput):
 		return ExitInput
 	case errors.Is(err, engine.ErrPolicyFailed):
 		return ExitPolicy

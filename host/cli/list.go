@@ -14,6 +14,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
@@ -120,7 +121,7 @@ the first line says which.`,
 				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s  (%s)\n", esc(name), esc(d.Version), d.ProtocolVersion, esc(d.SDK), esc(path), pl.Dir.Origin)
 				printShadowed(w, pl)
 				fmt.Fprintf(w, "  sha256 %s\n", sum)
-				if warn := nameMismatch(name, d); warn != "" {
+				if warn := run.NameMismatch(name, d); warn != "" {
 					fmt.Fprintf(w, "  warning: %s\n", esc(warn))
 				}
 				for _, p := range d.Params {
@@ -167,7 +168,7 @@ func describe(path string, startTimeout time.Duration, plan *sandbox.Plan) (*cli
 	if err != nil {
 		return nil, err
 	}
-	return d, describeErr(path, d)
+	return d, run.DescribeErr(path, d)
 }
 
 // scenariosOptions are the options of bench scenarios, which has no flags

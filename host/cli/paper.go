@@ -8,15 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
@@ -26,30 +23,9 @@ import (
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
-	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/table"
-	"github.com/regretbench/regretbench/internal/procs"
+	"github.com/regretbench/regretbench/host/run"
 )
-
-// paperRuns are the scenarios that reproduce every experiment of the paper,
-// heaviest first so the long jobs start early. The remaxgrad_* sweeps share
-// their base instance's seed, so their ReMax, TS and KL-UCB rows are the
-// two_arm, three_arm and ten_arm results (written as such below).
-var paperRuns = []struct {
-	scenario string
-	base     string // the main-text scenario whose policies it contains
-}{
-	{"remaxgrad_ten_arm", "ten_arm"},
-	{"remaxgrad_three_arm", "three_arm"},
-	{"failure_mode", ""},
-	{"remaxgrad_two_arm", "two_arm"},
-	{"obd", ""},
-	{"movielens", ""},
-}
-
-// baseLabels are the policies a remaxgrad_* sweep shares with its base
-// experiment.
-var baseLabels = []string{"ReMax", "TS", "KL-UCB"}
 
 // paperOrder is the order of the experiments in DIR/index.html: the
 // paper's main-text instances first, the ReMaxGrad sweeps last.
@@ -139,73 +115,41 @@ two_arm, three_arm or ten_arm experiment.`,
 // paperRun runs every experiment of the paper as o says, whose flags are
 // checked.
 func paperRun(ctx context.Context, o *paperOptions) error {
-	dir, runs, horizon := o.dir, o.runs, o.horizon
+	dir := o.dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
-	}
-	jobs := o.jobs
-	if jobs <= 0 {
-		jobs = procs.Cores()
 	}
 	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
 	if err := cmpOpt.Check(); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
 	}
-	scens := make([]*scenario.Scenario, len(paperRuns))
-	for i, pr := range paperRuns {
-		sc, err := scenario.Named(pr.scenario)
-		if err != nil {
-			return err
-		}
-		if changed(o.flags, "runs") {
-			sc.Runs = runs
-			if err := sc.Validate(); err != nil {
-				return withCode(ExitInput, fmt.Errorf("--runs %d: %w", runs, err))
-			}
-		}
-		if horizon > 0 {
-			if err := sc.SetHorizon(horizon); err != nil {
-				return withCode(ExitInput, fmt.Errorf("--horizon %d: %w", horizon, err))
-			}
-		}
-		scens[i] = sc
-	}
-	// --with: checked once against the labels of every experiment, then
-	// added to each after its own policies.
-	var taken []string
-	for _, sc := range scens {
-		taken = append(taken, labels(sc)...)
+	scens, err := run.PaperScenarios(o.runs, changed(o.flags, "runs"), o.horizon)
+	if err != nil {
+		return err
 	}
 	launch, err := o.launch(o.f)
 	if err != nil {
 		return err
 	}
-	added, err := o.withPolicies(ctx, launch, taken)
+	with, err := o.added()
 	if err != nil {
 		return err
 	}
-	addedLabels := labels(&scenario.Scenario{Policies: added})
-	for _, sc := range scens {
-		sc.Policies = append(sc.Policies, added...)
+	played, runErr := run.All(ctx, scens, run.AllOptions{
+		Options: run.Options{Launch: launch, Jobs: o.jobs, StepTimeout: o.stepTimeout},
+		With:    with,
+		// A bar per running job under a line counting the jobs
+		// finished: the paper's jobs are more than a screen holds.
+		Start: func(jobs int) run.Progress {
+			pr := progress.New(o.f.progressOut(), !o.quiet)
+			pr.Jobs("jobs", jobs)
+			return pr
+		},
+	})
+	if played == nil {
+		return runErr
 	}
-	// Every (scenario, policy) pair is one job of one pool, longest first
-	// (engine.RunAll).
-	// A bar per running job under a line counting the jobs finished: the
-	// paper's jobs are more than a screen holds.
-	pr := progress.New(o.f.progressOut(), !o.quiet)
-	njobs := 0
-	for _, sc := range scens {
-		njobs += len(sc.Policies)
-	}
-	pr.Jobs("jobs", njobs)
-	start := time.Now()
-	allOpts := engine.AllOptions{Options: engine.Options{Launch: launch, StepTimeout: o.stepTimeout}, Jobs: jobs}
-	if f := pr.Func(); f != nil {
-		allOpts.Progress = func(name, label string, done, total int64) { f(name+": "+label, done, total) }
-	}
-	files, finished, runErr := engine.RunAll(ctx, scens, allOpts)
-	pr.Wait()
-	elapsed := time.Since(start)
+	files, finished, addedLabels, elapsed := played.Files, played.Finished, played.Added, played.Elapsed
 
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
@@ -222,47 +166,27 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	cmpOf := map[string]*compare.Scenario{} // by experiment
 	var done, left []string
 	written := map[string]*results.File{} // by the name of the files written
-	for i, pr := range paperRuns {
+	for i, pr := range run.PaperRuns {
 		f := files[i]
 		if interrupted && !finished[i] {
-			left = append(left, pr.scenario)
+			left = append(left, pr.Scenario)
 			continue
 		}
 		if f == nil {
 			continue
 		}
-		done = append(done, pr.scenario)
+		done = append(done, pr.Scenario)
 		stamp(ctx, f)
 		all = append(all, f)
-		// A sweep's ReMax, TS and KL-UCB rows are the base experiment's
-		// (written as such below): the added policies are compared with
-		// them there, once, and here with the sweep's own rows only, so
-		// that each pair is tested in one table (one Holm family) and
-		// counted once across the experiments.
-		var shared []compare.LeftOut
-		if pr.base != "" {
-			for _, l := range baseLabels {
-				if f.Policy(l) != nil {
-					shared = append(shared, compare.LeftOut{Baseline: l, Reason: "compared in " + pr.base + ", the same run"})
-				}
+		for _, e := range run.PaperExperiments(i, f, addedLabels, cmpOpt) {
+			if e.ComparisonErr != nil {
+				fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
 			}
-		}
-		cmpOf[pr.scenario] = o.paperComparison(f, addedLabels, shared, cmpOpt)
-		if err := writeReport(dir, pr.scenario, f, o.formats, o.logX); err != nil {
-			warn(err)
-		}
-		written[pr.scenario] = f
-		if pr.base != "" {
-			sub := subset(f, pr.base, append(slices.Clone(baseLabels), addedLabels...)...)
-			cmpOf[pr.base] = o.paperComparison(sub, addedLabels, nil, cmpOpt)
-			if err := writeReport(dir, pr.base, sub, o.formats, o.logX); err != nil {
+			cmpOf[e.Name] = e.Comparison
+			if err := writeReport(dir, e.Name, e.File, o.formats, o.logX); err != nil {
 				warn(err)
 			}
-			page := *sub // the page describes the instance as its scenario does
-			if base, err := scenario.Named(pr.base); err == nil {
-				page.Scenario.Description = base.Description
-			}
-			written[pr.base] = &page
+			written[e.Name] = e.Page
 		}
 	}
 	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
@@ -340,36 +264,6 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	return runErr
 }
 
-// paperComparison attaches to f the comparison of the --with policies
-// with the experiment's own but those leftOut, and returns it; nil
-// without --with.
-func (o *paperOptions) paperComparison(f *results.File, added []string, leftOut []compare.LeftOut, opt compare.Options) *compare.Scenario {
-	f.Comparison = nil
-	if len(added) == 0 {
-		return nil
-	}
-	spec := compare.Spec{LeftOut: leftOut}
-	for _, p := range f.Policies {
-		if !slices.Contains(added, p.Label) && !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
-			spec.Baselines = append(spec.Baselines, p.Label)
-		}
-	}
-	for _, l := range added {
-		if f.Policy(l) != nil {
-			spec.Policies = append(spec.Policies, l)
-		}
-	}
-	if len(spec.Policies) == 0 || len(spec.Baselines) == 0 {
-		return nil
-	}
-	s, err := compare.Attach(f, spec, opt)
-	if err != nil {
-		fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", f.Scenario.Name, err)
-		return nil
-	}
-	return s
-}
-
 // writeComparisons prints the comparison section of every experiment and
 // the totals across them, and writes them into dir as comparison.txt,
 // .md, .csv, .json and .tex.
@@ -391,23 +285,6 @@ func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error 
 		}
 	}
 	return nil
-}
-
-// subset returns the policies of f with the given labels, as the results
-// of scenario name.
-func subset(f *results.File, name string, labels ...string) *results.File {
-	g := *f
-	g.Scenario.Name = name
-	g.Scenario.Description = ""
-	g.Policies = nil
-	for _, l := range labels {
-		for _, p := range f.Policies {
-			if p.Label == l {
-				g.Policies = append(g.Policies, p)
-			}
-		}
-	}
-	return &g
 }
 
 // writeReport writes name.json, name.txt (the tables), name.tex (the

@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,15 +17,13 @@ import (
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
-	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/progress"
-	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/internal/client"
-	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -256,51 +250,10 @@ func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 }
 
 // launcher starts plugins from the plugin search path under the sandbox
-// plan, checking pins, and fails a plugin whose handshake takes longer
-// than startTimeout.
+// plan (run.Launcher), warning on stderr of one that describes itself
+// under another name.
 func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
-	dirs := f.plugins()
-	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		path, err := dirs.Find(p.Plugin)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
-		}
-		// A FIFO, a device or a dangling link fails the policy (as a
-		// file without an exec bit does) before anything opens it.
-		sum, err := registry.SHA256(path)
-		if err != nil {
-			return nil, err
-		}
-		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
-		if p.SHA256 != "" {
-			if p.SHA256 != sum {
-				return nil, fmt.Errorf("%w: plugin %s: SHA-256 is %s but the scenario pins sha256 %s; refusing to run it", engine.ErrInput, path, sum, p.SHA256)
-			}
-			opts.SHA256, _ = hex.DecodeString(p.SHA256)
-		}
-		c, err := client.Launch(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.Describe(ctx)
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		if v := c.Protocol(); d.ProtocolVersion != v {
-			c.Close()
-			return nil, fmt.Errorf("plugin %s: its Describe reports protocol version %d, but it negotiated version %d at the handshake", path, d.ProtocolVersion, v)
-		}
-		if err := describeErr(path, d); err != nil {
-			// The plugin's fault, not the scenario's: only its policies fail.
-			c.Close()
-			return nil, err
-		}
-		if w := nameMismatch(p.Plugin, d); w != "" {
-			fmt.Fprintf(f.stderr, "bench: warning: plugin %s: %s\n", path, w)
-		}
-		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum, Sandbox: c.Sandbox().String()}, nil
-	}
+	return run.Launcher(f.plugins(), startTimeout, plan, f.stderr)
 }
 
 // runScenario runs the scenario of ro, whose flags are checked.
@@ -313,7 +266,11 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	added, err := ro.withPolicies(ctx, launch, labels(sc))
+	with, err := ro.added()
+	if err != nil {
+		return err
+	}
+	added, err := run.With(ctx, launch, with, run.Labels(sc))
 	if err != nil {
 		return err
 	}
@@ -322,7 +279,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		return err
 	}
 	var cmpSpec *compare.Spec // what the comparison section compares; nil for none
-	if spec, ok := comparisonSpec(sc, labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
+	if spec, ok := comparisonSpec(sc, run.Labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
 		cmpSpec = &spec
 	}
 	if err := ro.checkOutputs(sc); err != nil {
@@ -335,22 +292,29 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err := ro.output.check(sc); err != nil {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
-	opts := engine.Options{
+	opts := run.Options{
 		Launch:      launch,
 		Batch:       ro.batch,
 		Jobs:        ro.jobs,
 		StepTimeout: ro.stepTimeout,
+		Audit:       ro.audit,
+		Base:        base,
+		Gate:        gateOpt,
+		Stderr:      ro.f.stderr,
+		Start: func(sc *scenario.Scenario) run.Progress {
+			announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
+			pr := progress.New(ro.f.progressOut(), !ro.quiet)
+			pr.Order(run.Labels(sc)...)
+			return pr
+		},
 	}
-	var spec shard.Spec
 	if ro.shard != "" {
-		if spec, err = shard.Parse(ro.shard); err != nil {
+		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
 			return withCode(ExitInput, err)
 		}
-		if err := checkShard(spec, sc.Runs); err != nil {
+		if err := checkShard(opts.Shard, sc.Runs); err != nil {
 			return err
 		}
-		opts.Replications = spec.Replications(sc.Runs)
-		opts.Traces = true
 	}
 	if changed(ro.flags, "replication") {
 		if ro.replication >= sc.Runs {
@@ -361,52 +325,15 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		// seed and its index.
 		opts.Replications = []uint64{uint64(ro.replication)}
 	}
-	order := labels(sc)
-	var kept *results.File
 	if ro.resume {
-		if kept, err = resumable(ctx, ro, sc, spec); err != nil {
-			return withCode(ExitInput, err)
+		if ro.out == "" {
+			return withCode(ExitInput, fmt.Errorf("--resume needs --out FILE"))
 		}
-		if kept != nil {
-			var todo []string
-			for _, l := range order {
-				if kept.Policy(l) == nil {
-					todo = append(todo, l)
-				}
-			}
-			if len(todo) == 0 {
-				fmt.Fprintf(ro.f.stderr, "bench: --resume: %s already holds every policy\n", ro.out)
-				return ro.finish(ctx, kept, nil, base, gateOpt, cmpSpec)
-			}
-			if err := sc.Select(todo); err != nil {
-				return err
-			}
-		}
+		opts.Resume = ro.out
 	}
-	announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-	pr := progress.New(ro.f.progressOut(), !ro.quiet)
-	pr.Order(labels(sc)...)
-	opts.Progress = pr.Func()
-	var file *results.File
-	var runErr error
-	if gateOpt.Looks > 0 {
-		file, runErr = runSequential(ctx, sc, opts, base, gateOpt, ro.f.stderr)
-	} else {
-		file, runErr = engine.Run(ctx, sc, opts)
-	}
-	pr.Wait()
+	file, runErr := run.Plan(ctx, sc, opts)
 	if file == nil {
 		return runErr
-	}
-	if err := audit(ctx, sc, opts, file, replicationsOf(opts, sc.Runs), ro.audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
-		runErr = errors.Join(runErr, err)
-	}
-	if ro.shard != "" {
-		file.Shard.Index, file.Shard.Count = spec.Index, spec.Count
-	}
-	if kept != nil {
-		file.Policies = append(kept.Policies, file.Policies...)
-		file.SortPolicies(order)
 	}
 	return ro.finish(ctx, file, runErr, base, gateOpt, cmpSpec)
 }
@@ -477,217 +404,4 @@ func printStacks(w io.Writer, files ...*results.File) {
 			}
 		}
 	}
-}
-
-func labels(sc *scenario.Scenario) []string {
-	out := make([]string, len(sc.Policies))
-	for i, p := range sc.Policies {
-		out[i] = p.Label
-	}
-	return out
-}
-
-// resumable reads the --out file of an earlier run of the same scenario and
-// returns it with only the policies that are provably what this run would
-// compute; nil when there is none. A kept policy ran to completion with
-// the same label, plugin, plugin build (SHA-256, or version when the
-// SHA-256 is unknown), resolved parameters and checkpoints, under the same
-// noise_known and bench build; every other policy of the scenario is rerun,
-// and stderr says why. The plugins are started and described to resolve
-// their parameters' defaults. A file of another experiment (scenario,
-// family, means, noise, horizon, runs, seed, init_pulls or shard) is
-// refused.
-func resumable(ctx context.Context, ro *runOptions, sc *scenario.Scenario, spec shard.Spec) (*results.File, error) {
-	path := ro.out
-	if path == "" {
-		return nil, fmt.Errorf("--resume needs --out FILE")
-	}
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil, nil
-	}
-	f, err := results.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
-	}
-	s := f.Scenario
-	// Another experiment, or another run of it, is refused; noise_known,
-	// the reward streams and the checkpoints decide below what is rerun.
-	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls", "changes", "drift", "random_changes"); len(d) > 0 ||
-		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
-		why := fmt.Sprintf("shard %d/%d, this run %d/%d", f.Shard.Index, f.Shard.Count, spec.Index, max(spec.Count, 1))
-		if len(d) > 0 {
-			var parts []string
-			for _, x := range d {
-				parts = append(parts, fmt.Sprintf("%s %s, this run %s", x.Field, x.A, x.B))
-			}
-			why = strings.Join(parts, "; ")
-		}
-		return nil, fmt.Errorf("--resume: %s holds another run (%s); remove it or choose another --out", path, why)
-	}
-
-	// What every policy of the file shares: a difference reruns them all.
-	var shared []string
-	known := sc.Environment.IsNoiseKnown()
-	switch {
-	case s.NoiseKnown == nil:
-		shared = append(shared, "the file does not record noise_known")
-	case *s.NoiseKnown != known:
-		shared = append(shared, fmt.Sprintf("noise_known was %v, now %v", *s.NoiseKnown, known))
-	}
-	if s.Streams != env.StreamsVersion {
-		shared = append(shared, fmt.Sprintf("its reward streams are %q, now %q", s.Streams, env.StreamsVersion))
-	}
-	if v := results.HostVersion(); f.Bench == nil || f.Bench.Version != v {
-		was := "unrecorded"
-		if f.Bench != nil {
-			was = fmt.Sprintf("%q", f.Bench.Version)
-		}
-		shared = append(shared, fmt.Sprintf("bench.version was %s, now %q (reward streams belong to a build)", was, v))
-	}
-
-	launch, err := ro.launch(ro.f)
-	if err != nil {
-		return nil, err
-	}
-	plugins := map[string]*engine.Plugin{}
-	launchErr := map[string]error{}
-	defer func() {
-		for _, p := range plugins {
-			p.Conn.Close()
-		}
-	}()
-	// differs says why p, as recorded, is not what pol would compute now;
-	// "" when it provably is.
-	differs := func(p *results.Policy, pol scenario.Policy) string {
-		if len(shared) > 0 {
-			return strings.Join(shared, "; ")
-		}
-		if p.Plugin != pol.Plugin {
-			return fmt.Sprintf("plugin was %s, now %s", p.Plugin, pol.Plugin)
-		}
-		if !slices.Equal(p.Checkpoints, sc.Checkpoints) {
-			return fmt.Sprintf("checkpoints were %v, now %v", p.Checkpoints, sc.Checkpoints)
-		}
-		key := pol.Plugin + "@" + pol.SHA256
-		if _, ok := plugins[key]; !ok && launchErr[key] == nil {
-			if pl, err := launch(ctx, pol); err != nil {
-				launchErr[key] = err
-			} else {
-				plugins[key] = pl
-			}
-		}
-		if err := launchErr[key]; err != nil {
-			return fmt.Sprintf("plugin %s cannot be checked: %v", pol.Plugin, err)
-		}
-		pl := plugins[key]
-		switch {
-		case pl.SHA256 != "" && p.PluginSHA256 != pl.SHA256:
-			was := p.PluginSHA256
-			if was == "" {
-				was = "unrecorded"
-			}
-			return fmt.Sprintf("plugin %s SHA-256 was %s, now %s", pol.Plugin, was, pl.SHA256)
-		case p.PluginVersion != pl.Desc.Version:
-			return fmt.Sprintf("plugin %s version was %q, now %q", pol.Plugin, p.PluginVersion, pl.Desc.Version)
-		}
-		if now := feedbackOf(sc, pol); p.Feedback != now {
-			return fmt.Sprintf("feedback was %s, now %s", orImmediate(p.Feedback), orImmediate(now))
-		}
-		resolved, err := params.Resolve(pl.Desc.Params, pol.Params)
-		if err != nil {
-			return fmt.Sprintf("params: %v", err)
-		}
-		// Compare as the file records them: through JSON.
-		now, err1 := json.Marshal(resolved)
-		was, err2 := json.Marshal(p.Params)
-		if err1 != nil || err2 != nil || !bytes.Equal(now, was) {
-			return fmt.Sprintf("params were %s, now %s", was, now)
-		}
-		return ""
-	}
-
-	inScenario := map[string]scenario.Policy{}
-	for _, pol := range sc.Policies {
-		inScenario[pol.Label] = pol
-	}
-	var ok []*results.Policy
-	kept := map[string]bool{}
-	for _, p := range f.Policies {
-		if p.Status != results.StatusOK || kept[p.Label] {
-			continue // failed or interrupted: rerun
-		}
-		pol, selected := inScenario[p.Label]
-		if !selected {
-			// Not run now (--policy, or gone from the scenario): kept as
-			// it is, if it still fits beside the policies run now.
-			why := strings.Join(shared, "; ")
-			if why == "" && !slices.Equal(p.Checkpoints, sc.Checkpoints) {
-				why = fmt.Sprintf("checkpoints were %v, now %v", p.Checkpoints, sc.Checkpoints)
-			}
-			if why != "" {
-				return nil, fmt.Errorf("--resume: %s holds policy %q, which this run does not run, from another setting (%s); resume without --policy, or remove the file", path, p.Label, why)
-			}
-		} else if why := differs(p, pol); why != "" {
-			fmt.Fprintf(ro.f.stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
-			continue
-		}
-		ok = append(ok, p)
-		kept[p.Label] = true
-	}
-	f.Policies = ok
-	f.Complete = true
-	return f, nil
-}
-
-// describeErr reports a Describe answer bench cannot use: parameters of an
-// unknown type, or defaults outside their own declared range. It blames the
-// plugin at path, so that its policies fail (exit 3) and the scenario is
-// not accused.
-func describeErr(path string, d *client.Description) error {
-	if err := d.Validate(); err != nil {
-		return fmt.Errorf("plugin %s: its Describe declares what bench cannot use: %w", path, err)
-	}
-	return nil
-}
-
-// nameMismatch returns a warning when the plugin installed as
-// bench-plugin-NAME describes itself under another name, or "". It is a
-// warning, not a refusal: renaming an executable is a legitimate way to
-// install two versions of one plugin side by side (bench-plugin-remax and
-// bench-plugin-remax-old), and results record the name the scenario used.
-// Yet a mismatch can also mean a wrong file was copied in, so say so.
-func nameMismatch(name string, d *client.Description) string {
-	if d.Name == name {
-		return ""
-	}
-	return fmt.Sprintf("it describes itself as %q, not %q as its file name says (a renamed copy? results record it as %q)", d.Name, name, name)
-}
-
-// feedbackOf is a policy's feedback as results files record it: empty for
-// immediate feedback.
-func feedbackOf(sc *scenario.Scenario, pol scenario.Policy) string {
-	if fb := sc.FeedbackOf(pol); fb.Delayed() {
-		return fb.String()
-	}
-	return ""
-}
-
-// orImmediate names a recorded feedback mode, "immediate" when empty.
-func orImmediate(f string) string {
-	if f == "" {
-		return "immediate"
-	}
-	return f
-}
-
-// replicationsOf lists the replications a run plays, in order.
-func replicationsOf(opts engine.Options, runs int) []uint64 {
-	if opts.Replications != nil {
-		return opts.Replications
-	}
-	reps := make([]uint64, runs)
-	for i := range reps {
-		reps[i] = uint64(i)
-	}
-	return reps
 }

@@ -1,6 +1,7 @@
 // Package registry finds plugin executables: a scenario's `plugin: NAME` is
 // the file bench-plugin-NAME in the first directory of the plugin search
-// path (Path) that holds one.
+// path (Path) that holds one. ShebangWarnings says why a script found
+// there will not start (bench conform).
 //
 // The search path is every --plugin-dir, in order, then the entries of
 // BENCH_PLUGIN_PATH, then the shipped plugins beside bench (Beside), which

@@ -6,7 +6,6 @@ package shard
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -205,21 +204,22 @@ func scenarioDiffs(a, b results.Scenario) []string {
 }
 
 // samePolicy says which field of p, a shard's policy, differs from q, the
-// first shard's: they must be the same policy of the same plugin build,
-// and when both ran, carry traces aligned on the same checkpoints.
+// first shard's: they must be the same policy of the same plugin build
+// (results.SamePolicy), and when both ran, carry traces aligned on the
+// same checkpoints.
 func samePolicy(q, p *results.Policy) error {
-	switch {
-	case p.Label != q.Label:
+	switch results.SamePolicy(q, p) {
+	case "label":
 		return fmt.Errorf("label %q differs from %q", p.Label, q.Label)
-	case p.Plugin != q.Plugin:
+	case "plugin":
 		return fmt.Errorf("plugin %s differs from %s", p.Plugin, q.Plugin)
-	case p.PluginVersion != q.PluginVersion:
+	case "plugin_version":
 		return fmt.Errorf("plugin_version %q differs from %q", p.PluginVersion, q.PluginVersion)
-	case p.PluginSHA256 != q.PluginSHA256:
+	case "plugin_sha256":
 		return fmt.Errorf("plugin_sha256 %q differs from %q: the shards ran different plugin executables", p.PluginSHA256, q.PluginSHA256)
-	case !reflect.DeepEqual(p.Params, q.Params):
+	case "params":
 		return fmt.Errorf("params %v differ from %v", p.Params, q.Params)
-	case p.Feedback != q.Feedback:
+	case "feedback":
 		return fmt.Errorf("feedback %q differs from %q", p.Feedback, q.Feedback)
 	}
 	if p.Status == results.StatusOK && p.Traces == nil {

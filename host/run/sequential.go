@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func (s *seqPolicy) add(p *results.Policy) {
 			d.Rows[c] = append(d.Rows[c], row...)
 		}
 	}
-	s.reps += len(p.Final["regret"])
+	s.reps += len(p.Final[metric.Regret])
 }
 
 // policy is the record of the replications run so far.
@@ -74,23 +74,23 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 	return p
 }
 
-// runSequential is the run of the one-call form with --sequential: the
-// scenario's replications in opt.Looks cumulative groups, each gated
-// against base after it runs; a policy whose verdict is known (or that
-// failed) runs no further group. The file it returns records, per
+// Sequential plays the scenario's replications in opt.Looks cumulative
+// groups (bench run --sequential), each gated against base after it
+// runs; a policy whose verdict is known (or that failed) runs no further
+// group, and stderr gets a line per look. The file it returns records, per
 // policy, the replications used (results.Policy.Replications, absent for
 // a policy that ran them all); the caller gates it as usual, and the gate
 // replays the same looks (gate.SequentialTest), reaching the same
 // verdicts.
-func runSequential(ctx context.Context, sc *scenario.Scenario, opts engine.Options, base *results.File, opt gate.Options, stderr io.Writer) (*results.File, error) {
+func Sequential(ctx context.Context, sc *scenario.Scenario, opts engine.Options, base *results.File, opt gate.Options, stderr io.Writer) (*results.File, error) {
 	sizes, err := gate.LookSizes(sc.Runs, opt.Looks)
 	if err != nil {
-		return nil, withCode(ExitInput, fmt.Errorf("--looks: %w", err))
+		return nil, &InputError{fmt.Errorf("--looks: %w", err)}
 	}
 	all := sc.Policies
 	defer func() { sc.Policies = all }()
 	acc := map[string]*seqPolicy{}
-	pending := labels(sc)
+	pending := Labels(sc)
 	var file *results.File
 	var runErr error
 	prev := 0

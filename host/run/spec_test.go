@@ -1,10 +1,11 @@
-package cli
+package run_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -34,7 +35,7 @@ func TestParseWith(t *testing.T) {
 		{spec: `ts\`, err: "trailing backslash"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			p, err := parseWith(tc.spec)
+			p, err := run.ParseWith(tc.spec)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one containing %q", err, tc.err)
@@ -78,7 +79,7 @@ func TestParseWithFeedback(t *testing.T) {
 		{spec: "ts:feedback=delay:1,feedback=delay:2", err: "feedback is given twice"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			p, err := parseWith(tc.spec)
+			p, err := run.ParseWith(tc.spec)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one containing %q", err, tc.err)

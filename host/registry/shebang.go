@@ -1,4 +1,4 @@
-package cli
+package registry
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/wire"
 )
@@ -21,7 +20,7 @@ import (
 // python3.12, python, pypy3.
 var isPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 
-// shebangWarnings returns, for bench conform, what is wrong with the #!
+// ShebangWarnings returns, for bench conform, what is wrong with the #!
 // line of the script at path, each a sentence naming the path: an
 // interpreter that does not exist, is not executable or is not found in
 // PATH (#!/usr/bin/env NAME), and, for a Python interpreter, a module it
@@ -36,7 +35,7 @@ var isPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 // runs nothing the conformance kit does not run right after. It waits at
 // most timeout (bench conform's --start-timeout, within which the plugin
 // must start anyway), and says nothing of a plugin still running then.
-func shebangWarnings(path string, plan *sandbox.Plan, timeout time.Duration) []string {
+func ShebangWarnings(path string, plan *sandbox.Plan, timeout time.Duration) []string {
 	line, _, err := readShebang(path)
 	if err != nil || line == "" {
 		return nil
@@ -87,9 +86,9 @@ func shebangWarnings(path string, plan *sandbox.Plan, timeout time.Duration) []s
 
 // readShebang returns the #! line of the file at path, without "#!" and
 // surrounding spaces, and the file's first 64 KiB; "" when it is not a
-// script. What registry.Check refuses (a FIFO, a device) is not opened.
+// script. What Check refuses (a FIFO, a device) is not opened.
 func readShebang(path string) (string, []byte, error) {
-	if err := registry.Check(path); err != nil {
+	if err := Check(path); err != nil {
 		return "", nil, err
 	}
 	f, err := os.Open(path)

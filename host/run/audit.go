@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 )
 
-// audit replays, for every policy of file that finished, n of its
+// Audit replays, for every policy of file that finished, n of its
 // replications, drawn at random (crypto/rand: a plugin cannot know which),
 // each alone: a session of that one replication, in a plugin process of
 // its own. A replication's results depend only on the seed, its index and
@@ -27,7 +27,7 @@ import (
 // would. reps are the run's replications, in the order of the results'
 // per-replication values. The error, wrapping engine.ErrPolicyFailed,
 // names every policy that failed.
-func audit(ctx context.Context, sc *scenario.Scenario, opts engine.Options, file *results.File, reps []uint64, n int) error {
+func Audit(ctx context.Context, sc *scenario.Scenario, opts engine.Options, file *results.File, reps []uint64, n int) error {
 	if n <= 0 || len(reps) == 0 {
 		return nil
 	}

@@ -1,0 +1,211 @@
+// Package run prepares and plays a run of a scenario: it resolves the
+// policies a command adds to it (bench run --with, bench paper --with),
+// decides what an earlier results file lets a run keep (--resume), plays
+// the replications (all of them, a shard, one, or the sequential gate's
+// groups), and audits the result (--audit). bench run and bench paper
+// call it; the cli package only maps their flags to Options and writes
+// what it returns.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/host/shard"
+	"github.com/regretbench/regretbench/internal/params"
+)
+
+// InputError is an error of a run's input (an option, a results file, an
+// added policy), not of a policy or of the machine: bench exits 2 for it.
+// Its message is its cause's.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Progress follows the policies of a run as they play: *progress.Progress
+// is one.
+type Progress interface {
+	// Func returns the engine's progress callback, nil for none.
+	Func() func(label string, done, total int64)
+	// Wait returns when the last update is shown.
+	Wait()
+}
+
+// Options say how Plan plays a scenario.
+type Options struct {
+	// Launch starts the plugins (Launcher).
+	Launch engine.Launcher
+	// Batch, Jobs and StepTimeout are engine.Options'.
+	Batch       int
+	Jobs        int
+	StepTimeout time.Duration
+	// Shard, when its Count is not zero, plays only that shard of the
+	// replications, with per-replication traces, and records it in the
+	// results.
+	Shard shard.Spec
+	// Replications, when not nil, are the only replications played
+	// (bench run --replication), in place of a Shard's.
+	Replications []uint64
+	// Resume is the results file of an earlier run of the scenario, ""
+	// for none: the policies it holds that provably are what this run
+	// would compute are kept and not played again (Resume).
+	Resume string
+	// Audit is the number of replications of each policy replayed alone
+	// after the run (Audit); 0 for none.
+	Audit int
+	// Base and Gate, when Gate.Looks is not zero, play the replications
+	// in the sequential gate's groups against the baseline Base
+	// (Sequential).
+	Base *results.File
+	Gate gate.Options
+	// Start, when not nil, is called once the policies to play are known
+	// (not when a resumed file already holds them all), with the
+	// scenario as it will be played, and returns what follows their
+	// progress (nil for nothing).
+	Start func(sc *scenario.Scenario) Progress
+	// Stderr gets the run's notes: what --resume reruns and why, the
+	// sequential gate's looks.
+	Stderr io.Writer
+}
+
+// Plan plays sc as opts say and returns its results. A file with an
+// error holds what could be played: the error wraps
+// engine.ErrPolicyFailed when some policies failed (the audit's among
+// them), or says why the run stopped (an interrupted run's file is marked
+// incomplete). A nil file means nothing ran. sc's policies are those
+// played afterwards (a resumed run selects those not kept).
+func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
+	eopts := engine.Options{
+		Launch:      opts.Launch,
+		Batch:       opts.Batch,
+		Jobs:        opts.Jobs,
+		StepTimeout: opts.StepTimeout,
+	}
+	if opts.Shard.Count > 0 {
+		eopts.Replications = opts.Shard.Replications(sc.Runs)
+		eopts.Traces = true
+	}
+	if opts.Replications != nil {
+		eopts.Replications = opts.Replications
+	}
+	order := Labels(sc)
+	var kept *results.File
+	if opts.Resume != "" {
+		var err error
+		if kept, err = Resume(ctx, opts.Resume, sc, opts.Shard, opts.Launch, opts.Stderr); err != nil {
+			return nil, &InputError{err}
+		}
+		if kept != nil {
+			var todo []string
+			for _, l := range order {
+				if kept.Policy(l) == nil {
+					todo = append(todo, l)
+				}
+			}
+			if len(todo) == 0 {
+				fmt.Fprintf(opts.Stderr, "bench: --resume: %s already holds every policy\n", opts.Resume)
+				return kept, nil
+			}
+			if err := sc.Select(todo); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var pr Progress
+	if opts.Start != nil {
+		pr = opts.Start(sc)
+	}
+	if pr != nil {
+		eopts.Progress = pr.Func()
+	}
+	var file *results.File
+	var runErr error
+	if opts.Gate.Looks > 0 {
+		file, runErr = Sequential(ctx, sc, eopts, opts.Base, opts.Gate, opts.Stderr)
+	} else {
+		file, runErr = engine.Run(ctx, sc, eopts)
+	}
+	if pr != nil {
+		pr.Wait()
+	}
+	if file == nil {
+		return nil, runErr
+	}
+	if err := Audit(ctx, sc, eopts, file, replicationsOf(eopts, sc.Runs), opts.Audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
+		runErr = errors.Join(runErr, err)
+	}
+	if opts.Shard.Count > 0 {
+		file.Shard.Index, file.Shard.Count = opts.Shard.Index, opts.Shard.Count
+	}
+	if kept != nil {
+		file.Policies = append(kept.Policies, file.Policies...)
+		file.SortPolicies(order)
+	}
+	return file, runErr
+}
+
+// Added is a policy a command adds to its scenarios (bench run --with).
+type Added struct {
+	// Name is how the command's user wrote it, for errors: `--with "ts"`.
+	Name   string
+	Policy scenario.Policy
+}
+
+// With checks the added policies against their plugins' Describe,
+// launching each plugin once per policy: an unknown plugin or parameter,
+// a value of the wrong type or out of range, or a label already used by
+// taken or an earlier added policy is an InputError naming it. It
+// returns the policies in the order given.
+func With(ctx context.Context, launch engine.Launcher, added []Added, taken []string) ([]scenario.Policy, error) {
+	used := slices.Clone(taken)
+	var out []scenario.Policy
+	for _, a := range added {
+		p := a.Policy
+		bad := func(err error) error { return &InputError{fmt.Errorf("%s: %w", a.Name, err)} }
+		if slices.Contains(used, p.Label) {
+			return nil, bad(fmt.Errorf("label %q is already used; add @LABEL to name this policy", p.Label))
+		}
+		pl, err := launch(ctx, p)
+		if err != nil {
+			return nil, bad(err)
+		}
+		_, err = params.Resolve(pl.Desc.Params, p.Params)
+		pl.Conn.Close()
+		if err != nil {
+			return nil, bad(fmt.Errorf("plugin %s: %w", p.Plugin, err))
+		}
+		used = append(used, p.Label)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Labels lists the labels of sc's policies, in order.
+func Labels(sc *scenario.Scenario) []string {
+	out := make([]string, len(sc.Policies))
+	for i, p := range sc.Policies {
+		out[i] = p.Label
+	}
+	return out
+}
+
+// replicationsOf lists the replications a run plays, in order.
+func replicationsOf(opts engine.Options, runs int) []uint64 {
+	if opts.Replications != nil {
+		return opts.Replications
+	}
+	reps := make([]uint64, runs)
+	for i := range reps {
+		reps[i] = uint64(i)
+	}
+	return reps
+}
