@@ -30,14 +30,30 @@
 // ln n is clamped at 0: under immediate feedback the last reward weighs 1
 // so n >= 1, but delays can leave n below 1.
 //
-// Parameters: gamma (float in [0, 1], default 0 = 1 - 1/(4 sqrt T), the
-// paper's tuning for one breakpoint with B = 1, also its simulations'
-// setting; gamma = 1 discounts nothing) and xi (float, default 0.6, the
-// simulations'). B is the reward range as in plugins/ucb1: B = 1 for
-// Bernoulli rewards (the paper's rewards in [0, 1]) and B = 2 sd for
-// Gaussian rewards with known sd, so B = 2 Session.RewardSD() in both
-// families (sd-Gaussian noise is (B/2)-sub-Gaussian, as a reward of range B
-// is). The gaussian family requires Session.NoiseKnown.
+// Parameters: gamma (float in [0, 1], default 0 = 1 - 1/(4 sqrt T);
+// gamma = 1 discounts nothing) and xi (float, default 0.6). B is the
+// reward range as in plugins/ucb1: B = 1 for Bernoulli rewards (the
+// paper's rewards in [0, 1]) and B = 2 sd for Gaussian rewards with known
+// sd, so B = 2 Session.RewardSD() in both families (sd-Gaussian noise is
+// (B/2)-sub-Gaussian, as a reward of range B is). The gaussian family
+// requires Session.NoiseKnown.
+//
+// # Defaults, checked against the paper
+//
+// The padding is the paper's c_t(gamma, i) = 2B sqrt(xi log n_t(gamma) /
+// N_t(gamma, i)) with the B above, and its analysis asks xi > 1/2: the
+// default xi = 0.6 is the value of the paper's simulations, just above it.
+// The paper's tuning of the discount is gamma = 1 - (4B)^-1 sqrt(Upsilon_T
+// / T), Upsilon_T the number of breakpoints, which a policy is not told
+// (nor does bench tell it). B there is the range of rewards in [0, B], and
+// the formula is not invariant under rescaling the rewards (gaps and range
+// together), which leaves the problem unchanged: read in the paper's
+// normalised rewards, B = 1, whatever the family. With B = 1 and one
+// breakpoint it gives the default, 1 - 1/(4 sqrt T), which is also the
+// discount of the paper's simulations; the discount does not depend on
+// B, so multiplying every reward by a constant changes no choice. The
+// effective memory 1/(1 - gamma) is 4 sqrt T rounds (566 at T = 20000).
+// For an expected Upsilon_T set gamma = 1 - sqrt(Upsilon_T / T) / 4.
 //
 // Delayed feedback: the weight is by pull round. The discounted sums are
 // kept relative to the latest round the policy has heard of, decayed by

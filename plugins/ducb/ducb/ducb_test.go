@@ -1,7 +1,6 @@
 package ducb
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,15 +10,11 @@ import (
 )
 
 func gaussSession(k int, sd, gamma, xi float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"gamma": gamma, "xi": xi},
-	}
+	return simtest.Gaussian(k, sd, sdk.Params{"gamma": gamma, "xi": xi})
 }
 
 func bernSession(k int, gamma, xi float64) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1,
-		Params: sdk.Params{"gamma": gamma, "xi": xi}}
+	return simtest.Bernoulli(k, sdk.Params{"gamma": gamma, "xi": xi})
 }
 
 func mustNew(t testing.TB, s sdk.Session) *policy {
@@ -35,35 +30,23 @@ func mustNew(t testing.TB, s sdk.Session) *policy {
 func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
 
 func TestNewValidates(t *testing.T) {
-	tests := []struct {
-		name    string
-		s       sdk.Session
-		wantErr bool
-	}{
-		{"gaussian ok", gaussSession(2, 0.15, 0, 0.6), false},
-		{"bernoulli ok", bernSession(2, 0.99, 0.6), false},
-		{"gamma 1 ok", bernSession(2, 1, 0.6), false},
-		{"xi 0 ok", bernSession(2, 0.9, 0), false},
-		{"no params: defaults", sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, false},
-		{"noise unknown", func() sdk.Session { s := gaussSession(2, 0.15, 0, 0.6); s.NoiseKnown = false; return s }(), true},
-		{"zero sd", gaussSession(2, 0, 0, 0.6), true},
-		{"negative gamma", bernSession(2, -0.5, 0.6), true},
-		{"gamma above 1", bernSession(2, 1.01, 0.6), true},
-		{"NaN gamma", bernSession(2, math.NaN(), 0.6), true},
-		{"negative xi", bernSession(2, 0.9, -1), true},
-		{"infinite xi", bernSession(2, 0.9, math.Inf(1)), true},
-		{"no arms", bernSession(0, 0.9, 0.6), true},
-		{"no horizon", func() sdk.Session { s := bernSession(2, 0.9, 0.6); s.Horizon = 0; return s }(), true},
-		{"unknown family", func() sdk.Session { s := bernSession(2, 0.9, 0.6); s.Family = "poisson"; return s }(), true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.s, sdk.Replica{})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("New error = %v, want error %v", err, tc.wantErr)
-			}
-		})
-	}
+	simtest.CheckNew(t, New, []simtest.NewCase{
+		{Name: "gaussian ok", S: gaussSession(2, 0.15, 0, 0.6), WantErr: false},
+		{Name: "bernoulli ok", S: bernSession(2, 0.99, 0.6), WantErr: false},
+		{Name: "gamma 1 ok", S: bernSession(2, 1, 0.6), WantErr: false},
+		{Name: "xi 0 ok", S: bernSession(2, 0.9, 0), WantErr: false},
+		{Name: "no params: defaults", S: sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, WantErr: false},
+		{Name: "noise unknown", S: func() sdk.Session { s := gaussSession(2, 0.15, 0, 0.6); s.NoiseKnown = false; return s }(), WantErr: true},
+		{Name: "zero sd", S: gaussSession(2, 0, 0, 0.6), WantErr: true},
+		{Name: "negative gamma", S: bernSession(2, -0.5, 0.6), WantErr: true},
+		{Name: "gamma above 1", S: bernSession(2, 1.01, 0.6), WantErr: true},
+		{Name: "NaN gamma", S: bernSession(2, math.NaN(), 0.6), WantErr: true},
+		{Name: "negative xi", S: bernSession(2, 0.9, -1), WantErr: true},
+		{Name: "infinite xi", S: bernSession(2, 0.9, math.Inf(1)), WantErr: true},
+		{Name: "no arms", S: bernSession(0, 0.9, 0.6), WantErr: true},
+		{Name: "no horizon", S: func() sdk.Session { s := bernSession(2, 0.9, 0.6); s.Horizon = 0; return s }(), WantErr: true},
+		{Name: "unknown family", S: func() sdk.Session { s := bernSession(2, 0.9, 0.6); s.Family = "poisson"; return s }(), WantErr: true},
+	})
 }
 
 func TestParamsResolve(t *testing.T) {
@@ -262,75 +245,55 @@ func TestIndexMatchesDefinition(t *testing.T) {
 // to be best until its long average sinks below the other's. (D-UCB's
 // padding, twice SW-UCB's, explores more: hence half, not a third.)
 func TestFollowsAChange(t *testing.T) {
-	for _, s := range []sdk.Session{bernSession(2, 0, 0.6), gaussSession(2, 0.2, 0, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 6000
-			meansAt := func(round int) []float64 {
-				if round <= 4000 {
-					return []float64{0.9, 0.6}
-				}
-				return []float64{0.1, 0.6}
-			}
-			dynamic := func(gamma float64) float64 {
-				s.Params = sdk.Params{"gamma": gamma, "xi": 0.6}
-				total := 0.0
-				for seed := range uint64(10) {
-					r, _ := simtest.SimulateChanging(t, newPolicy, s, meansAt, seed)
-					total += r
-				}
-				return total / 10
-			}
-			discounted, whole := dynamic(0.998), dynamic(1)
-			t.Logf("dynamic regret: gamma 0.998 %.1f, no discount %.1f", discounted, whole)
-			if discounted > whole/2 {
-				t.Fatalf("dynamic regret %.1f with discount, %.1f without: want at most half", discounted, whole)
-			}
-		})
+	ss := []sdk.Session{bernSession(2, 0, 0.6), gaussSession(2, 0.2, 0, 0.6)}
+	for i := range ss {
+		ss[i].Horizon = 6000
 	}
+	simtest.CheckFollowsAChange(t, newPolicy, 4000, sdk.Params{"gamma": 0.998, "xi": 0.6}, sdk.Params{"gamma": 1.0, "xi": 0.6}, 2, ss...)
 }
 
 func TestRegretBeatsUniform(t *testing.T) {
-	tests := []struct {
-		name   string
-		s      sdk.Session
-		means  []float64
-		factor float64 // mean regret must be below uniform regret / factor
-	}{
+	simtest.CheckBeatsUniformAll(t, newPolicy, []simtest.BeatsUniformCase{
 		// With the default discount (memory ~ 4 sqrt(T) rounds) and its
 		// padding, D-UCB keeps exploring on a stationary instance.
-		{"gaussian 0.9/0.8 sd 0.15", gaussSession(2, 0.15, 0, 0.6), []float64{0.9, 0.8}, 2},
-		{"bernoulli 0.8/0.5/0.2", bernSession(3, 0, 0.6), []float64{0.8, 0.5, 0.2}, 2},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.s.Horizon = 3000
-			simtest.CheckBeatsUniform(t, newPolicy, tc.s, tc.means, 20, tc.factor)
-		})
-	}
+		{Name: "gaussian 0.9/0.8 sd 0.15", S: gaussSession(2, 0.15, 0, 0.6), Means: []float64{0.9, 0.8}, Factor: 2},
+		{Name: "bernoulli 0.8/0.5/0.2", S: bernSession(3, 0, 0.6), Means: []float64{0.8, 0.5, 0.2}, Factor: 2},
+	})
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(3, 0.3, 0, 0.6), bernSession(3, 0.99, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 2000
-			means := []float64{0.5, 0.45, 0.4}
-			_, a := simtest.Simulate(t, newPolicy, s, means, 3)
-			_, b := simtest.Simulate(t, newPolicy, s, means, 3)
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Fatal("same rewards gave different arm sequences")
-			}
-		})
-	}
+	simtest.CheckDeterministic(t, newPolicy, false, gaussSession(3, 0.3, 0, 0.6), bernSession(3, 0.99, 0.6))
 }
 
 func TestSelectObserveAllocationFree(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(10, 0.15, 0, 0.6), bernSession(10, 0.9, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
-	}
+	simtest.CheckAllocationFreeAll(t, newPolicy, gaussSession(10, 0.15, 0, 0.6), bernSession(10, 0.9, 0.6))
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed
 // replication.
 func BenchmarkRound(b *testing.B) {
 	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0, 0.6) })
+}
+
+// TestScaleInvariant: the default discount does not depend on B (see the
+// package doc), so multiplying every reward and the noise sd by 4 changes
+// no choice.
+func TestScaleInvariant(t *testing.T) {
+	simtest.CheckScaleInvariant(t, newPolicy, gaussSession(3, 0.2, 0, 0.6))
+}
+
+// TestDefaultGammaReading checks the package doc's reading of the default
+// discount against the paper's tuning gamma = 1 - (4B)^-1 sqrt(Upsilon_T /
+// T): with B = 1 and one breakpoint it is the default, a memory
+// 1/(1-gamma) of 4 sqrt T rounds.
+func TestDefaultGammaReading(t *testing.T) {
+	for _, T := range []int{1000, 20000, 100000} {
+		want := 1 - math.Sqrt(1/float64(T))/(4*1)
+		if got := Gamma(0, T); math.Abs(got-want) > 1e-15 {
+			t.Errorf("T=%d: default gamma %v, the tuning with B=1, Upsilon_T=1 gives %v", T, got, want)
+		}
+	}
+	if mem := 1 / (1 - Gamma(0, 20000)); math.Abs(mem-565.685) > 0.01 {
+		t.Errorf("memory at T=20000: %v rounds, the doc says 566", mem)
+	}
 }

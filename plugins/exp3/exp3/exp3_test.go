@@ -11,14 +11,11 @@ import (
 )
 
 func gaussSession(k int, sd, gamma float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"gamma": gamma},
-	}
+	return simtest.Gaussian(k, sd, sdk.Params{"gamma": gamma})
 }
 
 func bernSession(k int, gamma float64) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1, Params: sdk.Params{"gamma": gamma}}
+	return simtest.Bernoulli(k, sdk.Params{"gamma": gamma})
 }
 
 // replicaStream is the second PCG word of replica's random source.
@@ -43,34 +40,21 @@ func newPolicy(tb testing.TB, s sdk.Session, seed uint64) sdk.Policy {
 }
 
 func TestNewValidates(t *testing.T) {
-	tests := []struct {
-		name    string
-		s       sdk.Session
-		r       sdk.Replica
-		wantErr bool
-	}{
-		{"gaussian ok", gaussSession(2, 0.15, 0), replica(1), false},
-		{"bernoulli ok", bernSession(2, 0.1), replica(1), false},
-		{"gamma 1 ok", bernSession(2, 1), replica(1), false},
-		{"no params: defaults", sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, replica(1), false},
-		{"no random source", bernSession(2, 0), sdk.Replica{}, true},
-		{"noise unknown", func() sdk.Session { s := gaussSession(2, 0.15, 0); s.NoiseKnown = false; return s }(), replica(1), true},
-		{"zero sd", gaussSession(2, 0, 0), replica(1), true},
-		{"negative gamma", bernSession(2, -0.1), replica(1), true},
-		{"gamma above 1", bernSession(2, 1.5), replica(1), true},
-		{"NaN gamma", bernSession(2, math.NaN()), replica(1), true},
-		{"no arms", bernSession(0, 0), replica(1), true},
-		{"no horizon", func() sdk.Session { s := bernSession(2, 0); s.Horizon = 0; return s }(), replica(1), true},
-		{"unknown family", func() sdk.Session { s := bernSession(2, 0); s.Family = "poisson"; return s }(), replica(1), true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.s, tc.r)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("New error = %v, want error %v", err, tc.wantErr)
-			}
-		})
-	}
+	simtest.CheckNew(t, New, []simtest.NewCase{
+		{Name: "gaussian ok", S: gaussSession(2, 0.15, 0), R: replica(1), WantErr: false},
+		{Name: "bernoulli ok", S: bernSession(2, 0.1), R: replica(1), WantErr: false},
+		{Name: "gamma 1 ok", S: bernSession(2, 1), R: replica(1), WantErr: false},
+		{Name: "no params: defaults", S: sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, R: replica(1), WantErr: false},
+		{Name: "no random source", S: bernSession(2, 0), R: sdk.Replica{}, WantErr: true},
+		{Name: "noise unknown", S: func() sdk.Session { s := gaussSession(2, 0.15, 0); s.NoiseKnown = false; return s }(), R: replica(1), WantErr: true},
+		{Name: "zero sd", S: gaussSession(2, 0, 0), R: replica(1), WantErr: true},
+		{Name: "negative gamma", S: bernSession(2, -0.1), R: replica(1), WantErr: true},
+		{Name: "gamma above 1", S: bernSession(2, 1.5), R: replica(1), WantErr: true},
+		{Name: "NaN gamma", S: bernSession(2, math.NaN()), R: replica(1), WantErr: true},
+		{Name: "no arms", S: bernSession(0, 0), R: replica(1), WantErr: true},
+		{Name: "no horizon", S: func() sdk.Session { s := bernSession(2, 0); s.Horizon = 0; return s }(), R: replica(1), WantErr: true},
+		{Name: "unknown family", S: func() sdk.Session { s := bernSession(2, 0); s.Family = "poisson"; return s }(), R: replica(1), WantErr: true},
+	})
 }
 
 func TestParamsResolve(t *testing.T) {
@@ -309,27 +293,11 @@ func TestRegretWithinBound(t *testing.T) {
 }
 
 func TestDeterministicGivenSeed(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(3, 0.3, 0), bernSession(3, 0)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 2000
-			means := []float64{0.5, 0.45, 0.4}
-			_, a := simtest.Simulate(t, newPolicy, s, means, 7)
-			_, b := simtest.Simulate(t, newPolicy, s, means, 7)
-			_, c := simtest.Simulate(t, newPolicy, s, means, 8)
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Fatal("same seed gave different arm sequences")
-			}
-			if fmt.Sprint(a) == fmt.Sprint(c) {
-				t.Fatal("different seeds gave identical arm sequences: randomness not used")
-			}
-		})
-	}
+	simtest.CheckDeterministic(t, newPolicy, true, gaussSession(3, 0.3, 0), bernSession(3, 0))
 }
 
 func TestSelectObserveAllocationFree(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(10, 0.15, 0), bernSession(10, 0)} {
-		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
-	}
+	simtest.CheckAllocationFreeAll(t, newPolicy, gaussSession(10, 0.15, 0), bernSession(10, 0))
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed

@@ -65,3 +65,33 @@ func (s *Stats) firstUnpulled() int {
 	}
 	return 0 // unreachable while unpulled > 0
 }
+
+// ArgmaxBonus returns argmax_i Mean_i + width_i*s, the lowest index on
+// ties: the choice of an index policy whose bonus factors into a per-arm
+// width, refreshed when the arm is observed, times a round's s (UCB1's
+// and Gaussian KL-UCB's sqrt(log t)). Every arm must have been observed.
+// The sum is computed as Mean[i] + width[i]*s, the same for every caller,
+// so that their choices stay bit for bit what they were.
+func (s *Stats) ArgmaxBonus(width []float64, scale float64) int {
+	mean := s.Mean
+	width = width[:len(mean)]
+	best, bestV := 0, mean[0]+width[0]*scale
+	for i := 1; i < len(mean); i++ {
+		if v := mean[i] + width[i]*scale; v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
+}
+
+// Argmax returns the index of the largest of u, the lowest on ties (NaNs
+// never win). u must not be empty.
+func Argmax(u []float64) int {
+	best, bestV := 0, u[0]
+	for i := 1; i < len(u); i++ {
+		if u[i] > bestV {
+			best, bestV = i, u[i]
+		}
+	}
+	return best
+}

@@ -126,3 +126,37 @@ func TestAllocationFree(t *testing.T) {
 		t.Fatalf("Observe+FirstUnpulled allocates %v times", allocs)
 	}
 }
+
+// TestArgmax: the index policies' argmax takes the largest value, the
+// lowest index on ties, and never a NaN.
+func TestArgmax(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		u    []float64
+		want int
+	}{
+		{[]float64{1}, 0},
+		{[]float64{1, 3, 2}, 1},
+		{[]float64{2, 3, 3}, 1},
+		{[]float64{math.Inf(1), math.Inf(1)}, 0},
+		{[]float64{0, nan, 1}, 2},
+		{[]float64{-1, -0.5, -2}, 1},
+	} {
+		if got := Argmax(c.u); got != c.want {
+			t.Errorf("Argmax(%v) = %d, want %d", c.u, got, c.want)
+		}
+	}
+	s := New(3)
+	for i, r := range []float64{0.5, 0.2, 0.4} {
+		s.Observe(i, r)
+	}
+	width := []float64{0.1, 0.4, 0.2}
+	for _, c := range []struct {
+		scale float64
+		want  int
+	}{{0, 0}, {1, 1}, {0.5, 0}, {2.0 / 3, 0}} { // 0.5+0.1/1.5 ties 0.2+0.4/1.5 up to rounding
+		if got, want := s.ArgmaxBonus(width, c.scale), Argmax([]float64{0.5 + 0.1*c.scale, 0.2 + 0.4*c.scale, 0.4 + 0.2*c.scale}); got != want || (c.scale != 2.0/3 && got != c.want) {
+			t.Errorf("ArgmaxBonus(scale %v) = %d, want %d", c.scale, got, c.want)
+		}
+	}
+}

@@ -102,14 +102,7 @@ func (p *policy) Select(t int) int {
 	if i, ok := p.arms.FirstUnpulled(); ok {
 		return i
 	}
-	u := p.u
-	best, bestV := 0, u[0]
-	for i := 1; i < len(u); i++ {
-		if u[i] > bestV {
-			best, bestV = i, u[i]
-		}
-	}
-	return best
+	return armstat.Argmax(p.u)
 }
 
 // Observe adds the reward of round t to the pulled arm's statistics and

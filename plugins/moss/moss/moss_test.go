@@ -1,7 +1,6 @@
 package moss
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,14 +10,11 @@ import (
 )
 
 func gaussSession(k int, sd, c float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"c": c},
-	}
+	return simtest.Gaussian(k, sd, sdk.Params{"c": c})
 }
 
 func bernSession(k int, c float64) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1, Params: sdk.Params{"c": c}}
+	return simtest.Bernoulli(k, sdk.Params{"c": c})
 }
 
 func mustNew(t testing.TB, s sdk.Session) *policy {
@@ -34,30 +30,18 @@ func mustNew(t testing.TB, s sdk.Session) *policy {
 func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
 
 func TestNewValidates(t *testing.T) {
-	tests := []struct {
-		name    string
-		s       sdk.Session
-		wantErr bool
-	}{
-		{"gaussian ok", gaussSession(2, 0.15, 1), false},
-		{"bernoulli ok", bernSession(2, 1), false},
-		{"no params: defaults", sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, false},
-		{"noise unknown", func() sdk.Session { s := gaussSession(2, 0.15, 1); s.NoiseKnown = false; return s }(), true},
-		{"zero sd", gaussSession(2, 0, 1), true},
-		{"negative c", gaussSession(2, 0.15, -1), true},
-		{"NaN c", bernSession(2, math.NaN()), true},
-		{"no arms", bernSession(0, 1), true},
-		{"no horizon", func() sdk.Session { s := bernSession(2, 1); s.Horizon = 0; return s }(), true},
-		{"unknown family", func() sdk.Session { s := bernSession(2, 1); s.Family = "poisson"; return s }(), true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.s, sdk.Replica{})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("New error = %v, want error %v", err, tc.wantErr)
-			}
-		})
-	}
+	simtest.CheckNew(t, New, []simtest.NewCase{
+		{Name: "gaussian ok", S: gaussSession(2, 0.15, 1), WantErr: false},
+		{Name: "bernoulli ok", S: bernSession(2, 1), WantErr: false},
+		{Name: "no params: defaults", S: sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, WantErr: false},
+		{Name: "noise unknown", S: func() sdk.Session { s := gaussSession(2, 0.15, 1); s.NoiseKnown = false; return s }(), WantErr: true},
+		{Name: "zero sd", S: gaussSession(2, 0, 1), WantErr: true},
+		{Name: "negative c", S: gaussSession(2, 0.15, -1), WantErr: true},
+		{Name: "NaN c", S: bernSession(2, math.NaN()), WantErr: true},
+		{Name: "no arms", S: bernSession(0, 1), WantErr: true},
+		{Name: "no horizon", S: func() sdk.Session { s := bernSession(2, 1); s.Horizon = 0; return s }(), WantErr: true},
+		{Name: "unknown family", S: func() sdk.Session { s := bernSession(2, 1); s.Family = "poisson"; return s }(), WantErr: true},
+	})
 }
 
 func TestParamsResolve(t *testing.T) {
@@ -227,23 +211,11 @@ func TestRegretWithinBound(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(3, 0.3, 1), bernSession(3, 1)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 2000
-			means := []float64{0.5, 0.45, 0.4}
-			_, a := simtest.Simulate(t, newPolicy, s, means, 3)
-			_, b := simtest.Simulate(t, newPolicy, s, means, 3)
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Fatal("same rewards gave different arm sequences")
-			}
-		})
-	}
+	simtest.CheckDeterministic(t, newPolicy, false, gaussSession(3, 0.3, 1), bernSession(3, 1))
 }
 
 func TestSelectObserveAllocationFree(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(10, 0.15, 1), bernSession(10, 1)} {
-		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
-	}
+	simtest.CheckAllocationFreeAll(t, newPolicy, gaussSession(10, 0.15, 1), bernSession(10, 1))
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed

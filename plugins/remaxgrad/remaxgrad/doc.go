@@ -16,7 +16,8 @@
 // The variant parameter selects the inner loop. "paper" (the default) is
 // Algorithm 2 as written. "robust" (Optimizer.runRobust) fixes two failures
 // of it that do not depend on the objective but on the scale of its
-// gradients, which shrink as the posterior concentrates:
+// gradients, which shrink as the posterior concentrates, and a third that
+// is the objective's own:
 //
 //   - the stop rule gap <= tol is absolute: once the gradients' differences
 //     fall below tol, rounds take no step and pi keeps whatever mass the
@@ -34,7 +35,18 @@
 //     8, also explores a floored arm at a rate of about e^-8 (3e-4) per
 //     round, which the README's measurements chose: a floor of 12 left 10
 //     of 1,000 failure_mode replications stuck and one two_arm replication
-//     on the worse arm for the whole horizon, 8 left 1 and none.
+//     on the worse arm for the whole horizon, 8 left 1 and none;
+//   - the ReMax objective itself gives an arm whose posterior mean an
+//     unlucky first reward or two put far below the others almost no mass
+//     (exact ReMax freezes so in 15 of 1,000 failure_mode replications),
+//     and the floor's exploration, about e^-8 per round, is too little to
+//     repair its mean within the horizon: 2 of 1,000 stayed stuck (issue
+//     26). The robust variant therefore plays, with probability TSShare
+//     (0.3, a constant), the best arm of one fresh posterior sample, a
+//     Thompson-sampling draw, and otherwise draws from pi: every arm is
+//     pulled at least 0.3 times its posterior probability of being the
+//     best, the rate at which Thompson sampling repairs an unlucky mean.
+//     docs/remaxgrad-robust.md has the diagnosis and the measurements.
 //
 // # Posterior
 //

@@ -21,6 +21,11 @@ type Policy struct {
 	opt      *Optimizer
 	steps    int  // Adam steps of the last Select
 	selected bool // whether the optimizer ran in the last Select
+
+	// tsShare is the robust variant's share of Thompson-sampling draws
+	// (TSShare; 0 for the paper variant), draw its K normals.
+	tsShare float64
+	draw    []float64
 }
 
 var (
@@ -60,12 +65,18 @@ func NewPolicy(s sdk.Session, r sdk.Replica) (*Policy, error) {
 		unpulled: k,
 		opt:      NewOptimizer(k, c),
 	}
+	if c.Variant == VariantRobust && c.TSShare > 0 {
+		p.tsShare, p.draw = c.TSShare, make([]float64, k)
+	}
 	return p, nil
 }
 
 // Select runs one round of Algorithm 2 and draws the arm from softmax(z).
-// Arms never pulled have no (improper-prior) posterior; the host pulls each
-// once first, and should it not, Select pulls the first such arm.
+// The robust variant instead plays, with probability TSShare, the best arm
+// of one fresh posterior sample (a Thompson-sampling draw; see the package
+// doc). Arms never pulled have no (improper-prior) posterior; the host
+// pulls each once first, and should it not, Select pulls the first such
+// arm.
 func (p *Policy) Select(t int) int {
 	p.selected = false
 	if p.unpulled > 0 {
@@ -83,6 +94,12 @@ func (p *Policy) Select(t int) int {
 	p.selected = true
 	pi := p.opt.CurrentPolicy()
 	u := p.src.Float64()
+	if p.tsShare > 0 {
+		if u < p.tsShare {
+			return p.thompson()
+		}
+		u = (u - p.tsShare) / (1 - p.tsShare) // uniform on [0, 1) again
+	}
 	last := 0
 	for i, x := range pi {
 		if x > 0 {
@@ -94,6 +111,20 @@ func (p *Policy) Select(t int) int {
 		}
 	}
 	return last // u beyond the rounded total mass
+}
+
+// thompson returns the best arm of one posterior sample theta_i = muhat_i
+// + sd_i N(0,1), the lowest index on ties: arm i with the probability the
+// posterior gives it of being the best.
+func (p *Policy) thompson() int {
+	p.src.Fill(p.draw)
+	best, bestV := 0, math.Inf(-1)
+	for i, z := range p.draw {
+		if v := p.mean[i] + p.sd[i]*z; v > bestV {
+			best, bestV = i, v
+		}
+	}
+	return best
 }
 
 // Observe updates arm's empirical mean and posterior sd.

@@ -58,6 +58,8 @@ func TestNewErrors(t *testing.T) {
 		{"no samples", func(s *sdk.Session) { s.Params["samples"] = int64(0) }, `"samples"`},
 		{"M beyond MaxM stalls every round", func(s *sdk.Session) { s.Params["m"] = int64(MaxM + 1) }, `parameter "m": want m <= 100, got 101`},
 		{"samples beyond MaxSamples exhaust the memory", func(s *sdk.Session) { s.Params["samples"] = int64(MaxSamples + 1) }, `parameter "samples": want <= 1000, got 1001`},
+		{"steps beyond MaxSteps stall every round", func(s *sdk.Session) { s.Params["steps"] = int64(MaxSteps + 1) }, `parameter "steps": want <= 1000, got 1001`},
+		{"steps 1e9", func(s *sdk.Session) { s.Params["steps"] = int64(1e9) }, `parameter "steps": want <= 1000, got 1000000000`},
 		{"non-positive learning rate", func(s *sdk.Session) { s.Params["lr"] = 0.0 }, `"lr"`},
 		{"negative tolerance", func(s *sdk.Session) { s.Params["tol"] = -1.0 }, `"tol"`},
 		{"non-positive variance inflation", func(s *sdk.Session) { s.Params["variance_inflation"] = 0.0 }, `"variance_inflation"`},

@@ -214,3 +214,45 @@ func TestRobustDiagnostics(t *testing.T) {
 		t.Errorf("%v allocations per round", n)
 	}
 }
+
+// TestThompsonDraw: the robust variant's Thompson draw plays arm i with
+// the posterior probability that it is the best, for two arms
+// Phi((mu_i - mu_j) / sqrt(sd_i^2 + sd_j^2)), within 5 standard errors of
+// 100,000 draws.
+func TestThompsonDraw(t *testing.T) {
+	s := session(t, 2, map[string]any{"variant": VariantRobust})
+	pol, err := NewPolicy(s, sdk.Replica{Rand: rand.New(rand.NewPCG(4, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pol.tsShare != DefaultTSShare {
+		t.Fatalf("robust variant: Thompson share %v, want %v", pol.tsShare, DefaultTSShare)
+	}
+	for _, c := range []struct{ mean, sd [2]float64 }{
+		{[2]float64{1, 0.9}, [2]float64{0.05, 0.1}},
+		{[2]float64{-1.79, 1.01}, [2]float64{1, 0.02}}, // issue 26's stuck arm 0
+		{[2]float64{0.5, 0.5}, [2]float64{0.3, 0.01}},
+	} {
+		copy(pol.mean, c.mean[:])
+		copy(pol.sd, c.sd[:])
+		const n = 100000
+		zeros := 0
+		for range n {
+			if pol.thompson() == 0 {
+				zeros++
+			}
+		}
+		want := 0.5 * math.Erfc(-(c.mean[0]-c.mean[1])/math.Hypot(c.sd[0], c.sd[1])/math.Sqrt2)
+		se := math.Sqrt(want * (1 - want) / n)
+		if got := float64(zeros) / n; math.Abs(got-want) > 5*se+1e-9 {
+			t.Errorf("means %v, sds %v: arm 0 drawn %.5f of the time, posterior probability it is the best %.5f", c.mean, c.sd, got, want)
+		}
+	}
+	paper, err := NewPolicy(session(t, 2, nil), sdk.Replica{Rand: rand.New(rand.NewPCG(4, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paper.tsShare != 0 {
+		t.Errorf("paper variant: Thompson share %v, want 0", paper.tsShare)
+	}
+}

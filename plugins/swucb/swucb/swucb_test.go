@@ -1,7 +1,6 @@
 package swucb
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,15 +10,11 @@ import (
 )
 
 func gaussSession(k int, sd float64, tau int, xi float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"tau": int64(tau), "xi": xi},
-	}
+	return simtest.Gaussian(k, sd, sdk.Params{"tau": int64(tau), "xi": xi})
 }
 
 func bernSession(k, tau int, xi float64) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1,
-		Params: sdk.Params{"tau": int64(tau), "xi": xi}}
+	return simtest.Bernoulli(k, sdk.Params{"tau": int64(tau), "xi": xi})
 }
 
 func mustNew(t testing.TB, s sdk.Session) *policy {
@@ -35,34 +30,22 @@ func mustNew(t testing.TB, s sdk.Session) *policy {
 func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
 
 func TestNewValidates(t *testing.T) {
-	tests := []struct {
-		name    string
-		s       sdk.Session
-		wantErr bool
-	}{
-		{"gaussian ok", gaussSession(2, 0.15, 0, 0.6), false},
-		{"bernoulli ok", bernSession(2, 100, 0.6), false},
-		{"xi 0 ok", bernSession(2, 100, 0), false},
-		{"tau above T ok", bernSession(2, 10000, 0.6), false},
-		{"no params: defaults", sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, false},
-		{"noise unknown", func() sdk.Session { s := gaussSession(2, 0.15, 0, 0.6); s.NoiseKnown = false; return s }(), true},
-		{"zero sd", gaussSession(2, 0, 0, 0.6), true},
-		{"negative tau", bernSession(2, -1, 0.6), true},
-		{"tau above MaxTau", bernSession(2, MaxTau+1, 0.6), true},
-		{"negative xi", bernSession(2, 100, -0.1), true},
-		{"NaN xi", bernSession(2, 100, math.NaN()), true},
-		{"no arms", bernSession(0, 100, 0.6), true},
-		{"no horizon", func() sdk.Session { s := bernSession(2, 100, 0.6); s.Horizon = 0; return s }(), true},
-		{"unknown family", func() sdk.Session { s := bernSession(2, 100, 0.6); s.Family = "poisson"; return s }(), true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.s, sdk.Replica{})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("New error = %v, want error %v", err, tc.wantErr)
-			}
-		})
-	}
+	simtest.CheckNew(t, New, []simtest.NewCase{
+		{Name: "gaussian ok", S: gaussSession(2, 0.15, 0, 0.6), WantErr: false},
+		{Name: "bernoulli ok", S: bernSession(2, 100, 0.6), WantErr: false},
+		{Name: "xi 0 ok", S: bernSession(2, 100, 0), WantErr: false},
+		{Name: "tau above T ok", S: bernSession(2, 10000, 0.6), WantErr: false},
+		{Name: "no params: defaults", S: sdk.Session{Arms: 3, Horizon: 10, Family: sdk.Bernoulli}, WantErr: false},
+		{Name: "noise unknown", S: func() sdk.Session { s := gaussSession(2, 0.15, 0, 0.6); s.NoiseKnown = false; return s }(), WantErr: true},
+		{Name: "zero sd", S: gaussSession(2, 0, 0, 0.6), WantErr: true},
+		{Name: "negative tau", S: bernSession(2, -1, 0.6), WantErr: true},
+		{Name: "tau above MaxTau", S: bernSession(2, MaxTau+1, 0.6), WantErr: true},
+		{Name: "negative xi", S: bernSession(2, 100, -0.1), WantErr: true},
+		{Name: "NaN xi", S: bernSession(2, 100, math.NaN()), WantErr: true},
+		{Name: "no arms", S: bernSession(0, 100, 0.6), WantErr: true},
+		{Name: "no horizon", S: func() sdk.Session { s := bernSession(2, 100, 0.6); s.Horizon = 0; return s }(), WantErr: true},
+		{Name: "unknown family", S: func() sdk.Session { s := bernSession(2, 100, 0.6); s.Family = "poisson"; return s }(), WantErr: true},
+	})
 }
 
 func TestParamsResolve(t *testing.T) {
@@ -241,73 +224,58 @@ func TestIndexMatchesDefinition(t *testing.T) {
 // keeps pulling the arm that used to be best until its long average sinks
 // below the other's.
 func TestFollowsAChange(t *testing.T) {
-	for _, s := range []sdk.Session{bernSession(2, 0, 0.6), gaussSession(2, 0.2, 0, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 4000
-			meansAt := func(round int) []float64 {
-				if round <= 2000 {
-					return []float64{0.9, 0.6}
-				}
-				return []float64{0.1, 0.6}
-			}
-			dynamic := func(tau int) float64 {
-				s.Params = sdk.Params{"tau": int64(tau), "xi": 0.6}
-				total := 0.0
-				for seed := range uint64(10) {
-					r, _ := simtest.SimulateChanging(t, newPolicy, s, meansAt, seed)
-					total += r
-				}
-				return total / 10
-			}
-			window, whole := dynamic(300), dynamic(s.Horizon)
-			t.Logf("dynamic regret: window 300 rounds %.1f, whole history %.1f", window, whole)
-			if window > whole/3 {
-				t.Fatalf("dynamic regret %.1f with the window, %.1f without: want at most a third", window, whole)
-			}
-		})
+	ss := []sdk.Session{bernSession(2, 0, 0.6), gaussSession(2, 0.2, 0, 0.6)}
+	for i := range ss {
+		ss[i].Horizon = 4000
 	}
+	simtest.CheckFollowsAChange(t, newPolicy, 2000, sdk.Params{"tau": int64(300), "xi": 0.6}, sdk.Params{"tau": int64(4000), "xi": 0.6}, 3, ss...)
 }
 
 func TestRegretBeatsUniform(t *testing.T) {
-	tests := []struct {
-		name   string
-		s      sdk.Session
-		means  []float64
-		factor float64 // mean regret must be below uniform regret / factor
-	}{
-		{"gaussian 0.9/0.8 sd 0.15", gaussSession(2, 0.15, 0, 0.6), []float64{0.9, 0.8}, 4},
-		{"bernoulli 0.8/0.5/0.2", bernSession(3, 0, 0.6), []float64{0.8, 0.5, 0.2}, 4},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.s.Horizon = 3000
-			simtest.CheckBeatsUniform(t, newPolicy, tc.s, tc.means, 20, tc.factor)
-		})
-	}
+	simtest.CheckBeatsUniformAll(t, newPolicy, []simtest.BeatsUniformCase{
+		{Name: "gaussian 0.9/0.8 sd 0.15", S: gaussSession(2, 0.15, 0, 0.6), Means: []float64{0.9, 0.8}, Factor: 4},
+		{Name: "bernoulli 0.8/0.5/0.2", S: bernSession(3, 0, 0.6), Means: []float64{0.8, 0.5, 0.2}, Factor: 4},
+	})
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(3, 0.3, 0, 0.6), bernSession(3, 50, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) {
-			s.Horizon = 2000
-			means := []float64{0.5, 0.45, 0.4}
-			_, a := simtest.Simulate(t, newPolicy, s, means, 3)
-			_, b := simtest.Simulate(t, newPolicy, s, means, 3)
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Fatal("same rewards gave different arm sequences")
-			}
-		})
-	}
+	simtest.CheckDeterministic(t, newPolicy, false, gaussSession(3, 0.3, 0, 0.6), bernSession(3, 50, 0.6))
 }
 
 func TestSelectObserveAllocationFree(t *testing.T) {
-	for _, s := range []sdk.Session{gaussSession(10, 0.15, 0, 0.6), bernSession(10, 20, 0.6)} {
-		t.Run(string(s.Family), func(t *testing.T) { simtest.CheckAllocationFree(t, newPolicy, s) })
-	}
+	simtest.CheckAllocationFreeAll(t, newPolicy, gaussSession(10, 0.15, 0, 0.6), bernSession(10, 20, 0.6))
 }
 
 // BenchmarkRound measures one Select+Observe round of a gaussian K-armed
 // replication.
 func BenchmarkRound(b *testing.B) {
 	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return gaussSession(k, 0.15, 0, 0.6) })
+}
+
+// TestScaleInvariant: the default window does not depend on B (see the
+// package doc), so multiplying every reward and the noise sd by 4 changes
+// no choice.
+func TestScaleInvariant(t *testing.T) {
+	simtest.CheckScaleInvariant(t, newPolicy, gaussSession(3, 0.2, 0, 0.6))
+}
+
+// TestDefaultTauReading checks the package doc's reading of the default
+// window against the paper's tuning tau = 2B sqrt(T log T / Upsilon_T):
+// with B = 1 it is that window for Upsilon_T = 1/4, twice the window for
+// one breakpoint, and 1780 rounds at T = 20000.
+func TestDefaultTauReading(t *testing.T) {
+	theorem := func(b, horizon, upsilon float64) float64 {
+		return 2 * b * math.Sqrt(horizon*math.Log(horizon)/upsilon)
+	}
+	for _, T := range []int{1000, 20000, 100000} {
+		if got, want := Tau(0, T), int(theorem(1, float64(T), 0.25)); got != want {
+			t.Errorf("T=%d: default tau %d, the tuning with B=1, Upsilon_T=1/4 gives %d", T, got, want)
+		}
+	}
+	if got := Tau(0, 20000); got != 1780 {
+		t.Errorf("default tau at T=20000: %d, the doc says 1780", got)
+	}
+	if got := int(theorem(1, 20000, 2)); got != 629 {
+		t.Errorf("the tuning at T=20000, Upsilon_T=2: %d, the doc says 629", got)
+	}
 }

@@ -111,16 +111,7 @@ func (p *policy) Select(t int) int {
 	if i, ok := p.arms.FirstUnpulled(); ok {
 		return i
 	}
-	s := math.Sqrt(logPlays(t))
-	mean := p.arms.Mean
-	width := p.width[:len(mean)]
-	best, bestV := 0, mean[0]+width[0]*s
-	for i := 1; i < len(mean); i++ {
-		if v := mean[i] + width[i]*s; v > bestV {
-			best, bestV = i, v
-		}
-	}
-	return best
+	return p.arms.ArgmaxBonus(p.width, math.Sqrt(logPlays(t)))
 }
 
 // Observe adds the reward of round t to the pulled arm's statistics.
