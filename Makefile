@@ -100,8 +100,10 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/... ./host/engine/ | tee bench.txt
 
 # The Python SDK's speed against Go's: ten_arm at 1000 x 20000 with the Go
-# ts plugin, tsnp (batch API) and epsgreedy (per-replication), in ns per
-# replication-round (RUNS, HORIZON, REPEAT override the defaults).
+# ts plugin, tsnp (batch API) and epsgreedy (per-replication): the whole
+# bench process's wall time of ts and of tsnp (alternately, best of 3), and
+# ns per replication-round from the results file (RUNS, HORIZON, REPEAT
+# override the defaults).
 bench-python: build
 	sdk/python/bench/speed.sh
 

@@ -39,10 +39,15 @@ func guideSection(t *testing.T, title string) []guideBlock {
 }
 
 // TestWritingPluginsGuide runs the Go section of the plugin author's guide
-// verbatim in a temporary directory: its shell blocks as written, its two
-// Go blocks as main.go and main_test.go, against this checkout standing in
-// for the clone at ../regretbench. The guide once told authors to `go get`
-// the unpublished module and never to run `go mod tidy`; neither worked.
+// verbatim in a temporary directory, as a user with bench installed would:
+// its shell blocks as written, its two Go blocks as main.go and
+// main_test.go, against this checkout standing in for the clone at
+// ../regretbench, in a home directory of its own, with bench and the
+// shipped plugins beside it on the PATH. The guide once told authors to
+// `go get` the unpublished module and never to run `go mod tidy`, and
+// later to build into the clone's bin/plugins, where a plugin's name could
+// replace a shipped one; its plugin now goes into ~/bench-plugins and runs
+// beside the shipped plugins, on a scenario and on the whole suite.
 func TestWritingPluginsGuide(t *testing.T) {
 	skipShort(t, "the commands of docs/plugin-go.md, building a plugin module from scratch")
 	t.Parallel()
@@ -60,31 +65,18 @@ func TestWritingPluginsGuide(t *testing.T) {
 		t.Fatalf("the guide's Go section has %d sh and %d go blocks; this test expects 3 (set-up, build, use) and 2 (main.go, main_test.go)", len(sh), len(gofiles))
 	}
 
-	// ../regretbench: the module root of this checkout, with a plugin
-	// directory of its own so that the guide's build does not write into
-	// the repository's bin/.
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// ../regretbench: the module root of this checkout as a clone has it
+	// (the SDK imports internal/, and its tests the host's client), without
+	// its bin/, so that nothing the guide does can reach the repository's
+	// build.
+	root := repoRoot(t)
 	work := t.TempDir()
-	clone := filepath.Join(work, "regretbench")
-	if err := os.MkdirAll(filepath.Join(clone, "bin", "plugins"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// A stand-in for each shipped plugin, as `make build` leaves them: the
-	// guide's build must add its plugin beside them, never replace one
-	// (bench ships a ucb1, so the guide's UCB1 has a name of its own). An
-	// ELF header, so that go build -o would overwrite it as it would the
-	// real executable (it refuses to replace what is not an object file).
-	standIn := func(name string) string { return "\x7fELF stand-in for the shipped " + name + "\n" }
-	for _, n := range shipped {
-		if err := os.WriteFile(filepath.Join(clone, "bin", "plugins", "bench-plugin-"+n), []byte(standIn(n)), 0o755); err != nil {
+	clone, home := filepath.Join(work, "regretbench"), filepath.Join(work, "home")
+	for _, d := range []string{clone, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Everything else of the checkout, as a clone has it: the SDK imports
-	// internal/, and its tests the host's client (internal/client).
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
@@ -96,14 +88,29 @@ func TestWritingPluginsGuide(t *testing.T) {
 			}
 		}
 	}
-	run := func(dir, script string) {
+	// The user's environment: a home of its own (~/bench-plugins is the
+	// test's), bench first on the PATH with the shipped plugins beside it
+	// (binDir, as make build lays them out), none of the tests' BENCH_
+	// variables, and Go's caches and settings as they are, which a new
+	// HOME would otherwise move.
+	goEnv, err := exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	env := installEnv("HOME="+home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for i, v := range strings.Fields(string(goEnv)) {
+		env = append(env, []string{"GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"}[i]+"="+v)
+	}
+	run := func(dir, script string, extra ...string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 		cmd.Dir = dir
+		cmd.Env = append(append([]string(nil), env...), extra...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("the guide's commands failed: %v\n%s\n%s", err, script, out)
 		}
+		return string(out)
 	}
 	run(work, sh[0]) // mkdir ucb1 && cd ucb1, go mod init, go mod edit
 	dir := filepath.Join(work, "ucb1")
@@ -112,23 +119,44 @@ func TestWritingPluginsGuide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run(dir, sh[1]) // go mod tidy, go test, go build
-	for _, n := range shipped {
-		if got, err := os.ReadFile(filepath.Join(clone, "bin", "plugins", "bench-plugin-"+n)); err != nil || string(got) != standIn(n) {
-			t.Errorf("the guide's build replaced the shipped plugin %s (err %v)", n, err)
-		}
-	}
+	run(dir, sh[1]) // go mod tidy, go test, go build into ~/bench-plugins
 
-	// The plugin the guide built works with bench: it passes the
-	// conformance rules that the in-module test did not already run.
-	plugin := filepath.Join(clone, "bin", "plugins", "bench-plugin-ucb1-example")
-	if st, err := os.Stat(plugin); err != nil || st.Mode()&0o111 == 0 {
+	// The build left the plugin in the user's directory, and only there.
+	mine := filepath.Join(home, "bench-plugins")
+	ents, err := os.ReadDir(mine)
+	if err != nil || len(ents) != 1 || ents[0].Name() != "bench-plugin-ucb1-example" {
+		t.Fatalf("~/bench-plugins after the guide's build: %v %v, want bench-plugin-ucb1-example alone", ents, err)
+	}
+	if st, err := os.Stat(filepath.Join(mine, "bench-plugin-ucb1-example")); err != nil || st.Mode()&0o111 == 0 {
 		t.Fatalf("the guide's build left no executable plugin: %v", err)
 	}
-	stdout, stderr, code := bench(t, "--plugin-dir", filepath.Dir(plugin), "conform", "--quick",
-		"--rule", "handshake", "--rule", "describe", "--rule", "valid-arms", "ucb1-example")
-	if code != 0 {
-		t.Fatalf("bench conform ucb1-example: exit %d\n%s\n%s", code, stdout, stderr)
+
+	// The guide's use: bench plugins, conform, a scenario, and the paper
+	// (at a small scale, through BENCH_RUNS and BENCH_HORIZON as a user
+	// could give them).
+	out := run(dir, sh[2], "BENCH_RUNS=4", "BENCH_HORIZON=120")
+	for _, want := range []string{
+		"  path   " + filepath.Join(mine, "bench-plugin-ucb1-example") + "  (--plugin-dir)\n",
+		"  path   " + filepath.Join(binDir, "plugins", "bench-plugin-ucb1") + "  (beside bench)\n",
+		"Comparison in two_arm",
+		"Comparison across 9 scenarios",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the guide's use block's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "shadows") {
+		t.Errorf("the guide's plugin shadows a shipped one:\n%s", out)
+	}
+	for _, name := range []string{"two_arm", "obd", "remaxgrad_ten_arm"} {
+		f := readResults(t, filepath.Join(dir, "paper", name+".json"))
+		last := f.Policies[len(f.Policies)-1]
+		if last.Label != "ucb1-example" || last.Status != "ok" || f.Policy("TS") == nil {
+			t.Errorf("paper/%s.json: last policy %q (%s), want ucb1-example, ok, beside the shipped TS", name, last.Label, last.Status)
+		}
+	}
+	if index, err := os.ReadFile(filepath.Join(dir, "paper", "index.html")); err != nil || !strings.Contains(string(index), ">ucb1-example</") {
+		t.Errorf("paper/index.html does not show ucb1-example: %v", err)
 	}
 }
 

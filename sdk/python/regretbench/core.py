@@ -73,7 +73,7 @@ class ReplicaBatch:
 
 
 class CoreSession:
-    __slots__ = ("spec", "n", "reps", "round", "delivered", "pol", "arms", "diag", "lock", "step")
+    __slots__ = ("spec", "n", "reps", "round", "delivered", "pol", "arms", "diag", "lock", "step", "init_rounds")
 
     def __init__(self, spec, reps, pol, ndiag):
         self.spec = spec
@@ -88,6 +88,7 @@ class CoreSession:
         self.diag = np.zeros((ndiag, self.n), dtype=np.float64)
         self.lock = threading.Lock()
         self.step = BatchStep(arrivals=NO_ARRIVALS)
+        self.init_rounds = spec.init_rounds  # read twice a round: a property computes it
 
     def pending(self):
         """How many rewards have not arrived before the next round: every
@@ -206,7 +207,7 @@ class Core:
                 if len(prev_arms) != want or len(prev_rewards) != want:
                     raise InvalidRequest("session %d round %d: got %d arms and %d rewards, want %d each"
                                          % (sid, round, len(prev_arms), len(prev_rewards), want))
-                if len(arrivals):
+                if arrivals is not NO_ARRIVALS and len(arrivals):
                     raise InvalidRequest("session %d round %d: %d arrivals under immediate feedback"
                                          % (sid, round, len(arrivals)))
             # Unsigned, a negative arm is huge: one reduction checks both ends.
@@ -237,12 +238,12 @@ class Core:
                 if out.dtype.kind not in "iu":
                     raise PolicyFailed("the policy returned arms of type %s, want integers" % out.dtype)
                 bad = np.flatnonzero((out < 0) | (out >= spec.arms))
-                if round > spec.init_rounds and len(bad):
+                if round > s.init_rounds and len(bad):
                     raise PolicyFailed("replication %d: the policy returned arm %d, want 0..%d"
                                        % (s.reps[bad[0]], out[bad[0]], spec.arms - 1))
                 buf[:] = out
                 out = buf
-            if round <= spec.init_rounds:
+            if round <= s.init_rounds:
                 out[:] = (round - 1) % spec.arms
             elif _umax(out.view(np.uint32)) >= spec.arms:
                 i = int(np.flatnonzero((out < 0) | (out >= spec.arms))[0])
@@ -264,7 +265,8 @@ class Core:
                     raise PolicyFailed("the policy returned diagnostics of type %s, want numbers" % d.dtype)
                 dbuf[:] = d
             s.round = round
-            s.delivered += len(arrivals)
+            if arrivals is not NO_ARRIVALS:
+                s.delivered += len(arrivals)
             return out, dbuf
 
     def close(self, sid):

@@ -36,6 +36,56 @@ class KeyedDrawsTest(unittest.TestCase):
                         self.assertEqual(getattr(first, kind)(t)[0].tolist(), a)
                         self.assertEqual(getattr(last, kind)(t)[2].tolist(), a)
 
+    def test_blocks_of_rounds_give_the_numbers_of_one_round(self):
+        # uniform and normal compute several rounds at once (block_rounds)
+        # and serve the next rounds from the block: the numbers are those
+        # of one round at a time, bit for bit, whatever the block, the
+        # width (odd: the last normal of a draw dropped), and the order of
+        # calls (rounds skipped, repeated, going back, both kinds mixed).
+        calls = [("normal", t) for t in range(1, 40)] + [("uniform", t) for t in range(1, 40)]
+        calls += [("normal", 50), ("normal", 50), ("uniform", 52), ("normal", 53), ("normal", 51),
+                  ("uniform", 51), ("normal", 1000), ("uniform", 1001), ("normal", 2 ** 40), ("normal", 2 ** 40 + 1)]
+        for n, width in ((1, 1), (3, 7), (40, 10), (9, 2)):
+            one = rb.KeyedDraws(2 ** 64 - 3, range(100, 100 + n), width, block_rounds=1)
+            want = [getattr(one, kind)(t).copy() for kind, t in calls]
+            for block in (2, 5, 64, None):
+                d = rb.KeyedDraws(2 ** 64 - 3, range(100, 100 + n), width, block_rounds=block)
+                for (kind, t), w in zip(calls, want):
+                    with self.subTest(n=n, width=width, block=block, kind=kind, t=t):
+                        got = getattr(d, kind)(t)
+                        self.assertEqual(got.shape, (n, width))
+                        self.assertEqual(got.view(np.uint64).tolist(), w.view(np.uint64).tolist())
+                        got[:] = -1.0  # a policy may scribble on it: a later call is fresh
+        # and the first round's normals are Box-Muller on the scalar bits
+        d = rb.KeyedDraws(5, [0, 17], 3)
+        z = d.normal(4)
+        for i, r in enumerate((0, 17)):
+            for j in range(2):
+                x = draw_bits(5, r, 4, j)
+                u1 = 2.0 - np.frombuffer(((x >> 32) << 20 | 0x3FF0000000000000).to_bytes(8, "little"), "<f8")[0]
+                u2 = np.frombuffer(((x & 0xFFFFFFFF) << 20 | 0x3FF0000000000000).to_bytes(8, "little"), "<f8")[0] - 1.0
+                rad = np.sqrt(np.log(np.array([u1])) * -2.0)[0]
+                ang = np.array([u2]) * (2 * np.pi)
+                pair = (np.cos(ang)[0] * rad, np.sin(ang)[0] * rad)
+                for q in range(2):
+                    if 2 * j + q < 3:
+                        self.assertEqual(z[i, 2 * j + q], pair[q])
+
+    def test_a_block_serves_several_rounds(self):
+        # The point of blocks: numpy's passes over the draws run once per
+        # block of rounds, not once per round.
+        d = rb.KeyedDraws(3, range(500), 10)
+        self.assertGreater(d.block_rounds, 4)
+        fills = []
+        mix = d._mix
+        d._mix = lambda x, y: fills.append(len(x)) or mix(x, y)
+        for t in range(1, 101):
+            d.normal(t)
+            d.uniform(t)
+        self.assertLessEqual(len(fills), 2 * (100 // d.block_rounds + 1))
+        with self.assertRaises(ValueError):
+            rb.KeyedDraws(3, range(5), 10, block_rounds=0)
+
     def test_keys_differ(self):
         base = rb.KeyedDraws(11, [5], 4).uniform(3)[0].tolist()
         for other in (rb.KeyedDraws(12, [5], 4), rb.KeyedDraws(11, [6], 4), rb.KeyedDraws(11, [5], 4, stream=1)):
