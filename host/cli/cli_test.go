@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/engine"
@@ -93,6 +94,28 @@ func bench(t *testing.T, args ...string) (string, string, int) {
 	}
 	err := cli.Run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), cli.ExitCode(err)
+}
+
+// benchEnv is bench (the same arguments, the same defaults) run as the
+// bench executable, with env added to its environment and so to its
+// unconfined plugins' (--sandbox off). A test that hands a fixture an
+// environment variable (FAULTY_SPY_FILE) this way, rather than by
+// t.Setenv, which bench in process would need, runs in parallel with the
+// others.
+func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	args = generousStart(args)
+	own := false
+	for _, a := range args {
+		own = own || a == "--plugin-dir" || strings.HasPrefix(a, "--plugin-dir=")
+	}
+	if !own {
+		args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
+	}
+	b := startBench(t, env, append([]string{filepath.Join(binDir, "bench")}, args...)...)
+	// A run that hangs fails on go test's -timeout, with every stack.
+	code := b.exit(t, time.Hour)
+	return b.stdout.String(), b.stderr.String(), code
 }
 
 // testStartTimeout is the start timeout of the tests' plugins, unless a

@@ -79,6 +79,7 @@ type spyStep struct {
 // replication then round; prev_rewards stay empty and prev_arms carry the
 // arms pulled, forced rounds included.
 func TestDelayedFeedbackArrivals(t *testing.T) {
+	t.Parallel()
 	dir := faultyPlugins(t)
 	means := []float64{0.41, 0.73, 0.58}
 	const n, T, initPulls, K = 3, 30, 2, 3
@@ -92,8 +93,8 @@ func TestDelayedFeedbackArrivals(t *testing.T) {
 		{"batch 7", "{batch: 7}", sdk.Feedback{Kind: sdk.Batch, Batch: 7}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			spy := filepath.Join(t.TempDir(), "spy.jsonl")
-			t.Setenv("FAULTY_SPY_FILE", spy)
 			sc := writeFile(t, "spy.yaml", fmt.Sprintf(`
 name: spy
 environment: {means: [0.41, 0.73, 0.58], noise_sd: 0.5}
@@ -106,7 +107,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 `, T, n, initPulls, c.yaml))
 			out := filepath.Join(t.TempDir(), "r.json")
 			// The spy writes what it receives to the test's file: unconfined.
-			if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q", "--out", out); code != 0 {
+			if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q", "--out", out); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if f := readResults(t, out); f.Scenario.Feedback != c.fb.String() || f.Policies[0].Feedback != c.fb.String() {
@@ -333,9 +334,10 @@ func proto1Plugins(t *testing.T) string {
 // round, on one whose policy has delayed feedback, with an error naming
 // the plugin, its protocol and the feedback.
 func TestProtocol1Plugin(t *testing.T) {
+	t.Parallel()
 	dir := proto1Plugins(t)
 	spy := filepath.Join(t.TempDir(), "spy.jsonl")
-	t.Setenv("FAULTY_SPY_FILE", spy)
+	spyEnv := []string{"FAULTY_SPY_FILE=" + spy}
 	sc := func(feedback string) string {
 		return writeFile(t, "p1.yaml", `
 name: p1
@@ -346,7 +348,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 `)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
-	if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(""), "-q", "--out", out); code != 0 {
+	if _, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(""), "-q", "--out", out); code != 0 {
 		t.Fatalf("immediate feedback: exit %d\n%s", code, stderr)
 	}
 	if p := readResults(t, out).Policies[0]; p.Status != results.StatusOK {
@@ -357,7 +359,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 	}
 	os.Remove(spy)
 	for _, fb := range []string{", feedback: {delay: 0}", ", feedback: {batch: 3}"} {
-		_, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(fb), "-q")
+		_, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(fb), "-q")
 		if code != cli.ExitInput {
 			t.Fatalf("%s: exit %d, want %d\n%s", fb, code, cli.ExitInput, stderr)
 		}

@@ -31,6 +31,7 @@ func describeDir(t *testing.T, shipped []string, links map[string]string) string
 // naming the label, the parameter, the value and the range; values on the
 // bounds run.
 func TestParamRangesBeforeRun(t *testing.T) {
+	t.Parallel()
 	dir := describeDir(t, []string{"remaxgrad"}, map[string]string{"faulty-spy": "faulty"})
 	for _, c := range []struct {
 		name   string
@@ -48,8 +49,8 @@ func TestParamRangesBeforeRun(t *testing.T) {
 		{"on the upper bounds", "{m: 100, samples: 1000, steps: 1}", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			spy := filepath.Join(t.TempDir(), "spy.jsonl")
-			t.Setenv("FAULTY_SPY_FILE", spy)
 			out := filepath.Join(t.TempDir(), "r.json")
 			sc := writeFile(t, "ranges.yaml", fmt.Sprintf(`
 name: ranges
@@ -62,7 +63,7 @@ policies:
   - {plugin: remaxgrad, label: RMG, params: %s}
 `, c.params))
 			// The spy writes to the test's file: unconfined.
-			_, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "--out", out, "-q")
+			_, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "--out", out, "-q")
 			_, spyErr := os.Stat(spy)
 			if c.want == nil {
 				if code != 0 || spyErr != nil {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
 )
 
 // makefilePlugins returns the shipped plugins the Makefile's PLUGINS names.
@@ -151,6 +153,25 @@ policies:
 	}
 }
 
+// kept returns the directory name of the tests' cache (testbin.Dir),
+// locked until the test ends, or a temporary directory without a cache:
+// where go install (GOBIN) and make (BIN) build, the go command relinks
+// only what changed since the last run, not the ten executables each
+// time (20 links, most of TestInstall's time). Each install is still the
+// command a user runs, from the current sources.
+func kept(t *testing.T, root, name string) string {
+	t.Helper()
+	dir, unlock, err := testbin.Dir(root, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	if dir == "" {
+		dir = filepath.Join(t.TempDir(), name)
+	}
+	return dir
+}
+
 // TestInstall: `go install ./cmd/...` (what `go install
 // github.com/regretbench/regretbench/cmd/...@latest` does) and `make
 // install PREFIX=...` each give bench and every shipped plugin, side by
@@ -162,7 +183,25 @@ func TestInstall(t *testing.T) {
 	root := repoRoot(t)
 	t.Run("go install", func(t *testing.T) {
 		t.Parallel()
-		gobin := filepath.Join(t.TempDir(), "gobin")
+		gobin := kept(t, root, "gobin")
+		// Only what go install ./cmd/... gives may be there before it
+		// runs: checkInstalled checks that it gives nothing else.
+		list := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./cmd/...")
+		list.Dir = root
+		names, err := list.Output()
+		if err != nil {
+			t.Fatalf("go list ./cmd/...: %v", err)
+		}
+		gives := map[string]bool{}
+		for _, p := range strings.Fields(string(names)) {
+			gives[path.Base(p)] = true
+		}
+		ents, _ := os.ReadDir(gobin)
+		for _, e := range ents {
+			if !gives[e.Name()] {
+				os.RemoveAll(filepath.Join(gobin, e.Name()))
+			}
+		}
 		cmd := exec.Command("go", "install", "./cmd/...")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOBIN="+gobin)
@@ -178,8 +217,9 @@ func TestInstall(t *testing.T) {
 		}
 		tmp := t.TempDir()
 		prefix := filepath.Join(tmp, "prefix")
-		// BIN: the build goes to a temporary directory, not the tree's bin/.
-		cmd := exec.Command("make", "--no-print-directory", "install", "PREFIX="+prefix, "BIN="+filepath.Join(tmp, "build"))
+		// BIN: the build goes to a directory of the tests', not the
+		// tree's bin/; PREFIX is a fresh one.
+		cmd := exec.Command("make", "--no-print-directory", "install", "PREFIX="+prefix, "BIN="+kept(t, root, "make-bin"))
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("make install: %v\n%s", err, out)

@@ -639,7 +639,7 @@ policies: [{plugin: %s, label: Stray, params: {marker: %q}}]
 				if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
-				b.exit(t, 10*time.Second)
+				b.exit(t, stopLimit) // killed: at once, but the machine may be loaded
 				assertNoHelpers(t, marker)
 				assertNoPluginsIn(t, dir)
 				return

@@ -352,6 +352,7 @@ func bruteForce(p uint64, limit uint64) (uint64, bool) {
 // means it guesses). Under a secret seed it finds nothing; the same secret
 // gives the plugin the same policy seed, another secret another one.
 func TestSealedPolicySeed(t *testing.T) {
+	t.Parallel()
 	dir := faultyPlugins(t)
 	sc := writeFile(t, "spy.yaml", `
 name: spy
@@ -364,8 +365,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 	received := func(seedArgs ...string) uint64 {
 		t.Helper()
 		spy := filepath.Join(t.TempDir(), "spy.jsonl")
-		t.Setenv("FAULTY_SPY_FILE", spy)
-		if _, stderr, code := bench(t, append([]string{"--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
+		if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, append([]string{"--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", seedArgs, code, stderr)
 		}
 		var open struct{ Seed uint64 }

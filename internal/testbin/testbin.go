@@ -134,14 +134,24 @@ func Build(dir string, opts Options, mains ...Main) error {
 // cacheDir returns the cache directory for executables built in buildDir
 // with tags, locked until unlock is called; "" when there is no cache.
 func cacheDir(buildDir string, tags []string) (dir string, unlock func(), err error) {
+	dir, err = cacheRoot(buildDir, tags)
+	if dir == "" || err != nil {
+		return "", nil, err
+	}
+	return lockDir(dir, filepath.Join(dir, ".lock"))
+}
+
+// cacheRoot returns (creating it) the cache directory for buildDir's
+// module and tags, unlocked; "" when there is no cache.
+func cacheRoot(buildDir string, tags []string) (string, error) {
 	root := os.Getenv(CacheEnv)
 	switch root {
 	case "off":
-		return "", nil, nil
+		return "", nil
 	case "":
 		user, err := os.UserCacheDir()
 		if err != nil {
-			return "", nil, nil // no home: no cache
+			return "", nil // no home: no cache
 		}
 		root = filepath.Join(user, "regretbench-test")
 	}
@@ -150,11 +160,17 @@ func cacheDir(buildDir string, tags []string) (dir string, unlock func(), err er
 	// other's executables on every run.
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s", moduleRoot(buildDir), strings.Join(tags, ","))
-	dir = filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:16])
+	dir := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:16])
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("testbin: cache directory (%s=off to do without): %w", CacheEnv, err)
+		return "", fmt.Errorf("testbin: cache directory (%s=off to do without): %w", CacheEnv, err)
 	}
-	unlock, err = lock(filepath.Join(dir, ".lock"))
+	return dir, nil
+}
+
+// lockDir locks dir with the lock file at path: dir and its unlock, or ""
+// where the system has no file locks (then there is no sharing).
+func lockDir(dir, path string) (string, func(), error) {
+	unlock, err := lock(path)
 	if errors.Is(err, errNoLock) {
 		return "", nil, nil // without a lock, no sharing
 	}
@@ -162,6 +178,35 @@ func cacheDir(buildDir string, tags []string) (dir string, unlock func(), err er
 		return "", nil, fmt.Errorf("testbin: locking the cache directory %s: %w", dir, err)
 	}
 	return dir, unlock, nil
+}
+
+// Dir returns the directory name of the cache of buildDir's module,
+// created and locked until unlock is called, for a test that has the go
+// command (or make) build into a directory of its own and would rather
+// not relink everything on every run: go install with GOBIN set to it,
+// make with BIN set to it. As in Build, the go command then relinks an
+// executable there only when what it would link differs. The lock is a
+// file beside the directory, not in it. With no cache (CacheEnv=off, no
+// home, no file locks) it returns "" and the caller uses a temporary
+// directory.
+func Dir(buildDir, name string) (dir string, unlock func(), err error) {
+	buildDir, err = filepath.Abs(buildDir)
+	if err != nil {
+		return "", nil, fmt.Errorf("testbin: build directory: %w", err)
+	}
+	root, err := cacheRoot(buildDir, nil)
+	if root == "" || err != nil {
+		return "", func() {}, err
+	}
+	dir = filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("testbin: %w", err)
+	}
+	dir, unlock, err = lockDir(dir, dir+".lock")
+	if dir == "" && err == nil {
+		unlock = func() {}
+	}
+	return dir, unlock, err
 }
 
 // moduleRoot is the directory of the go.mod that governs dir, or dir.

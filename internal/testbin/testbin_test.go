@@ -142,3 +142,60 @@ func TestBuildWithoutCache(t *testing.T) {
 		t.Errorf("the destination holds %d entries, want the executable alone", len(ents))
 	}
 }
+
+// TestDir: Dir gives a module a directory of the cache per name, empty
+// (its lock beside it), where go install relinks only what changed: a
+// second install of unchanged sources keeps the file, a change relinks it.
+// With the cache off it gives "" for a temporary directory.
+func TestDir(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(testbin.CacheEnv, cache)
+	src := t.TempDir()
+	module(t, src, "one")
+	install := func(dir string) os.FileInfo {
+		t.Helper()
+		cmd := exec.Command("go", "install", "./hello")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOBIN="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go install: %v\n%s", err, out)
+		}
+		fi, err := os.Stat(filepath.Join(dir, "hello"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	dir, unlock, err := testbin.Dir(src, "gobin")
+	if err != nil || dir == "" || !strings.HasPrefix(dir, cache+string(filepath.Separator)) {
+		t.Fatalf("Dir: %q, %v; want a directory under %s", dir, err, cache)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a new directory holds %v", ents)
+	}
+	first := install(dir)
+	unlock()
+	again, unlock, err := testbin.Dir(src, "gobin")
+	if err != nil || again != dir {
+		t.Fatalf("Dir again: %q, %v; want %q", again, err, dir)
+	}
+	if !os.SameFile(first, install(dir)) {
+		t.Errorf("unchanged sources were linked again")
+	}
+	module(t, src, "two")
+	install(dir)
+	if got := run(t, filepath.Join(dir, "hello")); got != "two" {
+		t.Errorf("after a change the installed program prints %q, want two", got)
+	}
+	unlock()
+	if other, unlock, err := testbin.Dir(src, "make"); err != nil || other == dir {
+		t.Errorf("Dir of another name: %q, %v; want another directory than %q", other, err, dir)
+	} else {
+		unlock()
+	}
+
+	t.Setenv(testbin.CacheEnv, "off")
+	if off, unlock, err := testbin.Dir(src, "gobin"); off != "" || err != nil || unlock == nil {
+		t.Errorf("with the cache off: %q, %v, unlock %v; want \"\", nil and a no-op", off, err, unlock != nil)
+	}
+}

@@ -170,7 +170,7 @@ var catalogue = []Rule{
 			if err != nil {
 				return err
 			}
-			c2, err := h.conn()
+			c2, err := h.fresh()
 			if err != nil {
 				return err
 			}
@@ -294,7 +294,7 @@ var catalogue = []Rule{
 			if err != nil {
 				return err
 			}
-			fresh, err := h.conn()
+			fresh, err := h.fresh()
 			if err != nil {
 				return err
 			}

@@ -19,6 +19,26 @@ import (
 type transport struct {
 	name string
 	conn func(ctx context.Context) (client.Conn, func(), error)
+	// idle is an executable's instance a passed check left over this
+	// transport, all its sessions closed, for the next check's conn to
+	// reuse (see Target.conn); nil when there is none.
+	idle *instance
+}
+
+// instance is a plugin instance the kit connected to, and how to close it.
+type instance struct {
+	c     client.Conn
+	close func()
+}
+
+// closeIdle closes the instances passed checks left for reuse.
+func (s *suite) closeIdle() {
+	for _, tr := range s.all {
+		if tr.idle != nil {
+			tr.idle.close()
+			tr.idle = nil
+		}
+	}
 }
 
 // suite is a plugin under test: how to reach it over each transport, and
@@ -44,7 +64,7 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 	var rec *recorder
 	s.rec = func() *recorder { rec = &recorder{}; return rec }
 	watched := func() sdk.Plugin { return watch(p, rec) }
-	local := &transport{"local", func(context.Context) (client.Conn, func(), error) {
+	local := &transport{name: "local", conn: func(context.Context) (client.Conn, func(), error) {
 		c, err := client.NewLocal(watched())
 		if err != nil {
 			return nil, nil, err
@@ -52,7 +72,7 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 		return c, func() { c.Close() }, nil
 	}}
 	served := func(name string, opts client.LaunchOptions) *transport {
-		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
+		return &transport{name: name, conn: func(ctx context.Context) (client.Conn, func(), error) {
 			return serveConn(ctx, watched(), opts, cfg.startTimeout)
 		}}
 	}
@@ -92,7 +112,7 @@ func executable(path string, cfg config) *suite {
 	launched := func(name string, opts client.LaunchOptions) *transport {
 		opts.StartTimeout = cfg.startTimeout
 		opts.Sandbox = cfg.sandbox
-		return &transport{name, func(ctx context.Context) (client.Conn, func(), error) {
+		return &transport{name: name, conn: func(ctx context.Context) (client.Conn, func(), error) {
 			c, err := client.Launch(path, opts)
 			if err != nil {
 				return nil, nil, err
@@ -134,20 +154,32 @@ func (s *suite) transports(ctx context.Context) []*transport {
 	if s.exe == "" {
 		return s.all
 	}
-	c, closeFn, err := s.main.conn(ctx)
+	// On the instance the rules checked once left, if they passed.
+	in := s.main.idle
+	s.main.idle = nil
+	if in == nil {
+		c, closeFn, err := s.main.conn(ctx)
+		if err != nil {
+			return s.all
+		}
+		in = &instance{c, closeFn}
+	}
+	d, err := describe(ctx, in.c, s.cfg.startTimeout)
 	if err != nil {
+		in.close()
 		return s.all
 	}
-	defer closeFn()
-	d, err := describe(ctx, c, s.cfg.startTimeout)
-	if err != nil || d.StepStream {
+	s.main.idle = in
+	if d.StepStream {
 		return s.all
 	}
 	return []*transport{s.all[0], s.all[2]}
 }
 
 // Target is a plugin under test over one transport, as a rule's check sees
-// it: each conn is a fresh instance, closed when the check ends.
+// it: each fresh is a fresh instance, closed when the check ends; conn is
+// one too, or, for an executable, the instance the last passed check over
+// the same transport left (see conn).
 type Target struct {
 	ctx      context.Context
 	dog      *watchdog // times Open, Step and Close; it ends ctx on a timeout
@@ -159,10 +191,43 @@ type Target struct {
 	fast     bool  // tr is the suite's fastest transport: play long sessions too
 	closers  []func()
 	sessions []spec // every session opened, for Result.Sessions
+	// reusable is the check's first instance from conn, which an
+	// executable's check that passes leaves to the next check over its
+	// transport; nil before conn.
+	reusable *instance
 }
 
-// conn returns a fresh instance of the plugin over the target's transport.
-func (h *Target) conn() (client.Conn, error) { return h.connOver(h.tr) }
+// conn returns an instance of the plugin over the target's transport, on
+// which the check's sessions are closed before it ends. For an
+// executable it is the instance the last passed check over the same
+// transport used, if any, else a fresh one. Starting a process is most
+// of what a check of a Python plugin costs (the interpreter, numpy and
+// grpc), and the kit's checks already play many sessions, one after
+// another, on one instance, as a run's batches do; a rule that needs a
+// fresh instance (deterministic-seed, independent-sessions,
+// transports-agree's reference) asks for one with fresh. A plugin value
+// (Run) is always fresh: it costs nothing to start. A check that fails
+// closes its instances, so the next check starts afresh.
+func (h *Target) conn() (client.Conn, error) {
+	if h.reusable != nil || h.s.exe == "" {
+		return h.fresh()
+	}
+	if in := h.tr.idle; in != nil {
+		h.tr.idle = nil
+		h.reusable = in
+		return in.c, nil
+	}
+	c, closeFn, err := h.launch(h.tr)
+	if err != nil {
+		return nil, err
+	}
+	h.reusable = &instance{c, closeFn}
+	return c, nil
+}
+
+// fresh returns a fresh instance of the plugin over the target's
+// transport, closed when the check ends.
+func (h *Target) fresh() (client.Conn, error) { return h.connOver(h.tr) }
 
 // describe connects over the target's transport and asks the plugin to
 // describe itself, as every rule about its declaration starts.
@@ -178,18 +243,39 @@ func (h *Target) describe() (client.Conn, *client.Description, error) {
 	return c, d, nil
 }
 
+// connOver returns a fresh instance of the plugin over tr, closed when the
+// check ends.
 func (h *Target) connOver(tr *transport) (client.Conn, error) {
-	c, closeFn, err := tr.conn(h.ctx)
+	c, closeFn, err := h.launch(tr)
 	if err != nil {
-		return nil, fmt.Errorf("connecting over %s: %w", tr.name, err)
+		return nil, err
 	}
 	h.closers = append(h.closers, closeFn)
 	return c, nil
 }
 
-func (h *Target) closeAll() {
+// launch connects to a fresh instance over tr.
+func (h *Target) launch(tr *transport) (client.Conn, func(), error) {
+	c, closeFn, err := tr.conn(h.ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting over %s: %w", tr.name, err)
+	}
+	return c, closeFn, nil
+}
+
+// closeAll closes the check's instances; when the check passed (or does
+// not apply), its instance from conn is left to the next check over its
+// transport instead.
+func (h *Target) closeAll(passed bool) {
 	for i := len(h.closers) - 1; i >= 0; i-- {
 		h.closers[i]()
+	}
+	if in := h.reusable; in != nil {
+		if passed {
+			h.tr.idle = in
+		} else {
+			in.close()
+		}
 	}
 }
 

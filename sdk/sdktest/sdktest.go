@@ -22,9 +22,17 @@
 // A plugin value is checked in process (client.NewLocal) and over go-plugin
 // served in process (client.ServeInProcess and client.Attach), with the rounds on
 // the step socket, the Steps stream and the unary Step. An executable is
-// launched as bench launches it (client.Launch), once per transport it offers:
-// the step socket when it offers one, the Steps stream when Describe reports
-// it, and the unary Step.
+// launched as bench launches it (client.Launch), over each transport it
+// offers: the step socket when it offers one, the Steps stream when
+// Describe reports it, and the unary Step. A check that passes leaves its
+// process to the next check over the same transport, which plays its
+// sessions after the earlier ones, as a run's batches follow each other
+// on one plugin (starting a Python plugin is most of what a check of it
+// costs); the rules about fresh instances (deterministic-seed,
+// independent-sessions, transports-agree's reference) launch their own.
+// So a plugin that keeps state from one session to the next may fail a
+// rule that, replayed alone (WithRules, --rule), passes: the rule
+// deterministic-seed names that fault.
 //
 // # Seeds and sizes
 //
@@ -63,7 +71,7 @@
 // first Describe, within the start timeout (WithStartTimeout, default 10s).
 // A plugin that does not fails the rule with a message naming the call and
 // the timeout; the kit closes it (an executable's process is killed) and
-// goes on with the next rule and a fresh plugin. In process, over the path
+// goes on with the next check and a fresh process. In process, over the path
 // without RPC (transport "local"), a call cannot be interrupted: a hang
 // there is for go test's -timeout to report, with every goroutine's stack.
 //
@@ -241,8 +249,9 @@ func Run(t *testing.T, p sdk.Plugin, opts ...Option) {
 }
 
 // RunExecutable is Run for the plugin executable at path, in any language:
-// it is launched as bench launches it, once per rule and transport, and
-// must also exit when the process that launched it dies.
+// it is launched as bench launches it, over every transport it offers
+// (a process a check passed on goes on to the next check), and must also
+// exit when the process that launched it dies.
 func RunExecutable(t *testing.T, path string, opts ...Option) {
 	runT(t, executable(path, newConfig(shortOpts(opts))))
 }
@@ -260,6 +269,7 @@ func runT(t *testing.T, s *suite) {
 		t.Fatalf("sdktest: %v", s.cfg.seedErr)
 	}
 	seed := FormatSeed(s.cfg.seed)
+	t.Cleanup(s.closeIdle)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("sdktest: seed %s; replay with %s=%s go test, or sdktest.WithSeed(%s)", seed, seedEnv, seed, seed)
@@ -327,6 +337,7 @@ func CheckExecutable(ctx context.Context, path string, report func(Result), opts
 
 // run checks every rule, the per-transport ones over each, until ctx ends.
 func (s *suite) run(ctx context.Context, report func(Result)) []string {
+	defer s.closeIdle()
 	var trs []*transport
 	var names []string
 	broken := ""
@@ -386,12 +397,16 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 		err = timeoutError(err, c, "step", s.cfg.stepTimeout)
 	}
 	dog.stop()
-	h.closeAll()
 	err = errors.Join(err, h.rec.err())
+	var skip skipError
+	skipped := errors.As(err, &skip)
+	// An instance is left to the next check only by one that passed (or
+	// does not apply) uninterrupted: a check that failed, timed out or
+	// was interrupted may leave a session open or the plugin broken.
+	h.closeAll((err == nil || skipped) && ctx.Err() == nil)
 	res.Doc = r.doc(s.vocab())
 	res.Sessions = h.sessionList()
-	var skip skipError
-	if errors.As(err, &skip) {
+	if skipped {
 		res.Skipped = string(skip)
 		return res
 	}
