@@ -23,8 +23,8 @@ import (
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
-	"github.com/regretbench/regretbench/host/table"
 	"github.com/regretbench/regretbench/host/run"
+	"github.com/regretbench/regretbench/host/table"
 )
 
 // paperOrder is the order of the experiments in DIR/index.html: the
