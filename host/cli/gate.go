@@ -228,7 +228,7 @@ func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, o
 				p = fmt.Sprintf("sequential, look %d of %d, %d replications, nominal p=%.2g", r.Look, len(rep.Looks), r.Estimate.N, r.PWorse)
 			}
 			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %s worse than the baseline (margin %s, %s)",
-				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), pctString(opt.Margin), p))
+				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), numfmt.Level(opt.Margin), p))
 		}
 	}
 	if inc := rep.Inconclusives(); requireConclusive && len(inc) > 0 {
@@ -298,10 +298,6 @@ func nonzero(x float64) float64 {
 		return -x
 	}
 	return x
-}
-
-func pctString(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 }
 
 // loadBaseline reads --baseline and, unless --force, refuses it before the
