@@ -137,7 +137,7 @@ func TestNewUserJourney(t *testing.T) {
 			}
 		}
 		for _, p := range f.Policies {
-			if d := p.Distribution; d == nil || d.Regret == nil || d.Regret.Argmax < 0 || d.Regret.Argmax >= 4 || d.Regret.Median > d.Regret.Max {
+			if d := p.Distribution; d == nil || d.Regret == nil || d.Regret.Argmax >= 4 || d.Regret.Median > d.Regret.Max {
 				t.Errorf("%s.json: %s has no distribution.regret of its 4 replications: %+v", name, p.Label, d)
 			}
 		}
