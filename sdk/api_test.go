@@ -23,21 +23,7 @@ var updateAPI = flag.Bool("update-api", false, "rewrite testdata/api.txt from th
 // -update-api` to accept one.
 func TestAuthorAPI(t *testing.T) {
 	fset := token.NewFileSet()
-	paths, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	files := parsePackage(t, fset, ".")
 	pkg, err := doc.NewFromFiles(fset, files, "github.com/regretbench/regretbench/sdk")
 	if err != nil {
 		t.Fatal(err)
@@ -113,21 +99,7 @@ func aliasedMethods(t *testing.T, fset *token.FileSet, files []*ast.File, ty *do
 	if !strings.HasPrefix(path, module) {
 		t.Fatalf("type %s aliases %s.%s of %q, outside this module: list its methods by hand", ty.Name, pkgName, sel.Sel.Name, path)
 	}
-	paths, err := filepath.Glob(filepath.Join("..", strings.TrimPrefix(path, module), "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pfiles []*ast.File
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pfiles = append(pfiles, f)
-	}
+	pfiles := parsePackage(t, fset, filepath.Join("..", strings.TrimPrefix(path, module)))
 	pkg, err := doc.NewFromFiles(fset, pfiles, path)
 	if err != nil {
 		t.Fatal(err)
@@ -139,4 +111,25 @@ func aliasedMethods(t *testing.T, fset *token.FileSet, files []*ast.File, ty *do
 	}
 	t.Fatalf("type %s aliases %s.%s, which %s does not declare", ty.Name, pkgName, sel.Sel.Name, path)
 	return nil
+}
+
+// parsePackage parses the non-test Go files of the package in dir.
+func parsePackage(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
 }
