@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/run"
+	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -35,15 +36,9 @@ func TestParseWith(t *testing.T) {
 		{spec: `ts\`, err: "trailing backslash"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			p, err := run.ParseWith(tc.spec)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
+			p, ok := parseWith(t, tc.spec, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if p.Plugin != tc.plugin || p.Label != tc.label || !reflect.DeepEqual(p.Params, tc.params) {
 				t.Errorf("got %+v, want plugin %q label %q params %v", p, tc.plugin, tc.label, tc.params)
@@ -79,15 +74,9 @@ func TestParseWithFeedback(t *testing.T) {
 		{spec: "ts:feedback=delay:1,feedback=delay:2", err: "feedback is given twice"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			p, err := run.ParseWith(tc.spec)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
+			p, ok := parseWith(t, tc.spec, tc.err)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if _, has := p.Params["feedback"]; has {
 				t.Errorf("feedback passed to the plugin as a parameter: %v", p.Params)
@@ -98,4 +87,22 @@ func TestParseWithFeedback(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseWith parses spec and checks its error against wantErr: a substring
+// of the error it must give, or "" for none. It reports whether spec
+// parsed, so that the caller goes on to check the policy.
+func parseWith(t *testing.T, spec, wantErr string) (scenario.Policy, bool) {
+	t.Helper()
+	p, err := run.ParseWith(spec)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one containing %q", err, wantErr)
+		}
+		return p, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, true
 }
