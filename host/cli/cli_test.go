@@ -355,3 +355,19 @@ func TestBinaryExitCodes(t *testing.T) {
 		t.Fatalf("unknown scenario: %v\n%s", err, out)
 	}
 }
+
+// runExit runs cmd to its end and returns its stdout, stderr and exit
+// code; an error other than a non-zero exit (the executable could not
+// start) fails the test.
+func runExit(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return out.String(), errb.String(), code
+}

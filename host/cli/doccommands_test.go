@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,21 +182,13 @@ func TestDocCommands(t *testing.T) {
 					"BENCH_START_TIMEOUT=" + testStartTimeout,
 					"PIP_NO_INDEX=1", "PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1",
 				}
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				err := cmd.Run()
-				code := 0
-				if ee, ok := err.(*exec.ExitError); ok {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
+				stdout, stderr, code := runExit(t, cmd)
 				if c.setup && code != 0 {
-					t.Fatalf("%s:%d: the set-up line `%s`: exit %d\n%s\n%s", c.page, c.line, c.cmd, code, tail(stdout.String(), 20), tail(stderr.String(), 20))
+					t.Fatalf("%s:%d: the set-up line `%s`: exit %d\n%s\n%s", c.page, c.line, c.cmd, code, tail(stdout, 20), tail(stderr, 20))
 				}
 				if want := docCommandExit[c.cmd]; code != want {
 					t.Errorf("%s:%d: `%s`: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.page, c.line, c.cmd, code, want,
-						tail(stdout.String(), 20), tail(stderr.String(), 20))
+						tail(stdout, 20), tail(stderr, 20))
 				}
 			}
 		})

@@ -49,15 +49,7 @@ func runInstalled(t *testing.T, env []string, exe string, args ...string) (strin
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = env
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return stdout.String(), stderr.String(), ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", exe, args, err)
-	}
-	return stdout.String(), stderr.String(), 0
+	return runExit(t, cmd)
 }
 
 // checkInstalled checks an installed bench in dir with the shipped plugins

@@ -673,16 +673,7 @@ func TestSandboxWithoutUserNamespaces(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(bwrap, append([]string{"--dev-bind", "/", "/", "--unshare-user", "--disable-userns",
 			filepath.Join(binDir, "bench"), "--plugin-dir", dir}, args...)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return stdout.String(), stderr.String(), code
+		return runExit(t, cmd)
 	}
 	stdout, stderr, code := run("plugins")
 	if code != 0 || !strings.Contains(stdout, "(sandbox landlock+seccomp)") {
