@@ -12,7 +12,6 @@ import (
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
-	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -20,8 +19,8 @@ import (
 
 // Exit codes specific to gating (bench gate, and bench --baseline).
 const (
-	ExitRegression   = ExitFailure // a policy regressed
-	ExitInconclusive = 4           // a comparison was inconclusive and --require-conclusive is set
+	ExitRegression   = int(gate.Regression)       // a policy regressed
+	ExitInconclusive = int(gate.InconclusiveCode) // a comparison was inconclusive and --require-conclusive is set
 )
 
 const gateExitCodes = `Exit codes:
@@ -106,6 +105,11 @@ func (g *gateOptions) options() (gate.Options, error) {
 		return gate.Options{}, err
 	}
 	return o, nil
+}
+
+// rules are the exit rules of --require-conclusive and --require-same.
+func (g *gateOptions) rules() gate.Rules {
+	return gate.Rules{RequireConclusive: g.requireConclusive, RequireSame: g.requireSame}
 }
 
 // gateCmdOptions are the arguments and flags of bench gate.
@@ -193,118 +197,25 @@ func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("current: %w", err))
 	}
-	return gateFiles(w, base, cur, basePath, curPath, opt, g.requireConclusive, g.requireSame, g.format)
+	return gateFiles(w, base, cur, basePath, curPath, opt, g.rules(), g.format)
 }
 
-// gateFiles compares, prints the table and turns the report into the exit
-// code of bench gate.
-func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, requireConclusive, requireSame bool, format string) error {
-	rep, err := gate.Compare(base, cur, opt)
-	if errors.Is(err, gate.ErrEmptyBaseline) {
-		return withCode(ExitInput, fmt.Errorf("gate: baseline %s: %w", baseName, err))
-	}
+// gateFiles gates cur against base (gate.Files) and maps its decision to
+// bench's exit codes.
+func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, rules gate.Rules, format string) error {
+	d, err := gate.Files(w, base, cur, baseName, curName, opt, rules, format)
 	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("gate %s against %s: %w", curName, baseName, err))
-	}
-	var msgs []string
-	code := ExitOK
-	if f := rep.Failures(); len(f) > 0 {
-		code = ExitPolicy
-		for _, r := range f {
-			if r.Verdict == gate.Missing {
-				msgs = append(msgs, fmt.Sprintf("policy %q is missing from %s", r.Label, curName))
-			} else {
-				msgs = append(msgs, fmt.Sprintf("policy %q failed in %s: %s", r.Label, curName, r.Note))
-			}
-		}
-	}
-	if reg := rep.Regressions(); len(reg) > 0 {
-		if code == ExitOK {
-			code = ExitRegression
-		}
-		for _, r := range reg {
-			p := fmt.Sprintf("Holm-adjusted p=%.2g", r.PWorse)
-			if rep.Looks != nil {
-				p = fmt.Sprintf("sequential, look %d of %d, %d replications, nominal p=%.2g", r.Look, len(rep.Looks), r.Estimate.N, r.PWorse)
-			}
-			msgs = append(msgs, fmt.Sprintf("regression: %q %s is %s worse than the baseline (margin %s, %s)",
-				r.Label, opt.Metric, numfmt.Percent(r.Estimate.Delta/nonzero(r.Base.Mean), 1, true), numfmt.Level(opt.Margin), p))
-		}
-	}
-	if inc := rep.Inconclusives(); requireConclusive && len(inc) > 0 {
-		if code == ExitOK {
-			code = ExitInconclusive
-		}
-		var labels []string
-		for _, r := range inc {
-			labels = append(labels, fmt.Sprintf("%q", r.Label))
-		}
-		msgs = append(msgs, fmt.Sprintf("inconclusive (--require-conclusive): %s; more replications narrow the CI", strings.Join(labels, ", ")))
-	}
-	if requireSame {
-		var changed []string
-		for _, r := range rep.Rows {
-			switch r.Verdict {
-			case gate.Same, gate.Worse, gate.Failed, gate.Missing:
-				// same, or already reported above
-			default:
-				changed = append(changed, fmt.Sprintf("%q is %s", r.Label, r.Verdict))
-			}
-		}
-		if len(changed) > 0 {
-			if code == ExitOK || code == ExitInconclusive {
-				code = ExitRegression
-			}
-			msgs = append(msgs, fmt.Sprintf("changed (--require-same): %s; if the change is intended, regenerate the baseline", strings.Join(changed, ", ")))
-		}
-	}
-	rep.Summary = summary(rep, code, msgs)
-	if err := gate.Write(w, rep, baseName, curName, format); err != nil {
 		return withCode(ExitInput, err)
 	}
-	if code == ExitOK {
+	if d.Code == gate.Pass {
 		return nil
 	}
-	return withCode(code, fmt.Errorf("gate: %s", strings.Join(msgs, "; ")))
+	return withCode(int(d.Code), d.Err())
 }
 
-// summary is the verdict sentence of a gate call, for the Markdown
-// comment: what stderr says on failure, and a count of the verdicts on
-// success.
-func summary(rep *gate.Report, code int, msgs []string) string {
-	if code != ExitOK {
-		return fmt.Sprintf("fail (exit %d). %s.", code, strings.Join(msgs, "; "))
-	}
-	count := map[gate.Verdict]int{}
-	var order []gate.Verdict
-	for _, r := range rep.Rows {
-		if count[r.Verdict] == 0 {
-			order = append(order, r.Verdict)
-		}
-		count[r.Verdict]++
-	}
-	var parts []string
-	for _, v := range order {
-		parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
-	}
-	return fmt.Sprintf("pass. No policy regressed (%s).", strings.Join(parts, ", "))
-}
-
-func nonzero(x float64) float64 {
-	if x == 0 {
-		return 1
-	}
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// loadBaseline reads --baseline and, unless --force, refuses it before the
-// run when it is a different experiment from sc. With --policy (only
-// non-empty) it keeps just those policies of the baseline: the others were
-// deliberately not run, so they are not missing. It returns nil when
-// --baseline is not set.
+// loadBaseline reads --baseline and checks it, before the run, as the
+// baseline of sc with the --policy selection only (gate.ForRun). It
+// returns nil when --baseline is not set.
 func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*results.File, gate.Options, error) {
 	if g.baseline == "" {
 		return nil, gate.Options{}, nil
@@ -317,14 +228,8 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 	if err != nil {
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
 	}
-	if d := gate.Differences(base.Scenario, engine.Record(sc)); len(d) > 0 && !g.force {
-		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, &gate.IncompatibleError{Differences: d}))
-	}
-	if len(only) > 0 {
-		base.Policies = slices.DeleteFunc(base.Policies, func(p *results.Policy) bool { return !slices.Contains(only, p.Label) })
-	}
-	if err := gate.CheckBaseline(base, opt.Metric); err != nil {
-		if len(only) > 0 {
+	if err := gate.ForRun(base, engine.Record(sc), only, opt); err != nil {
+		if len(only) > 0 && errors.Is(err, gate.ErrEmptyBaseline) {
 			err = fmt.Errorf("%w (of the policies --policy selects: %s)", err, strings.Join(only, ", "))
 		}
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, err))
@@ -339,11 +244,7 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options, outFormat string) error {
 	err := runErr
 	if base != nil {
-		format := g.format
-		if format == "" && strings.EqualFold(strings.TrimSpace(outFormat), "markdown") {
-			format = "markdown"
-		}
-		gerr := inputOnError(gateFiles(w, base, file, g.baseline, "this run", opt, g.requireConclusive, g.requireSame, format))
+		gerr := gateFiles(w, base, file, g.baseline, "this run", opt, g.rules(), gate.RunFormat(g.format, outFormat))
 		switch {
 		case gerr == nil:
 		case runErr != nil:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -124,6 +125,19 @@ func edit(t *testing.T, src, name string, mod func(f *results.File)) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestGateCodesAreExitCodes: bench exits with the code of a gate
+// decision, which are the exit codes its help documents.
+func TestGateCodesAreExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		code gate.Code
+		exit int
+	}{{gate.Pass, cli.ExitOK}, {gate.Regression, cli.ExitRegression}, {gate.Regression, cli.ExitFailure}, {gate.Failure, cli.ExitPolicy}, {gate.InconclusiveCode, cli.ExitInconclusive}} {
+		if int(c.code) != c.exit {
+			t.Errorf("gate code %d, exit code %d", c.code, c.exit)
+		}
+	}
 }
 
 func TestGate(t *testing.T) {
