@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -9,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -78,54 +78,28 @@ func (o *outputOptions) check(sc *scenario.Scenario) error {
 	return nil
 }
 
-// render prints f to stdout in the chosen format and, with --plot, writes
-// the figures. With the table format the figures' paths follow the
-// tables; other formats print only the data, so stdout stays machine
-// readable.
-//
-// cmp, when not nil, is the comparison section: it follows the tables
-// (table, markdown, latex) or the long-form CSV after an empty line (csv, with
-// its own header, compare.CSVHeader); in json it is the results file's
-// "comparison" member, which f already holds.
+// render prints f to stdout in the chosen format, with the comparison
+// section cmp when not nil, and with --plot writes the figures
+// (report.Render). When only figures could not be written the error is a
+// *report.FiguresError, naming --plot.
 func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.Scenario) error {
 	ropts, formats, err := o.parse()
 	if err != nil {
 		return err
 	}
-	if err := report.Write(stdout, f, ropts); err != nil {
-		if len(ropts.At) > 0 {
-			return withCode(ExitInput, fmt.Errorf("--at: %w", err))
-		}
-		return err
+	err = report.Render(stdout, f, ropts, compare.Section(cmp), report.Figures{Dir: o.plotDir, Formats: formats, Options: plot.Options{LogX: o.logX}})
+	var tablesErr *report.TablesError
+	var figErr *report.FiguresError
+	switch {
+	case errors.As(err, &tablesErr) && len(ropts.At) > 0:
+		return withCode(ExitInput, fmt.Errorf("--at: %w", tablesErr.Err))
+	case errors.As(err, &tablesErr):
+		return tablesErr.Err
+	case errors.As(err, &figErr):
+		return &report.FiguresError{Err: fmt.Errorf("--plot %s: %w", o.plotDir, figErr.Err)}
 	}
-	if cmp != nil && ropts.Format != report.FormatJSON {
-		if ropts.Format == report.FormatCSV {
-			fmt.Fprintln(stdout)
-		}
-		if err := compare.Write(stdout, cmp, ropts.Format); err != nil {
-			return err
-		}
-	}
-	if o.plotDir == "" {
-		return nil
-	}
-	paths, err := plot.WriteWith(f, o.plotDir, plot.Options{LogX: o.logX}, formats...)
-	if ropts.Format == report.FormatTable && len(paths) > 0 {
-		fmt.Fprintf(stdout, "\nFigures:\n")
-		for _, p := range paths {
-			fmt.Fprintf(stdout, "  %s\n", termsafe.String(p))
-		}
-	}
-	if err != nil {
-		return &figuresError{fmt.Errorf("--plot %s: %w", o.plotDir, err)}
-	}
-	return nil
+	return err
 }
 
-// figuresError is render's error when only figures could not be written:
-// the output was printed and every other figure written, so the run goes
-// on to write its results.
-type figuresError struct{ err error }
-
-func (e *figuresError) Error() string { return e.err.Error() }
-func (e *figuresError) Unwrap() error { return e.err }
+// figuresError is render's error when only figures could not be written.
+type figuresError = report.FiguresError

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"bytes"
-	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,47 +25,28 @@ func readSmall(t *testing.T) *results.File {
 	return f
 }
 
-// TestRender: each --format prints its format; --plot writes figures and
-// lists them after the tables only.
-func TestRender(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		o       outputOptions
-		want    []string
-		figures bool
-	}{
-		{"table", outputOptions{format: "table"}, []string{"Regret at T=200", "+----"}, false},
-		{"table at", outputOptions{format: "table", at: "10,100"}, []string{"regret t=10", "regret t=100"}, false},
-		{"markdown", outputOptions{format: "markdown"}, []string{"**small:", "|:---"}, false},
-		{"csv", outputOptions{format: "csv"}, []string{"scenario,policy,metric,t,mean,se\n"}, false},
-		{"json", outputOptions{format: "json"}, []string{`"schema": "regretbench/results/v1"`}, false},
-		{"table plot", outputOptions{format: "table", plotFormats: "png"}, []string{"Figures:", "small_regret.png"}, true},
-		{"csv plot", outputOptions{format: "csv", plotFormats: "svg"}, nil, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "figs")
-			if tc.figures {
-				tc.o.plotDir = dir
-			}
-			var b bytes.Buffer
-			if err := tc.o.render(&b, readSmall(t), nil); err != nil {
-				t.Fatal(err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(b.String(), w) {
-					t.Errorf("output lacks %q:\n%s", w, b.String())
-				}
-			}
-			if tc.o.format == "csv" {
-				if _, err := csv.NewReader(&b).ReadAll(); err != nil {
-					t.Errorf("csv output does not parse (figure paths mixed in?): %v", err)
-				}
-			}
-			figs, _ := filepath.Glob(filepath.Join(dir, "small_*"))
-			if tc.figures && len(figs) != 7 { // 3 metrics, the distribution, 3 diagnostics
-				t.Errorf("wrote %d figures: %v", len(figs), figs)
-			}
-		})
+// TestRenderNamesFlags: render maps the flags to report.Render and
+// names the flag at fault: a figure that cannot be written is a
+// *figuresError naming --plot, after the tables and the other figures; a
+// bad --at round is an input error naming --at.
+func TestRenderNamesFlags(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "small_regret.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	o := outputOptions{format: "table", plotDir: dir, plotFormats: "png"}
+	err := o.render(&b, readSmall(t), nil)
+	var figErr *figuresError
+	if !errors.As(err, &figErr) || !strings.HasPrefix(err.Error(), "--plot "+dir+": ") || ExitCode(err) == ExitInput {
+		t.Errorf("err %v, want a figures error starting with --plot %s", err, dir)
+	}
+	if !strings.Contains(b.String(), "Regret at T=200") || !strings.Contains(b.String(), "small_diag") {
+		t.Errorf("tables or other figures missing:\n%s", b.String())
+	}
+	o = outputOptions{format: "csv", at: "7"}
+	if err := o.render(&b, readSmall(t), nil); ExitCode(err) != ExitInput || !strings.HasPrefix(err.Error(), `--at: policy "ReMaxGrad M=2": round 7 is not a checkpoint`) {
+		t.Errorf("err %v (exit %d), want exit %d and --at: round 7", err, ExitCode(err), ExitInput)
 	}
 }
 

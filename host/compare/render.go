@@ -21,6 +21,15 @@ func Write(w io.Writer, s *Scenario, format report.Format) error {
 	return WriteSummary(w, &Summary{Metric: s.Metric, Alpha: s.Alpha, Scenarios: []Scenario{*s}}, format)
 }
 
+// Section is s as the comparison section that report.Render writes after
+// a results file's tables; nil for a nil s, no section.
+func Section(s *Scenario) report.Section {
+	if s == nil {
+		return nil
+	}
+	return func(w io.Writer, format report.Format) error { return Write(w, s, format) }
+}
+
 // WriteSummary renders every scenario of sum and, when it has more than
 // one scenario, the totals across them (wins, ties and losses against each
 // baseline, and the mean rank). In csv the totals are rows of their own
