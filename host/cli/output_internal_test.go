@@ -145,24 +145,3 @@ func TestPlotCmd(t *testing.T) {
 		})
 	}
 }
-
-// TestPaperReportTargets: bench paper's text report, like its results
-// files, replaces only regular files: a symbolic link (or a FIFO, which
-// blocked) in the --out directory is refused and left as it was.
-func TestPaperReportTargets(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(t.TempDir(), "elsewhere.txt")
-	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, filepath.Join(dir, "x.txt")); err != nil {
-		t.Fatal(err)
-	}
-	err := writeReport(dir, "x", readSmall(t), []string{"svg"}, false)
-	if want := "report " + filepath.Join(dir, "x.txt") + ": not a regular file: it is a symbolic link"; err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error %v, want it to start with %q", err, want)
-	}
-	if data, _ := os.ReadFile(target); string(data) != "keep" {
-		t.Errorf("the link's target was overwritten: %.40q", data)
-	}
-}

@@ -1,35 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/htmlreport"
-	"github.com/regretbench/regretbench/host/internal/safeio"
-	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
-	"github.com/regretbench/regretbench/host/ranktest"
-	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/host/table"
 )
-
-// paperOrder is the order of the experiments in DIR/index.html: the
-// paper's main-text instances first, the ReMaxGrad sweeps last.
-var paperOrder = []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"}
 
 // paperOptions are the flags of bench paper.
 type paperOptions struct {
@@ -149,201 +135,34 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	if played == nil {
 		return runErr
 	}
-	files, finished, addedLabels, elapsed := played.Files, played.Finished, played.Added, played.Elapsed
-
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
 	code, sig, interrupted := interruption(ctx)
-	// An output that cannot be written (a figure, a report, index.html)
-	// costs only itself: it is named on stderr at once, everything else
-	// is written and the summary printed, and bench exits 1 at the end.
-	failed := 0
-	warn := func(err error) {
-		failed++
-		fmt.Fprintf(o.f.stderr, "bench: %v\n", err)
-	}
-	var all []*results.File
-	cmpOf := map[string]*compare.Scenario{} // by experiment
-	var done, left []string
-	written := map[string]*results.File{} // by the name of the files written
-	for i, pr := range run.PaperRuns {
-		f := files[i]
-		if interrupted && !finished[i] {
-			left = append(left, pr.Scenario)
-			continue
-		}
-		if f == nil {
-			continue
-		}
-		done = append(done, pr.Scenario)
-		stamp(ctx, f)
-		all = append(all, f)
-		for _, e := range run.PaperExperiments(i, f, addedLabels, cmpOpt) {
-			if e.ComparisonErr != nil {
-				fmt.Fprintf(o.f.stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
-			}
-			cmpOf[e.Name] = e.Comparison
-			if err := writeReport(dir, e.Name, e.File, o.formats, o.logX); err != nil {
-				warn(err)
-			}
-			written[e.Name] = e.Page
-		}
-	}
-	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
-	for _, name := range paperOrder {
-		if c := cmpOf[name]; c != nil {
-			cmps = append(cmps, c)
-		}
-	}
-	// The mean ranks over the distinct instances: a sweep's shared rows
-	// are its base experiment's, the same run.
-	var instances []*results.File
-	for _, name := range paperOrder {
-		if f := written[name]; f != nil && !strings.HasPrefix(name, "remaxgrad_") {
-			instances = append(instances, f)
-		}
-	}
-	var rankText []string
-	if len(instances) > 0 {
-		a := ranktest.Across(instances, cmpOpt.Metric, cmpOpt.Alpha)
-		rankText = htmlreport.RanksText(a)
-		if a.Friedman != nil {
-			if _, err := plot.WriteFigure(htmlreport.RanksFigure(a), dir, "mean_ranks", o.formats...); err != nil {
-				warn(err)
-			}
-		}
-	}
-	if len(written) > 0 {
-		var page []*results.File
-		for _, name := range paperOrder {
-			if f := written[name]; f != nil {
-				page = append(page, f)
-			}
-		}
-		index := filepath.Join(dir, "index.html")
-		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.logX, Summary: all,
-			MeanRanks: instances, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha}
-		if len(cmps) > 0 {
-			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
-		}
-		if err := htmlreport.WriteFile(index, page, opts); err != nil {
-			warn(fmt.Errorf("%s: %w", index, err))
-		}
-	}
-	printStacks(o.f.stderr, all...)
-	if err := paperSummary(o.f.stdout, all); err != nil {
+	pw, err := run.WritePaper(played, run.PaperOutput{
+		Dir: dir, Formats: o.formats, LogX: o.logX, Compare: cmpOpt, Interrupted: interrupted,
+		Stdout: o.f.stdout, Stderr: o.f.stderr,
+		Stamp:   func(f *results.File) { stamp(ctx, f) },
+		Written: func(all []*results.File) { printStacks(o.f.stderr, all...) },
+	})
+	if err != nil {
 		return err
 	}
-	if len(cmps) > 0 {
-		if err := writeComparisons(o.f.stdout, dir, compare.Summarize(cmps)); err != nil {
-			warn(err)
-		}
-	}
-	if len(rankText) > 0 {
-		fmt.Fprintln(o.f.stdout, "\nMean ranks across experiments")
-		for _, l := range rankText {
-			fmt.Fprintln(o.f.stdout, termsafe.String(l))
-		}
-	}
-	fmt.Fprintf(o.f.stdout, "\n%d experiments (%d scenario runs) in %.1f s wall; results in %s/\n", len(written), len(all), elapsed.Seconds(), dir)
 	if interrupted {
 		wrote := "none"
-		if len(done) > 0 {
-			wrote = strings.Join(done, ", ")
+		if len(pw.Done) > 0 {
+			wrote = strings.Join(pw.Done, ", ")
 		}
 		notDone := "none"
-		if len(left) > 0 {
-			notDone = strings.Join(left, ", ")
+		if len(pw.Left) > 0 {
+			notDone = strings.Join(pw.Left, ", ")
 		}
 		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
 			signalCause{sig}, dir, wrote, notDone))
 	}
-	if runErr == nil && failed > 0 {
-		return withCode(ExitFailure, fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", failed, dir))
+	// An output that cannot be written (a figure, a report, index.html)
+	// costs only itself: named on stderr, and bench exits 1 at the end.
+	if runErr == nil && pw.Failed > 0 {
+		return withCode(ExitFailure, fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", pw.Failed, dir))
 	}
 	return runErr
-}
-
-// writeComparisons prints the comparison section of every experiment and
-// the totals across them, and writes them into dir as comparison.txt,
-// .md, .csv, .json and .tex.
-func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error {
-	if err := compare.WriteSummary(stdout, sum, report.FormatTable); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		ext    string
-		format report.Format
-	}{{"txt", report.FormatTable}, {"md", report.FormatMarkdown}, {"csv", report.FormatCSV}, {"json", report.FormatJSON}, {"tex", report.FormatLatex}} {
-		var b bytes.Buffer
-		if err := compare.WriteSummary(&b, sum, f.format); err != nil {
-			return err
-		}
-		path := filepath.Join(dir, "comparison."+f.ext)
-		if err := safeio.WriteFile(path, b.Bytes()); err != nil {
-			return fmt.Errorf("comparison %s: %w", path, err)
-		}
-	}
-	return nil
-}
-
-// writeReport writes name.json, name.txt (the tables), name.tex (the
-// LaTeX tables) and the figures of f into dir. What cannot be written
-// costs only itself: writeReport writes the rest and returns an error
-// naming each failure.
-func writeReport(dir, name string, f *results.File, formats []string, logX bool) error {
-	var errs []error
-	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
-		errs = append(errs, err)
-	}
-	var b bytes.Buffer
-	txt := filepath.Join(dir, name+".txt")
-	err := report.Tables(&b, f)
-	if err == nil {
-		var cmp *compare.Scenario
-		if cmp, err = compare.FromFile(f); err == nil && cmp != nil {
-			err = compare.Write(&b, cmp, report.FormatTable)
-		}
-	}
-	if err == nil {
-		err = safeio.WriteFile(txt, b.Bytes())
-	}
-	if err != nil {
-		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
-	}
-	if err := writeLatex(filepath.Join(dir, name+".tex"), f); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := plot.WriteWith(f, dir, plot.Options{LogX: logX}, formats...); err != nil {
-		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
-	}
-	return errors.Join(errs...)
-}
-
-// writeLatex writes f's regret table and its comparison section, if any,
-// as LaTeX (--format latex) to path.
-func writeLatex(path string, f *results.File) error {
-	var b bytes.Buffer
-	err := report.Write(&b, f, report.Options{Format: report.FormatLatex})
-	if err == nil {
-		var cmp *compare.Scenario
-		if cmp, err = compare.FromFile(f); err == nil && cmp != nil {
-			err = compare.Write(&b, cmp, report.FormatLatex)
-		}
-	}
-	if err == nil {
-		err = safeio.WriteFile(path, b.Bytes())
-	}
-	if err != nil {
-		return fmt.Errorf("LaTeX tables %s: %w", path, err)
-	}
-	return nil
-}
-
-// paperSummary writes the caption and the text table of
-// report.SummaryTable.
-func paperSummary(w io.Writer, files []*results.File) error {
-	st := report.SummaryTable(files)
-	fmt.Fprintln(w, st.Caption)
-	return st.Render(w, table.Text)
 }

@@ -1,0 +1,230 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
+	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/ranktest"
+	"github.com/regretbench/regretbench/host/report"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/table"
+)
+
+// PaperOrder is the order of the experiments in DIR/index.html: the
+// paper's main-text instances first, the ReMaxGrad sweeps last.
+var PaperOrder = []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"}
+
+// PaperOutput says what WritePaper writes, where, and to whom it speaks.
+type PaperOutput struct {
+	Dir     string          // the directory written, which exists
+	Formats []string        // figure formats
+	LogX    bool            // the regret and separated figures on a log t axis
+	Compare compare.Options // the comparison section's metric and alpha, checked
+	// Interrupted says the play was interrupted: only the scenarios
+	// whose every policy ran to its end (or failed by itself) are
+	// written, as the paper's results must be whole.
+	Interrupted bool
+	// Stdout gets the summary table, the comparison sections, the mean
+	// ranks and the closing line; Stderr what could not be written.
+	Stdout, Stderr io.Writer
+	// Stamp, when not nil, is called on each results file before it is
+	// written (bench records its provenance).
+	Stamp func(*results.File)
+	// Written, when not nil, is called with every results file written
+	// before stdout gets the summary (bench prints the stacks of the
+	// policies that panicked).
+	Written func([]*results.File)
+}
+
+// PaperWritten says what WritePaper wrote.
+type PaperWritten struct {
+	Done []string // the scenarios written, in PaperRuns order
+	Left []string // interrupted: the scenarios not finished, not written
+	// Failed counts the outputs that could not be written (a figure, a
+	// report, index.html), each named on Stderr when it failed.
+	Failed int
+}
+
+// WritePaper writes into o.Dir what a paper run played (All's results
+// of PaperScenarios): per experiment (PaperExperiments) its results
+// file, text report, LaTeX tables and figures; the mean-ranks figure;
+// index.html, one page of every experiment; with added policies the
+// comparison sections, as comparison.txt, .md, .csv, .json and .tex. It
+// prints the summary table, the comparison sections and the mean ranks
+// to o.Stdout. An output that cannot be written costs only itself: it
+// is named on o.Stderr at once, everything else is written and
+// PaperWritten.Failed counts it. The error is stdout's.
+func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
+	dir, cmpOpt := o.Dir, o.Compare
+	pw := &PaperWritten{}
+	warn := func(err error) {
+		pw.Failed++
+		fmt.Fprintf(o.Stderr, "bench: %v\n", err)
+	}
+	var all []*results.File
+	cmpOf := map[string]*compare.Scenario{} // by experiment
+	written := map[string]*results.File{}   // by the name of the files written
+	for i, pr := range PaperRuns {
+		f := played.Files[i]
+		if o.Interrupted && !played.Finished[i] {
+			pw.Left = append(pw.Left, pr.Scenario)
+			continue
+		}
+		if f == nil {
+			continue
+		}
+		pw.Done = append(pw.Done, pr.Scenario)
+		if o.Stamp != nil {
+			o.Stamp(f)
+		}
+		all = append(all, f)
+		for _, e := range PaperExperiments(i, f, played.Added, cmpOpt) {
+			if e.ComparisonErr != nil {
+				fmt.Fprintf(o.Stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
+			}
+			cmpOf[e.Name] = e.Comparison
+			if err := writeReport(dir, e.Name, e.File, o.Formats, o.LogX); err != nil {
+				warn(err)
+			}
+			written[e.Name] = e.Page
+		}
+	}
+	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
+	for _, name := range PaperOrder {
+		if c := cmpOf[name]; c != nil {
+			cmps = append(cmps, c)
+		}
+	}
+	// The mean ranks over the distinct instances: a sweep's shared rows
+	// are its base experiment's, the same run.
+	var instances []*results.File
+	for _, name := range PaperOrder {
+		if f := written[name]; f != nil && !strings.HasPrefix(name, "remaxgrad_") {
+			instances = append(instances, f)
+		}
+	}
+	var rankText []string
+	if len(instances) > 0 {
+		a := ranktest.Across(instances, cmpOpt.Metric, cmpOpt.Alpha)
+		rankText = htmlreport.RanksText(a)
+		if a.Friedman != nil {
+			if _, err := plot.WriteFigure(htmlreport.RanksFigure(a), dir, "mean_ranks", o.Formats...); err != nil {
+				warn(err)
+			}
+		}
+	}
+	if len(written) > 0 {
+		var page []*results.File
+		for _, name := range PaperOrder {
+			if f := written[name]; f != nil {
+				page = append(page, f)
+			}
+		}
+		index := filepath.Join(dir, "index.html")
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.LogX, Summary: all,
+			MeanRanks: instances, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha}
+		if len(cmps) > 0 {
+			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
+		}
+		if err := htmlreport.WriteFile(index, page, opts); err != nil {
+			warn(fmt.Errorf("%s: %w", index, err))
+		}
+	}
+	if o.Written != nil {
+		o.Written(all)
+	}
+	if err := paperSummary(o.Stdout, all); err != nil {
+		return pw, err
+	}
+	if len(cmps) > 0 {
+		if err := writeComparisons(o.Stdout, dir, compare.Summarize(cmps)); err != nil {
+			warn(err)
+		}
+	}
+	if len(rankText) > 0 {
+		fmt.Fprintln(o.Stdout, "\nMean ranks across experiments")
+		for _, l := range rankText {
+			fmt.Fprintln(o.Stdout, termsafe.String(l))
+		}
+	}
+	fmt.Fprintf(o.Stdout, "\n%d experiments (%d scenario runs) in %.1f s wall; results in %s/\n", len(written), len(all), played.Elapsed.Seconds(), dir)
+	return pw, nil
+}
+
+// writeComparisons prints the comparison section of every experiment and
+// the totals across them, and writes them into dir as comparison.txt,
+// .md, .csv, .json and .tex.
+func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error {
+	if err := compare.WriteSummary(stdout, sum, report.FormatTable); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		ext    string
+		format report.Format
+	}{{"txt", report.FormatTable}, {"md", report.FormatMarkdown}, {"csv", report.FormatCSV}, {"json", report.FormatJSON}, {"tex", report.FormatLatex}} {
+		var b bytes.Buffer
+		if err := compare.WriteSummary(&b, sum, f.format); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, "comparison."+f.ext)
+		if err := safeio.WriteFile(path, b.Bytes()); err != nil {
+			return fmt.Errorf("comparison %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// writeReport writes name.json, name.txt (the tables), name.tex (the
+// LaTeX tables, as --format latex writes them) and the figures of f into
+// dir; the text and LaTeX tables are followed by f's comparison section,
+// if any. What cannot be written costs only itself: writeReport writes
+// the rest and returns an error naming each failure.
+func writeReport(dir, name string, f *results.File, formats []string, logX bool) error {
+	var errs []error
+	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
+		errs = append(errs, err)
+	}
+	txt := filepath.Join(dir, name+".txt")
+	if err := writeTables(txt, f, report.FormatTable); err != nil {
+		errs = append(errs, fmt.Errorf("report %s: %w", txt, err))
+	}
+	tex := filepath.Join(dir, name+".tex")
+	if err := writeTables(tex, f, report.FormatLatex); err != nil {
+		errs = append(errs, fmt.Errorf("LaTeX tables %s: %w", tex, err))
+	}
+	if _, err := plot.WriteWith(f, dir, plot.Options{LogX: logX}, formats...); err != nil {
+		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
+	}
+	return errors.Join(errs...)
+}
+
+// writeTables writes f's tables and its comparison section, if any, in
+// format to path.
+func writeTables(path string, f *results.File, format report.Format) error {
+	cmp, err := compare.FromFile(f)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := report.Render(&b, f, report.Options{Format: format}, compare.Section(cmp), report.Figures{}); err != nil {
+		return err
+	}
+	return safeio.WriteFile(path, b.Bytes())
+}
+
+// paperSummary writes the caption and the text table of
+// report.SummaryTable.
+func paperSummary(w io.Writer, files []*results.File) error {
+	st := report.SummaryTable(files)
+	fmt.Fprintln(w, st.Caption)
+	return st.Render(w, table.Text)
+}
