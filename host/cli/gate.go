@@ -189,21 +189,12 @@ func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	base, err := results.ReadFile(basePath)
-	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("baseline: %w", err))
-	}
-	cur, err := results.ReadFile(curPath)
-	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("current: %w", err))
-	}
-	return gateFiles(w, base, cur, basePath, curPath, opt, g.rules(), g.format)
+	return gateExit(gate.Paths(w, basePath, curPath, opt, g.rules(), g.format))
 }
 
-// gateFiles gates cur against base (gate.Files) and maps its decision to
-// bench's exit codes.
-func gateFiles(w io.Writer, base, cur *results.File, baseName, curName string, opt gate.Options, rules gate.Rules, format string) error {
-	d, err := gate.Files(w, base, cur, baseName, curName, opt, rules, format)
+// gateExit maps a gate call's decision to bench's exit codes: its code,
+// or an input error.
+func gateExit(d gate.Decision, err error) error {
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
@@ -244,7 +235,7 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options, outFormat string) error {
 	err := runErr
 	if base != nil {
-		gerr := gateFiles(w, base, file, g.baseline, "this run", opt, g.rules(), gate.RunFormat(g.format, outFormat))
+		gerr := gateExit(gate.Files(w, base, file, g.baseline, "this run", opt, g.rules(), gate.RunFormat(g.format, outFormat)))
 		switch {
 		case gerr == nil:
 		case runErr != nil:

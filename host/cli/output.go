@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -66,12 +65,7 @@ func (o *outputOptions) check(sc *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range ro.At {
-		if t >= 1 && t <= sc.Horizon && !slices.Contains(sc.Checkpoints, t) {
-			sc.Checkpoints = append(sc.Checkpoints, t)
-		}
-	}
-	slices.Sort(sc.Checkpoints)
+	sc.AddCheckpoints(ro.At...)
 	if err := report.CheckAt(sc.Checkpoints, ro.At); err != nil {
 		return withCode(ExitInput, fmt.Errorf("--at: %w", err))
 	}

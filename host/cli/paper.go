@@ -148,21 +148,12 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 		return err
 	}
 	if interrupted {
-		wrote := "none"
-		if len(pw.Done) > 0 {
-			wrote = strings.Join(pw.Done, ", ")
-		}
-		notDone := "none"
-		if len(pw.Left) > 0 {
-			notDone = strings.Join(pw.Left, ", ")
-		}
-		return withCode(code, fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s",
-			signalCause{sig}, dir, wrote, notDone))
+		return withCode(code, pw.Interrupted(signalCause{sig}))
 	}
 	// An output that cannot be written (a figure, a report, index.html)
 	// costs only itself: named on stderr, and bench exits 1 at the end.
-	if runErr == nil && pw.Failed > 0 {
-		return withCode(ExitFailure, fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", pw.Failed, dir))
+	if err := pw.Err(); runErr == nil && err != nil {
+		return withCode(ExitFailure, err)
 	}
 	return runErr
 }

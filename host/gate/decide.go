@@ -165,6 +165,21 @@ func Files(w io.Writer, base, cur *results.File, baseName, curName string, opt O
 	return d, nil
 }
 
+// Paths gates the results file at curPath against the one at basePath,
+// as Files does, naming them by their paths. A file that cannot be read
+// is an input error too, naming the baseline or the current file.
+func Paths(w io.Writer, basePath, curPath string, opt Options, rules Rules, format string) (Decision, error) {
+	base, err := results.ReadFile(basePath)
+	if err != nil {
+		return Decision{}, fmt.Errorf("baseline: %w", err)
+	}
+	cur, err := results.ReadFile(curPath)
+	if err != nil {
+		return Decision{}, fmt.Errorf("current: %w", err)
+	}
+	return Files(w, base, cur, basePath, curPath, opt, rules, format)
+}
+
 // ForRun checks base as the baseline of a run of the experiment rec,
 // before the run: unless opt.Force, it refuses a different experiment
 // (an *IncompatibleError). With only non-empty it keeps just those

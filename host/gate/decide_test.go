@@ -172,3 +172,22 @@ func TestRunFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestPaths: Paths reads the two files and gates them, naming them by
+// their paths; a file that cannot be read is named baseline or current.
+func TestPaths(t *testing.T) {
+	dir := t.TempDir()
+	path := "../report/testdata/small.json" // a results file of bench's, with a failed policy
+	var b bytes.Buffer
+	if d, err := Paths(&b, path, path, DefaultOptions, Rules{}, "table"); err != nil || d.Code != Failure || !strings.Contains(b.String(), "small.json") {
+		t.Errorf("decision %+v, err %v, output:\n%s", d, err, b.String())
+	}
+	for _, tc := range []struct{ base, cur, want string }{
+		{dir + "/none.json", path, "baseline: "},
+		{path, dir + "/none.json", "current: "},
+	} {
+		if _, err := Paths(&b, tc.base, tc.cur, DefaultOptions, Rules{}, "table"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Paths(%s, %s): err %v, want it to start with %q", tc.base, tc.cur, err, tc.want)
+		}
+	}
+}

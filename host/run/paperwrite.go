@@ -47,6 +47,7 @@ type PaperOutput struct {
 
 // PaperWritten says what WritePaper wrote.
 type PaperWritten struct {
+	Dir  string   // where
 	Done []string // the scenarios written, in PaperRuns order
 	Left []string // interrupted: the scenarios not finished, not written
 	// Failed counts the outputs that could not be written (a figure, a
@@ -65,7 +66,7 @@ type PaperWritten struct {
 // PaperWritten.Failed counts it. The error is stdout's.
 func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 	dir, cmpOpt := o.Dir, o.Compare
-	pw := &PaperWritten{}
+	pw := &PaperWritten{Dir: dir}
 	warn := func(err error) {
 		pw.Failed++
 		fmt.Fprintf(o.Stderr, "bench: %v\n", err)
@@ -158,6 +159,29 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 	}
 	fmt.Fprintf(o.Stdout, "\n%d experiments (%d scenario runs) in %.1f s wall; results in %s/\n", len(written), len(all), played.Elapsed.Seconds(), dir)
 	return pw, nil
+}
+
+// Interrupted is the error of an interrupted paper run, whose cause is
+// the signal: which scenarios it wrote and which it did not finish.
+func (pw *PaperWritten) Interrupted(cause error) error {
+	wrote := "none"
+	if len(pw.Done) > 0 {
+		wrote = strings.Join(pw.Done, ", ")
+	}
+	notDone := "none"
+	if len(pw.Left) > 0 {
+		notDone = strings.Join(pw.Left, ", ")
+	}
+	return fmt.Errorf("%v: finished scenarios written to %s: %s; not finished: %s", cause, pw.Dir, wrote, notDone)
+}
+
+// Err is nil when every output was written, else an error counting those
+// that were not (each named on stderr when it failed).
+func (pw *PaperWritten) Err() error {
+	if pw.Failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d outputs could not be written (named above); everything else was, in %s/", pw.Failed, pw.Dir)
 }
 
 // writeComparisons prints the comparison section of every experiment and

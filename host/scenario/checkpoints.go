@@ -1,6 +1,9 @@
 package scenario
 
-import "math/big"
+import (
+	"math/big"
+	"slices"
+)
 
 // DefaultCheckpointCount is the number of rounds DefaultCheckpoints returns
 // for a horizon of at least that many rounds.
@@ -53,4 +56,18 @@ func intRoot(T *big.Int, i, k int) int {
 		}
 	}
 	return int(lo)
+}
+
+// AddCheckpoints adds the rounds of at that lie in 1..Horizon to
+// s.Checkpoints, which stay sorted without repeats: asking for a round
+// records the metrics there rather than failing because it was not a
+// checkpoint. Rounds outside the horizon are left out; the caller refuses
+// them (report.CheckAt).
+func (s *Scenario) AddCheckpoints(at ...int) {
+	for _, t := range at {
+		if t >= 1 && t <= s.Horizon && !slices.Contains(s.Checkpoints, t) {
+			s.Checkpoints = append(s.Checkpoints, t)
+		}
+	}
+	slices.Sort(s.Checkpoints)
 }
