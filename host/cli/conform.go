@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,11 +102,6 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	path, err := conform.Target(o.f.plugins(), o.target)
 	if err != nil {
 		return withCode(ExitInput, err)
-	}
-	// exec looks a name without a slash up in PATH: a plugin
-	// found in --plugin-dir . is ./bench-plugin-NAME.
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
 	}
 	plan, err := o.sandbox.plan(o.f.stderr)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -32,9 +33,23 @@ func ParseSeed(s string) (uint64, error) {
 	return sdktest.ParseSeed(s)
 }
 
-// Target resolves bench conform's argument: a path when it holds a path
-// separator, else a plugin name of the search path dirs.
+// Target resolves bench conform's argument to an absolute path: a path
+// when it holds a path separator, else a plugin name of the search path
+// dirs.
 func Target(dirs registry.Path, arg string) (string, error) {
+	path, err := target(dirs, arg)
+	if err != nil {
+		return "", err
+	}
+	// exec looks a name without a slash up in PATH: a plugin
+	// found in --plugin-dir . is ./bench-plugin-NAME.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, nil
+}
+
+func target(dirs registry.Path, arg string) (string, error) {
 	if !strings.ContainsRune(arg, os.PathSeparator) {
 		return dirs.Find(arg)
 	}

@@ -158,7 +158,7 @@ func TestParseSeed(t *testing.T) {
 }
 
 // TestTarget: a NAME is looked up on the search path, a PATH used as it
-// is, unless it is missing or a directory.
+// is (made absolute), unless it is missing or a directory.
 func TestTarget(t *testing.T) {
 	dir := t.TempDir()
 	exe := filepath.Join(dir, registry.Prefix+"x")
@@ -166,11 +166,13 @@ func TestTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := registry.Path{{Path: dir}}
+	t.Chdir(dir) // a relative PATH is made absolute, as exec needs it
 	for _, tc := range []struct {
 		arg, want, wantErr string
 	}{
 		{"x", exe, ""},
 		{exe, exe, ""},
+		{"./" + registry.Prefix + "x", exe, ""},
 		{"y", "", "no " + registry.Prefix + "y"},
 		{dir, "", "plugin " + dir + ": is a directory, want a plugin executable"},
 		{filepath.Join(dir, "none"), "", "plugin " + filepath.Join(dir, "none") + ": "},
