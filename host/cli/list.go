@@ -2,13 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 )
@@ -65,10 +63,8 @@ the first line says which.`,
 				return runF(o)
 			}
 			list := o.f.plugins().List()
-			for _, d := range list.Dirs {
-				if d.Err != nil && d.Origin == registry.FromFlag {
-					return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", d.Path, d.Err))
-				}
+			if err := list.FlagErr(); err != nil {
+				return withCode(ExitInput, err)
 			}
 			plan, err := o.sandbox.plan(o.f.stderr)
 			if err != nil {
@@ -123,14 +119,10 @@ type showOptions struct {
 func newCmdScenariosShow(f *factory, runF func(*showOptions) error) *cobra.Command {
 	o := &showOptions{f: f}
 	return &cobra.Command{
-		Use:   "show NAME|FILE",
-		Short: "Print a scenario as resolved YAML (defaults filled in)",
-		Args:  cobra.ExactArgs(1),
-		ValidArgs: func() []string {
-			s := scenario.Shipped()
-			sort.Strings(s)
-			return s
-		}(),
+		Use:       "show NAME|FILE",
+		Short:     "Print a scenario as resolved YAML (defaults filled in)",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: scenario.Shipped(), // sorted
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.scenario = args[0]
 			if runF != nil {
