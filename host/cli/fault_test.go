@@ -125,13 +125,13 @@ func TestPluginFaults(t *testing.T) {
 			nil, []string{"panic: faulty crash-panic: boom at round 5", "the plugin process exited"}, true},
 		{"hang in Step", "faulty-hang",
 			"a plugin that does not answer a round within --step-timeout fails, naming the flag",
-			[]string{"--step-timeout", "2s"}, []string{"faulty hang: hanging at round 5", "step timeout 2s (--step-timeout)"}, true},
+			[]string{"--step-timeout", "5s"}, []string{"faulty hang: hanging at round 5", "step timeout 5s (--step-timeout)"}, true},
 		{"hang in Open", "faulty-hang-open",
 			"opening a session is bounded by --step-timeout as well",
-			[]string{"--step-timeout", "2s"}, []string{"faulty hang-open: hanging in Open", "opening a session", "--step-timeout"}, false},
+			[]string{"--step-timeout", "5s"}, []string{"faulty hang-open: hanging in Open", "opening a session", "--step-timeout"}, false},
 		{"frozen (SIGSTOP)", "faulty-sigstop",
 			"a plugin that stops itself fails at the step timeout of that round and is killed: no shutdown waits for it, nothing continues it",
-			[]string{"--step-timeout", "2s"}, []string{"faulty sigstop: stopping myself at round 5", "step round 5: no answer within the step timeout 2s (--step-timeout)"}, true},
+			[]string{"--step-timeout", "5s"}, []string{"faulty sigstop: stopping myself at round 5", "step round 5: no answer within the step timeout 5s (--step-timeout)"}, true},
 		{"panic in Step", "faulty-panic",
 			"a panic the SDK recovers fails the policy; the error gives the panic and the policy's own frame",
 			nil, []string{"policy panicked: faulty panic: boom at round 5", "at main.(*batch).boom (", "main.go:"}, true},
@@ -182,7 +182,10 @@ func TestPluginFaults(t *testing.T) {
 			nil, []string{"its Describe declares", `parameter "n": default: want int, got string three`}, false},
 		{"start beyond --start-timeout", "faulty-slow-start",
 			"a plugin that does not complete the handshake in time fails, naming the flag",
-			[]string{"--start-timeout", "1s"}, []string{"--start-timeout", "faulty slow-start: warming up"}, false},
+			// The timeout applies to TS's plugin too, which must start
+			// within it on a loaded machine: generous, and still a third
+			// of the minute slow-start waits.
+			[]string{"--start-timeout", "20s"}, []string{"--start-timeout", "faulty slow-start: warming up"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Most faults are waited out (timeouts): the cases run in

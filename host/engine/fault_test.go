@@ -126,7 +126,7 @@ policies:
 			}
 			// The timeout must fire for the plugin that hangs in Open, and
 			// must not for every round of the others on a loaded machine.
-			f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch, StepTimeout: 2 * time.Second})
+			f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launch, StepTimeout: 5 * time.Second})
 			if !errors.Is(err, engine.ErrPolicyFailed) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `policy "Rogue"`) {
 				t.Fatalf("error %v, want ErrPolicyFailed naming Rogue and %q", err, c.want)
 			}
