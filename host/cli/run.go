@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +15,7 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
@@ -156,67 +154,23 @@ func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) erro
 	return runScenario(cmd.Context(), ro)
 }
 
-// signalCause is the cancellation cause of a context ended by a signal.
-type signalCause struct{ sig os.Signal }
-
-func (s signalCause) Error() string { return "received " + s.sig.String() }
-
-// signalRepeat is how soon after the first signal another one is taken
-// for the same event delivered twice, not for a second request: coreutils
-// timeout, for one, signals its child and then the child's whole process
-// group, and a scheduler may do likewise.
-const signalRepeat = time.Second
-
 // SignalContext returns a context cancelled on SIGINT or SIGTERM, with the
-// signal as its cause, and a function that stops listening. A second
-// signal, at least signalRepeat after the first, means "stop now": the
-// plugins are killed and the process exits at once, without results.
+// signal as its cause, and a function that stops listening; a second
+// signal kills the plugins and exits at once (interrupt.Context).
 func SignalContext(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 2)
-	quit := make(chan struct{})
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		var first time.Time
-		select {
-		case s := <-ch:
-			first = time.Now()
-			cancel(signalCause{s})
-		case <-ctx.Done():
-			return
-		}
-		for {
-			var s os.Signal
-			select {
-			case s = <-ch:
-			case <-quit:
-				return
-			}
-			if time.Since(first) < signalRepeat {
-				continue // the first signal again
-			}
-			client.Cleanup()
-			if s == syscall.SIGTERM {
-				os.Exit(ExitTerminated)
-			}
-			os.Exit(ExitInterrupted)
-		}
-	}()
-	var once sync.Once
-	return ctx, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel(nil) }) }
+	return interrupt.Context(parent, client.Cleanup)
 }
+
+// signalCause is the cancellation cause of a context ended by a signal.
+type signalCause interrupt.Cause
+
+func (s signalCause) Error() string { return interrupt.Cause(s).Error() }
 
 // interruption returns the exit code and the signal when ctx was ended by
 // one; ok is false otherwise.
 func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
-	var sc signalCause
-	if !errors.As(context.Cause(ctx), &sc) {
-		return 0, nil, false
-	}
-	if sc.sig == syscall.SIGTERM {
-		return ExitTerminated, sc.sig, true
-	}
-	return ExitInterrupted, sc.sig, true
+	c, ok := interrupt.Of(ctx)
+	return c.Code(), c.Signal, ok
 }
 
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
