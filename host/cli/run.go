@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -339,23 +337,6 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 	return runErr
 }
 
-// printStacks writes the full Go stack of every policy that failed with a
-// panic; the error message itself quotes only the panic and the policy's
-// own frame.
-func printStacks(w io.Writer, files ...*results.File) {
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if p.Status != results.StatusFailed {
-				continue
-			}
-			if _, stack := client.SplitPanic(p.Error); stack != "" {
-				what := "panicked"
-				if strings.Contains(p.Error, "fatal error: ") {
-					what = "died of a Go fatal error"
-				}
-				fmt.Fprintf(w, "bench: policy %q (plugin %s) %s; its stack:\n  %s\n",
-					p.Label, p.Plugin, what, strings.ReplaceAll(stack, "\n", "\n  "))
-			}
-		}
-	}
-}
+// printStacks writes the Go stack of every policy that failed with a
+// panic (bench paper's too).
+var printStacks = engine.WriteStacks
