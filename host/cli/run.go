@@ -227,12 +227,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 		return err
 	}
 	sc.Policies = append(sc.Policies, added...)
-	if err := checkCompareTo(sc, ro.compareTo); err != nil {
+	cmpSpec, err := run.Comparison(sc, added, ro.compareTo) // nil for no comparison section
+	if err != nil {
 		return err
-	}
-	var cmpSpec *compare.Spec // what the comparison section compares; nil for none
-	if spec, ok := comparisonSpec(sc, run.Labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
-		cmpSpec = &spec
 	}
 	if err := ro.checkOutputs(sc); err != nil {
 		return err
@@ -296,12 +293,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 // nil for none.
 func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options, cmpSpec *compare.Spec) error {
 	printStacks(ro.f.stderr, file)
-	var cmp *compare.Scenario
-	if cmpSpec != nil {
-		cmp = ro.attachComparison(file, *cmpSpec)
-	} else {
-		file.Comparison = nil // a resumed file's, from another call
-	}
+	cmp := run.AttachComparison(file, cmpSpec, compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}, ro.f.stderr)
 	// A figure that cannot be written costs only itself: said now, the
 	// results still written and gated, and exit 1 if nothing else fails.
 	var figErr *figuresError

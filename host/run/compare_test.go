@@ -1,0 +1,113 @@
+package run_test
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/run"
+	"github.com/regretbench/regretbench/host/scenario"
+)
+
+// TestParseAdded: every --with spec becomes an added policy named as
+// written; the first malformed one is an InputError quoting it.
+func TestParseAdded(t *testing.T) {
+	got, err := run.ParseAdded([]string{"ts", "klucb:c=1@K"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != `--with "ts"` || got[0].Policy.Label != "ts" || got[1].Name != `--with "klucb:c=1@K"` || got[1].Policy.Label != "K" {
+		t.Errorf("ParseAdded = %+v", got)
+	}
+	_, err = run.ParseAdded([]string{"ts", "Bad", "ts:"})
+	var input *run.InputError
+	if !errors.As(err, &input) || err.Error() != `--with "Bad": invalid plugin name "Bad" (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)` {
+		t.Errorf("error %v, want an InputError naming --with \"Bad\"", err)
+	}
+	if got, err := run.ParseAdded(nil); got != nil || err != nil {
+		t.Errorf("ParseAdded(nil) = %v, %v", got, err)
+	}
+}
+
+// TestComparison: --compare-to compares its policy with every other;
+// otherwise the added policies are compared with the scenario's own, and
+// without either there is nothing to compare. A --compare-to that is no
+// policy, or that has none to compare with, is an InputError.
+func TestComparison(t *testing.T) {
+	pol := func(labels ...string) []scenario.Policy {
+		var ps []scenario.Policy
+		for _, l := range labels {
+			ps = append(ps, scenario.Policy{Label: l, Plugin: "p"})
+		}
+		return ps
+	}
+	for _, tc := range []struct {
+		name      string
+		policies  []scenario.Policy // the scenario's, added ones included
+		added     []scenario.Policy
+		compareTo string
+		want      *compare.Spec
+		err       string
+	}{
+		{name: "nothing", policies: pol("A", "B")},
+		{name: "with", policies: pol("A", "B", "X", "Y"), added: pol("X", "Y"),
+			want: &compare.Spec{Policies: []string{"X", "Y"}, Baselines: []string{"A", "B"}}},
+		{name: "compare-to", policies: pol("A", "B", "C"), compareTo: "B",
+			want: &compare.Spec{Policies: []string{"B"}, Baselines: []string{"A", "C"}}},
+		{name: "compare-to beats with", policies: pol("A", "B", "X"), added: pol("X"), compareTo: "A",
+			want: &compare.Spec{Policies: []string{"A"}, Baselines: []string{"B", "X"}}},
+		{name: "compare-to an added policy", policies: pol("A", "X"), added: pol("X"), compareTo: "X",
+			want: &compare.Spec{Policies: []string{"X"}, Baselines: []string{"A"}}},
+		{name: "no such policy", policies: pol("A", "B"), compareTo: "Z", err: `--compare-to "Z": no such policy in scenario s (have: A, B)`},
+		{name: "alone", policies: pol("A"), compareTo: "A", err: `--compare-to "A": the scenario has no other policy to compare it with`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &scenario.Scenario{Name: "s", Policies: tc.policies}
+			got, err := run.Comparison(sc, tc.added, tc.compareTo)
+			if tc.err != "" {
+				var input *run.InputError
+				if !errors.As(err, &input) || err.Error() != tc.err {
+					t.Fatalf("error %v, want the InputError %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Comparison = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAttachComparison: a nil spec drops a comparison section the file
+// had (a resumed file's); one that cannot be computed drops it too, with
+// a warning, not an error.
+func TestAttachComparison(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec *compare.Spec
+		warn string
+	}{
+		{name: "no spec"},
+		{name: "missing policy", spec: &compare.Spec{Policies: []string{"X"}, Baselines: []string{"A"}}, warn: "bench: warning: no comparison section: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &results.File{Comparison: []byte(`{"old":true}`)}
+			var stderr bytes.Buffer
+			if s := run.AttachComparison(f, tc.spec, compare.DefaultOptions, &stderr); s != nil {
+				t.Errorf("AttachComparison = %+v, want nil", s)
+			}
+			if f.Comparison != nil {
+				t.Errorf("the file keeps the comparison %s", f.Comparison)
+			}
+			if got := stderr.String(); (tc.warn == "") != (got == "") || !bytes.HasPrefix([]byte(got), []byte(tc.warn)) {
+				t.Errorf("stderr %q, want %q...", got, tc.warn)
+			}
+		})
+	}
+}
