@@ -18,9 +18,9 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -94,9 +94,9 @@ type runOptions struct {
 	compareTo string // --compare-to LABEL: the comparison's reference
 	audit     int    // --audit N: replications per policy replayed alone
 	// replication is --replication I: play only replication I, when the
-	// flag was given (changed), as engine.Options.Replications plays a
-	// shard's or an audit's.
+	// flag was given (changed; run.Options.Replication).
 	replication int
+	opts        run.Options // the flags as checkFlags maps them
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -171,34 +171,21 @@ func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
 	return c.Code(), c.Signal, ok
 }
 
+// loadScenario loads the scenario of the run with ro.opts's changes to
+// it (run.Overrides), reading the --seed-file first.
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	sc, err := scenario.Resolve(ro.scenario)
 	if err != nil {
 		return nil, withCode(ExitInput, err)
 	}
-	changed := func(name string) bool { f := ro.flags.Lookup(name); return f != nil && f.Changed }
-	if changed("runs") {
-		sc.Runs = ro.runs
-	}
-	if s, ok, err := ro.seed.resolve(ro.flags, ro.f.stderr); err != nil {
-		return nil, err
-	} else if ok {
-		sc.Seed = s
-	}
-	if changed("horizon") {
-		if err := sc.SetHorizon(ro.horizon); err != nil {
-			return nil, withCode(ExitInput, fmt.Errorf("--horizon %d: %w", ro.horizon, err))
+	if changed(ro.flags, "seed-file") {
+		s, err := readSeedFile(ro.seed.file, ro.f.stderr)
+		if err != nil {
+			return nil, withCode(ExitInput, err)
 		}
+		ro.opts.Overrides.Seed = &seed.Choice{Seed: s}
 	}
-	if err := sc.Validate(); err != nil {
-		return nil, withCode(ExitInput, err)
-	}
-	if len(ro.policies) > 0 {
-		if err := sc.Select(ro.policies); err != nil {
-			return nil, withCode(ExitInput, fmt.Errorf("--policy: %w", err))
-		}
-	}
-	return sc, nil
+	return sc, ro.opts.Overrides.Apply(sc)
 }
 
 // launcher starts plugins from the plugin search path under the sandbox
@@ -241,44 +228,13 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err := ro.output.check(sc); err != nil {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
-	opts := run.Options{
-		Launch:      launch,
-		Batch:       ro.batch,
-		Jobs:        ro.jobs,
-		StepTimeout: ro.stepTimeout,
-		Audit:       ro.audit,
-		Base:        base,
-		Gate:        gateOpt,
-		Stderr:      ro.f.stderr,
-		Start: func(sc *scenario.Scenario) run.Progress {
-			announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-			pr := progress.New(ro.f.progressOut(), !ro.quiet)
-			pr.Order(run.Labels(sc)...)
-			return pr
-		},
-	}
-	if ro.shard != "" {
-		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
-			return withCode(ExitInput, err)
-		}
-		if err := checkShard(opts.Shard, sc.Runs); err != nil {
-			return err
-		}
-	}
-	if changed(ro.flags, "replication") {
-		if ro.replication >= sc.Runs {
-			return withCode(ExitInput, fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", ro.replication, sc.Name, sc.Runs, sc.Runs-1))
-		}
-		// One replication, as a shard's or an audit's are played: its
-		// rewards and its policy seed depend only on the scenario's
-		// seed and its index.
-		opts.Replications = []uint64{uint64(ro.replication)}
-	}
-	if ro.resume {
-		if ro.out == "" {
-			return withCode(ExitInput, fmt.Errorf("--resume needs --out FILE"))
-		}
-		opts.Resume = ro.out
+	opts := ro.opts
+	opts.Launch, opts.Base, opts.Gate = launch, base, gateOpt
+	opts.Start = func(sc *scenario.Scenario) run.Progress {
+		announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
+		pr := progress.New(ro.f.progressOut(), !ro.quiet)
+		pr.Order(run.Labels(sc)...)
+		return pr
 	}
 	file, runErr := run.Plan(ctx, sc, opts)
 	if file == nil {

@@ -1,0 +1,154 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/internal/seed"
+)
+
+// UsageError is an input error in how a run was asked for, such as
+// options that cannot be combined: bench exits 2 and prints its usage
+// hint after it. Its message is its cause's.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Overrides are a command's changes to the scenario it runs (bench run
+// --runs, --horizon, --seed or --seed-file, --policy): nil or empty for
+// none.
+type Overrides struct {
+	Runs, Horizon *int
+	Seed          *seed.Choice
+	Policies      []string // play only these
+}
+
+// Apply applies o to sc, drawing a fresh secret for a Random seed, and
+// validates the result: a horizon out of range, a scenario made invalid
+// or an unknown policy is an InputError naming the flag.
+func (o Overrides) Apply(sc *scenario.Scenario) error {
+	if o.Runs != nil {
+		sc.Runs = *o.Runs
+	}
+	if o.Seed != nil {
+		s, err := o.Seed.Draw()
+		if err != nil {
+			return fmt.Errorf("--seed random: %w", err)
+		}
+		sc.Seed = s
+	}
+	if o.Horizon != nil {
+		if err := sc.SetHorizon(*o.Horizon); err != nil {
+			return &InputError{fmt.Errorf("--horizon %d: %w", *o.Horizon, err)}
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return &InputError{err}
+	}
+	if len(o.Policies) > 0 {
+		if err := sc.Select(o.Policies); err != nil {
+			return &InputError{fmt.Errorf("--policy: %w", err)}
+		}
+	}
+	return nil
+}
+
+// Check checks opts before anything is loaded or run, so that a bad
+// value is an input error naming bench run's flag, never a panic deep in
+// a run nor a silent default: the counts and timeouts in range, and no
+// options that cannot be combined (a UsageError). bench paper checks its
+// own options, those of a run it has, with it too.
+func (o Options) Check() error {
+	for _, c := range []struct {
+		name string
+		v    *int
+		max  int
+	}{{"runs", o.Overrides.Runs, scenario.MaxRuns}, {"horizon", o.Overrides.Horizon, scenario.MaxHorizon}} {
+		switch {
+		case c.v == nil:
+		case *c.v < 1:
+			return &InputError{fmt.Errorf("--%s %d: must be >= 1", c.name, *c.v)}
+		case *c.v > c.max:
+			return &InputError{fmt.Errorf("--%s %d: exceeds the maximum %d", c.name, *c.v, c.max)}
+		}
+	}
+	// 0 means the default: a negative value used to, silently.
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"batch", o.Batch}, {"jobs", o.Jobs}} {
+		if c.v < 0 {
+			return &InputError{fmt.Errorf("--%s %d: must be >= 0 (0: the default)", c.name, c.v)}
+		}
+	}
+	if o.Audit < 0 {
+		return &InputError{fmt.Errorf("--audit %d: must be >= 0 (0: no audit)", o.Audit)}
+	}
+	if err := CheckTimeouts(o.StepTimeout, o.StartTimeout); err != nil {
+		return err
+	}
+	random := o.Overrides.Seed != nil && o.Overrides.Seed.Random
+	if o.Replication != nil {
+		// Not with the options whose runs it cannot be part of (a shard,
+		// a resumed file, a gate's baseline) nor with a fresh secret
+		// seed, which replays nothing.
+		if *o.Replication < 0 {
+			return &InputError{fmt.Errorf("--replication %d: must be >= 0 (replications are numbered from 0)", *o.Replication)}
+		}
+		for _, c := range []struct {
+			flag string
+			set  bool
+		}{{"--shard", o.Shard.Count > 0}, {"--resume", o.Resume}, {"--baseline", o.Baseline != ""}, {"--save-baseline", o.SaveBaseline != ""}, {"--seed random", random}} {
+			if c.set {
+				return &UsageError{fmt.Errorf("--replication with %s: --replication replays one replication of a run, to look at it; give the run's own flags and seed (--seed-file for a secret one), without %s", c.flag, c.flag)}
+			}
+		}
+	}
+	switch {
+	case random && o.Shard.Count > 0:
+		return &UsageError{errors.New("--seed random with --shard: every shard would draw a secret of its own and the shards would not merge; " +
+			"write one secret to a file readable only by you and give it to every shard with --seed-file (docs/reliability.md, Sealed runs)")}
+	case random && o.Resume:
+		return &UsageError{errors.New("--seed random with --resume: a fresh secret never matches the earlier run; " +
+			"give that run's seed (its results file's scenario.seed) with --seed-file")}
+	case o.Sequential && o.Baseline == "":
+		return &InputError{errors.New("--sequential needs --baseline FILE: its looks gate the run against it")}
+	case o.Sequential && (o.Shard.Count > 0 || o.Resume || o.Audit > 0):
+		return &InputError{errors.New("--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit")}
+	case o.Resume && o.Out == "":
+		return &InputError{errors.New("--resume needs --out FILE")}
+	}
+	return nil
+}
+
+// CheckTimeouts checks a command's --step-timeout and --start-timeout,
+// which must be positive: a negative step timeout panicked
+// (time.NewTicker), zero meant a default silently.
+func CheckTimeouts(step, start time.Duration) error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"step-timeout", step}, {"start-timeout", start}} {
+		if d.v <= 0 {
+			return &InputError{fmt.Errorf("--%s %v: must be > 0, e.g. 30s or 5m", d.name, d.v)}
+		}
+	}
+	return nil
+}
+
+// checkScenario checks opts against the scenario they play, once it is
+// loaded: a shard or a replication it does not have.
+func (o Options) checkScenario(sc *scenario.Scenario) error {
+	if o.Shard.Count > sc.Runs {
+		// It would leave shards without a replication (it divided by zero).
+		return &InputError{fmt.Errorf("--shard %d/%d: %d shards of %d runs would leave some empty; use at most %d shards",
+			o.Shard.Index, o.Shard.Count, o.Shard.Count, sc.Runs, sc.Runs)}
+	}
+	if o.Replication != nil && *o.Replication >= sc.Runs {
+		return &InputError{fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", *o.Replication, sc.Name, sc.Runs, sc.Runs-1)}
+	}
+	return nil
+}
