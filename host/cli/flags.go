@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -56,28 +55,32 @@ func (ro *runOptions) checkFlags() (err error) {
 	return nil
 }
 
+// options maps the flags of both commands that run policies to the
+// run.Options that Check checks.
+func (o *policyRunOptions) options(fs *pflag.FlagSet) run.Options {
+	return run.Options{Jobs: o.jobs, StepTimeout: o.stepTimeout, StartTimeout: o.startTimeout,
+		Overrides: run.Overrides{Runs: override(fs, "runs", &o.runs), Horizon: override(fs, "horizon", &o.horizon)}}
+}
+
 // options maps the flags of a run to the run.Options that Check checks
 // and Plan plays (runScenario adds the plugins, the baseline and the
-// progress): --shard is parsed, and --seed, but --seed-file is read only
-// when the scenario is loaded.
-func (ro *runOptions) options() (run.Options, error) {
-	opts := run.Options{Batch: ro.batch, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout, Audit: ro.audit,
-		Out: ro.out, Resume: ro.resume, Baseline: ro.gate.baseline, SaveBaseline: ro.gate.saveBaseline, Sequential: ro.gate.sequential,
-		Overrides:   run.Overrides{Runs: ro.override("runs", &ro.runs), Horizon: ro.override("horizon", &ro.horizon), Policies: ro.policies},
-		Replication: ro.override("replication", &ro.replication), Stderr: ro.f.stderr}
-	var err error
+// progress): --shard and --seed are parsed here.
+func (ro *runOptions) options() (opts run.Options, err error) {
+	opts = ro.policyRunOptions.options(ro.flags)
+	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Stderr = ro.batch, ro.audit, ro.out, ro.resume, ro.f.stderr
+	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.baseline, ro.gate.saveBaseline, ro.gate.sequential
+	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
 	if ro.shard != "" {
 		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
 			return opts, withCode(ExitInput, err)
 		}
 	}
-	opts.Overrides.Seed, err = ro.seed.choice(ro.flags)
-	return opts, err
+	return opts, ro.seed.overrides(ro.flags, &opts.Overrides)
 }
 
 // override returns v when the flag name was given, nil otherwise.
-func (ro *runOptions) override(name string, v *int) *int {
-	if changed(ro.flags, name) {
+func override(fs *pflag.FlagSet, name string, v *int) *int {
+	if changed(fs, name) {
 		return v
 	}
 	return nil
@@ -135,14 +138,7 @@ func checkOutDir(flag, path string, dir bool) error {
 
 // checkFlags validates the numeric and duration flags of bench paper.
 func (o *paperOptions) checkFlags() error {
-	opts := run.Options{Jobs: o.jobs, StepTimeout: o.stepTimeout, StartTimeout: o.startTimeout}
-	if changed(o.flags, "runs") {
-		opts.Overrides.Runs = &o.runs
-	}
-	if changed(o.flags, "horizon") {
-		opts.Overrides.Horizon = &o.horizon
-	}
-	if err := opts.Check(); err != nil {
+	if err := o.options(o.flags).Check(); err != nil {
 		return err
 	}
 	if err := o.sandbox.check(); err != nil {
@@ -158,17 +154,7 @@ func (o *paperOptions) checkFlags() error {
 // the run (the scenario file, the --baseline, the --config file, a
 // plugin), a symbolic link or not a regular file, before anything runs.
 func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
-	var scenarioFile string
-	if !strings.HasPrefix(sc.Source, "embedded:") {
-		scenarioFile = sc.Source
-	}
-	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.f.config}}
-	dirs := ro.f.plugins()
-	for _, p := range sc.Policies {
-		if path, err := dirs.Find(p.Plugin); err == nil {
-			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
-		}
-	}
+	inputs := ro.opts.Inputs(sc, ro.f.plugins(), ro.f.config)
 	if err := checkOut("--out", ro.out, inputs); err != nil {
 		return err
 	}

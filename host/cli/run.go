@@ -20,7 +20,6 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
-	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -45,8 +44,9 @@ type policyRunOptions struct {
 	plan         *sandbox.Plan // decided by launch, once
 }
 
-// launch returns the launcher of the command's plugins, deciding the
-// sandbox they run under on its first call.
+// launch returns the launcher of the command's plugins from the plugin
+// search path (run.Launcher), deciding the sandbox they run under on its
+// first call.
 func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
 	if o.plan == nil {
 		p, err := o.sandbox.plan(f.stderr)
@@ -55,7 +55,7 @@ func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
 		}
 		o.plan = p
 	}
-	return f.launcher(o.startTimeout, o.plan), nil
+	return run.Launcher(f.plugins(), o.startTimeout, o.plan, f.stderr), nil
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning
@@ -172,27 +172,13 @@ func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
 }
 
 // loadScenario loads the scenario of the run with ro.opts's changes to
-// it (run.Overrides), reading the --seed-file first.
+// it (run.Overrides).
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	sc, err := scenario.Resolve(ro.scenario)
 	if err != nil {
 		return nil, withCode(ExitInput, err)
 	}
-	if changed(ro.flags, "seed-file") {
-		s, err := readSeedFile(ro.seed.file, ro.f.stderr)
-		if err != nil {
-			return nil, withCode(ExitInput, err)
-		}
-		ro.opts.Overrides.Seed = &seed.Choice{Seed: s}
-	}
-	return sc, ro.opts.Overrides.Apply(sc)
-}
-
-// launcher starts plugins from the plugin search path under the sandbox
-// plan (run.Launcher), warning on stderr of one that describes itself
-// under another name.
-func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
-	return run.Launcher(f.plugins(), startTimeout, plan, f.stderr)
+	return sc, ro.opts.Overrides.Apply(sc, ro.f.stderr)
 }
 
 // runScenario runs the scenario of ro, whose flags are checked.
@@ -205,15 +191,10 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	with, err := ro.added()
+	added, err := run.AddWith(ctx, launch, sc, ro.with)
 	if err != nil {
 		return err
 	}
-	added, err := run.With(ctx, launch, with, run.Labels(sc))
-	if err != nil {
-		return err
-	}
-	sc.Policies = append(sc.Policies, added...)
 	cmpSpec, err := run.Comparison(sc, added, ro.compareTo) // nil for no comparison section
 	if err != nil {
 		return err

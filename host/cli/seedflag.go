@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/internal/seed"
 )
 
@@ -25,41 +25,30 @@ func addSeedFlags(fs *pflag.FlagSet, o *seedOptions) {
 	fs.StringVar(&o.file, "seed-file", "", "read the seed (an integer or 0x followed by 64 hex digits, surrounding space ignored) from this `FILE`, so that a secret stays off the command line; warns when its group or others may access it")
 }
 
-// choice returns the seed --seed chooses, nil when it is not given,
-// refusing before anything is loaded: --seed together with --seed-file,
-// an empty --seed-file and a malformed --seed. Whether a fresh secret
-// (--seed random) can be right is run.Options.Check's; the --seed-file
-// is read when the scenario is loaded (readSeedFile).
-func (o *seedOptions) choice(fs *pflag.FlagSet) (*seed.Choice, error) {
-	seedSet, fileSet := changed(fs, "seed"), changed(fs, "seed-file")
-	if seedSet && fileSet {
-		return nil, withCode(ExitInput, usageError{errors.New("--seed and --seed-file both given (either may come from BENCH_SEED, BENCH_SEED_FILE or the --config file): give one of them")})
+// overrides sets the seed the flags choose in ov, refusing before
+// anything is loaded --seed with --seed-file, an empty --seed-file and a
+// malformed --seed. Whether they can be combined with the run's other
+// options is run.Options.Check's; the --seed-file is read when the
+// scenario is loaded (run.Overrides.Apply).
+func (o *seedOptions) overrides(fs *pflag.FlagSet, ov *run.Overrides) error {
+	if changed(fs, "seed") && changed(fs, "seed-file") {
+		return withCode(ExitInput, usageError{errors.New("--seed and --seed-file both given (either may come from BENCH_SEED, BENCH_SEED_FILE or the --config file): give one of them")})
 	}
-	if fileSet && o.file == "" {
-		return nil, withCode(ExitInput, usageError{errors.New("--seed-file: empty path")})
+	if changed(fs, "seed-file") {
+		if o.file == "" {
+			return withCode(ExitInput, usageError{errors.New("--seed-file: empty path")})
+		}
+		ov.SeedFile = o.file
 	}
-	if !seedSet {
-		return nil, nil
+	if !changed(fs, "seed") {
+		return nil
 	}
 	c, err := seed.ParseChoice(o.value)
 	if err != nil {
-		return nil, withCode(ExitInput, fmt.Errorf("--seed: %w (or random, for a secret seed)", err))
+		return withCode(ExitInput, fmt.Errorf("--seed: %w (or random, for a secret seed)", err))
 	}
-	return &c, nil
-}
-
-// readSeedFile reads the seed of a --seed-file (seed.ReadFile): a secret
-// in a file that its group or others may read draws a warning on stderr,
-// not a refusal (seed.Exposed). Errors name the file.
-func readSeedFile(path string, stderr io.Writer) (seed.Seed, error) {
-	s, err := seed.ReadFile(path, func(path string) ([]byte, error) { return safeio.ReadFile(path, seed.MaxFile) })
-	if err != nil {
-		return seed.Seed{}, fmt.Errorf("--seed-file %s: %w", path, err)
-	}
-	if perm, ok := seed.Exposed(path, s); ok {
-		fmt.Fprintf(stderr, "bench: warning: --seed-file %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", path, perm, path)
-	}
-	return s, nil
+	ov.Seed = &c
+	return nil
 }
 
 // announceSecret says on stderr, before a run with a secret seed, that its

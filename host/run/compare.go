@@ -1,12 +1,14 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 )
@@ -23,6 +25,21 @@ func ParseAdded(specs []string) ([]Added, error) {
 		}
 		added = append(added, Added{Name: fmt.Sprintf("--with %q", spec), Policy: p})
 	}
+	return added, nil
+}
+
+// AddWith adds the policies of the --with specs to sc, after its own,
+// checked against their plugins (ParseAdded, With), and returns them.
+func AddWith(ctx context.Context, launch engine.Launcher, sc *scenario.Scenario, specs []string) ([]scenario.Policy, error) {
+	with, err := ParseAdded(specs)
+	if err != nil {
+		return nil, err
+	}
+	added, err := With(ctx, launch, with, Labels(sc))
+	if err != nil {
+		return nil, err
+	}
+	sc.Policies = append(sc.Policies, added...)
 	return added, nil
 }
 

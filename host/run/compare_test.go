@@ -2,11 +2,14 @@ package run_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -107,6 +110,76 @@ func TestAttachComparison(t *testing.T) {
 			}
 			if got := stderr.String(); (tc.warn == "") != (got == "") || !bytes.HasPrefix([]byte(got), []byte(tc.warn)) {
 				t.Errorf("stderr %q, want %q...", got, tc.warn)
+			}
+		})
+	}
+}
+
+// TestAddWith: the --with policies are appended to the scenario's, in
+// order, once their plugins accept them; a malformed spec, an unknown
+// plugin or parameter and a label already used are InputErrors naming
+// the spec, and leave the scenario as it was.
+func TestAddWith(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		specs  []string
+		labels []string // the scenario's afterwards
+		err    string
+	}{
+		{name: "none", labels: []string{"TS", "KL-UCB"}},
+		{name: "two", specs: []string{"ts:inflation=2@TS x2", "klucb"}, labels: []string{"TS", "KL-UCB", "TS x2", "klucb"}},
+		{name: "malformed", specs: []string{"ts", "ts:"}, err: `--with "ts:": ':' is followed by no parameter`},
+		{name: "unknown plugin", specs: []string{"nosuch"}, err: `--with "nosuch": `},
+		{name: "unknown parameter", specs: []string{"ts:bogus=1"}, err: `--with "ts:bogus=1": plugin ts: `},
+		{name: "label used", specs: []string{"ts@KL-UCB"}, err: `--with "ts@KL-UCB": label "KL-UCB" is already used; add @LABEL to name this policy`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := small(t, "")
+			var stderr bytes.Buffer
+			added, err := run.AddWith(context.Background(), launcher(&stderr), sc, tc.specs)
+			if tc.err != "" {
+				var input *run.InputError
+				if !errors.As(err, &input) || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Fatalf("error %v, want an InputError %q...", err, tc.err)
+				}
+				tc.labels = []string{"TS", "KL-UCB"}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if len(added) != len(tc.specs) {
+				t.Errorf("AddWith returned %d policies, want %d", len(added), len(tc.specs))
+			}
+			if got := run.Labels(sc); !reflect.DeepEqual(got, tc.labels) {
+				t.Errorf("the scenario's policies: %q, want %q", got, tc.labels)
+			}
+		})
+	}
+}
+
+// TestInputs: a run's inputs are its scenario file (none for a shipped
+// one), its baseline, the config file and the plugins found of its
+// policies, in that order.
+func TestInputs(t *testing.T) {
+	plugins := registry.NewPath([]string{pluginDir}, "")
+	ts, err := plugins.Find("ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := small(t, "")
+	sc.Policies[1].Plugin = "nosuch"
+	for _, tc := range []struct {
+		name, source string
+		opts         run.Options
+		want         [][2]string
+	}{
+		{"file", "dir/x.yaml", run.Options{Baseline: "b.json"}, [][2]string{{"the scenario file", "dir/x.yaml"}, {"the --baseline", "b.json"},
+			{"the --config file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
+		{"shipped", "embedded:two_arm.yaml", run.Options{}, [][2]string{{"the scenario file", ""}, {"the --baseline", ""},
+			{"the --config file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc.Source = tc.source
+			if got := tc.opts.Inputs(sc, plugins, "bench.yaml"); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Inputs = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -3,8 +3,12 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
+	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/seed"
 )
@@ -18,22 +22,35 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Overrides are a command's changes to the scenario it runs (bench run
-// --runs, --horizon, --seed or --seed-file, --policy): nil or empty for
+// --runs, --horizon, --seed, --seed-file, --policy): nil or empty for
 // none.
 type Overrides struct {
 	Runs, Horizon *int
 	Seed          *seed.Choice
+	SeedFile      string   // a file holding the seed, so that a secret stays off the command line
 	Policies      []string // play only these
 }
 
-// Apply applies o to sc, drawing a fresh secret for a Random seed, and
-// validates the result: a horizon out of range, a scenario made invalid
-// or an unknown policy is an InputError naming the flag.
-func (o Overrides) Apply(sc *scenario.Scenario) error {
+// Apply applies o to sc, reading the SeedFile (a secret in a file that
+// its group or others may read is a warning on stderr, not a refusal:
+// on a cluster the file may sit in a shared directory by design) or
+// drawing a fresh secret for a Random seed, and validates the result: a
+// seed file that cannot be read, a horizon out of range, a scenario made
+// invalid or an unknown policy is an InputError naming the flag.
+func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
 	if o.Runs != nil {
 		sc.Runs = *o.Runs
 	}
-	if o.Seed != nil {
+	if path := o.SeedFile; path != "" {
+		s, err := seed.ReadFile(path, func(path string) ([]byte, error) { return safeio.ReadFile(path, seed.MaxFile) })
+		if err != nil {
+			return &InputError{fmt.Errorf("--seed-file %s: %w", path, err)}
+		}
+		if perm, ok := seed.Exposed(path, s); ok {
+			fmt.Fprintf(stderr, "bench: warning: --seed-file %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", path, perm, path)
+		}
+		sc.Seed = s
+	} else if o.Seed != nil {
 		s, err := o.Seed.Draw()
 		if err != nil {
 			return fmt.Errorf("--seed random: %w", err)
@@ -122,6 +139,25 @@ func (o Options) Check() error {
 		return &InputError{errors.New("--resume needs --out FILE")}
 	}
 	return nil
+}
+
+// Inputs lists the files a run of sc reads, that its outputs (Out,
+// SaveBaseline) must not overwrite, each as its role and its path ("" for
+// none): its scenario file (none for a shipped scenario), the Baseline,
+// the command's config file and the plugins of its policies found on
+// plugins.
+func (o Options) Inputs(sc *scenario.Scenario, plugins registry.Path, config string) [][2]string {
+	var scenarioFile string
+	if !strings.HasPrefix(sc.Source, "embedded:") {
+		scenarioFile = sc.Source
+	}
+	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", o.Baseline}, {"the --config file", config}}
+	for _, p := range sc.Policies {
+		if path, err := plugins.Find(p.Plugin); err == nil {
+			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
+		}
+	}
+	return inputs
 }
 
 // CheckTimeouts checks a command's --step-timeout and --start-timeout,

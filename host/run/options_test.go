@@ -1,8 +1,11 @@
 package run_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +132,8 @@ func TestApply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := small(t, "seed: 3\n")
-			err := tc.o.Apply(sc)
+			var stderr bytes.Buffer
+			err := tc.o.Apply(sc, &stderr)
 			if tc.err != "" {
 				var input *run.InputError
 				if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.err) {
@@ -163,6 +167,65 @@ func TestPlanChecksScenario(t *testing.T) {
 				t.Error("Plan returned a file")
 			}
 			checkErr(t, err, "input", tc.err)
+		})
+	}
+}
+
+// TestApplySeedFile: a --seed-file's seed is the scenario's; a secret in
+// a file its group or others may read is a warning, not a refusal; a
+// file that cannot be read or holds no seed is an InputError naming it.
+func TestApplySeedFile(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "0x00112233445566778899aabbccddeeff0123456789abcdef0fedcba987654321"
+	for _, tc := range []struct {
+		name, content string
+		mode          os.FileMode
+		seed, warn    string
+		err           string
+	}{
+		{name: "integer", content: "42\n", mode: 0o644, seed: "42"},
+		{name: "secret", content: secret + "\n", mode: 0o600, seed: secret},
+		{name: "shared secret", content: secret + "\n", mode: 0o640, seed: secret,
+			warn: "bench: warning: --seed-file DIR/shared secret holds a secret seed, but its mode 0640 gives its group or others access; chmod 600 DIR/shared secret\n"},
+		{name: "random", content: "random", mode: 0o600, err: `--seed-file DIR/random: holds "random", but a seed file holds the seed itself`},
+		{name: "directory", err: "--seed-file DIR/directory: not a regular file (a directory)"},
+		{name: "missing", err: "--seed-file DIR/missing: no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			switch tc.name {
+			case "directory":
+				if err := os.Mkdir(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "missing":
+			default:
+				if err := os.WriteFile(path, []byte(tc.content), tc.mode); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(path, tc.mode); err != nil { // past the umask
+					t.Fatal(err)
+				}
+			}
+			sc := small(t, "seed: 3\n")
+			var stderr bytes.Buffer
+			err := run.Overrides{SeedFile: path}.Apply(sc, &stderr)
+			if tc.err != "" {
+				var input *run.InputError
+				if !errors.As(err, &input) || !strings.HasPrefix(err.Error(), strings.ReplaceAll(tc.err, "DIR", dir)) {
+					t.Fatalf("error %v, want an InputError %q...", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Seed.String() != tc.seed {
+				t.Errorf("seed %v, want %s", sc.Seed, tc.seed)
+			}
+			if got, want := stderr.String(), strings.ReplaceAll(tc.warn, "DIR", dir); got != want {
+				t.Errorf("stderr %q, want %q", got, want)
+			}
 		})
 	}
 }
