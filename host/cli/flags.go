@@ -35,7 +35,7 @@ func (ro *runOptions) checkFlags() (err error) {
 	if err := ro.sandbox.check(); err != nil {
 		return err
 	}
-	if err := ro.checkWith(); err != nil {
+	if _, err := ro.added(); err != nil {
 		return err
 	}
 	if _, err := ro.gate.options(); err != nil {
@@ -144,7 +144,7 @@ func (o *paperOptions) checkFlags() error {
 	if err := o.sandbox.check(); err != nil {
 		return err
 	}
-	if err := o.checkWith(); err != nil {
+	if _, err := o.added(); err != nil {
 		return err
 	}
 	return checkOutDir("--out", o.dir, true)

@@ -256,12 +256,8 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 		return err
 	}
-	if code, sig, ok := interruption(ctx); ok {
-		where := "printed (no --out)"
-		if ro.out != "" {
-			where = "written to " + ro.out + ", marked incomplete"
-		}
-		return withCode(code, fmt.Errorf("%v: partial results %s", signalCause{sig}, where))
+	if code, err := run.Interrupted(ctx, ro.out); err != nil {
+		return withCode(code, err)
 	}
 	return runErr
 }

@@ -11,13 +11,7 @@ const withHelp = `add a policy to the scenario (repeatable), after its own: PLUG
 	`feedback=delay:D, feedback=geometric:MEAN or feedback=batch:B, e.g. 'ts:feedback=delay:100@TS d=100'. ` +
 	`The run then prints a comparison section, which pairs only policies under the same feedback mode`
 
-// checkWith parses every --with SPEC, before anything is loaded or run:
-// a malformed spec is an input error (exit 2) naming it.
-func (o *policyRunOptions) checkWith() error {
-	_, err := o.added()
-	return err
-}
-
 // added parses every --with SPEC into the policies run.With checks
-// against their plugins (run.ParseAdded).
+// against their plugins (run.ParseAdded): a malformed spec is an input
+// error (exit 2) naming it, found before anything is loaded or run.
 func (o *policyRunOptions) added() ([]run.Added, error) { return run.ParseAdded(o.with) }

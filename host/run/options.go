@@ -1,12 +1,14 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -187,4 +189,20 @@ func (o Options) checkScenario(sc *scenario.Scenario) error {
 		return &InputError{fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", *o.Replication, sc.Name, sc.Runs, sc.Runs-1)}
 	}
 	return nil
+}
+
+// Interrupted returns, when a signal ended ctx, the error of a run it cut
+// short, whose partial results were printed and, when out is not "",
+// written to out marked incomplete, with the signal's exit code; a nil
+// error when no signal ended ctx.
+func Interrupted(ctx context.Context, out string) (code int, err error) {
+	c, ok := interrupt.Of(ctx)
+	if !ok {
+		return 0, nil
+	}
+	where := "printed (no --out)"
+	if out != "" {
+		where = "written to " + out + ", marked incomplete"
+	}
+	return c.Code(), fmt.Errorf("%v: partial results %s", c, where)
 }

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
@@ -225,6 +227,37 @@ func TestApplySeedFile(t *testing.T) {
 			}
 			if got, want := stderr.String(), strings.ReplaceAll(tc.warn, "DIR", dir); got != want {
 				t.Errorf("stderr %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestInterrupted: a run a signal cut short says so, where its partial
+// results went, with the signal's exit code; a run cancelled otherwise,
+// or not at all, is not interrupted.
+func TestInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cause error // nil: not cancelled
+		out   string
+		code  int
+		err   string
+	}{
+		{name: "running"},
+		{name: "cancelled", cause: context.Canceled},
+		{name: "SIGINT, --out", cause: interrupt.Cause{Signal: os.Interrupt}, out: "r.json", code: 130,
+			err: "received interrupt: partial results written to r.json, marked incomplete"},
+		{name: "SIGTERM", cause: interrupt.Cause{Signal: syscall.SIGTERM}, code: 143, err: "received terminated: partial results printed (no --out)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if tc.cause != nil {
+				cancel(tc.cause)
+			}
+			code, err := run.Interrupted(ctx, tc.out)
+			if code != tc.code || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+				t.Errorf("Interrupted = %d, %v; want %d, %q", code, err, tc.code, tc.err)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
-// Package run prepares and plays a run of a scenario: it resolves the
-// policies a command adds to it (bench run --with, bench paper --with),
-// decides what an earlier results file lets a run keep (--resume), plays
+// Package run prepares and plays a run of a scenario: it checks the
+// options of a run (Options.Check: which can be combined) and applies
+// their changes to the scenario (Overrides), resolves the policies a
+// command adds to it (bench run --with, bench paper --with) and what a
+// run compares, decides what an earlier results file lets a run keep (--resume), plays
 // the replications (all of them, a shard, one, or the sequential gate's
 // groups), and audits the result (--audit). bench run and bench paper
 // call it; the cli package only maps their flags to Options and writes
