@@ -12,9 +12,9 @@ import (
 	"github.com/regretbench/regretbench/host/shard"
 )
 
-// Flag validation: every numeric and duration flag is checked before
-// anything is loaded or run, so a bad value is exit 2 with a message
-// naming the flag, never a panic deep in a run nor a silent default.
+// Flag validation: every flag is checked before anything is loaded or
+// run (run.Options.Check checks what is the run's), so a bad value is
+// exit 2 with a message naming the flag.
 
 // changed reports whether the flag name was given (on the command line, in
 // BENCH_* or in the config file).
