@@ -16,13 +16,13 @@ import (
 )
 
 func init() {
-	wire.InProcess = func(p any) (wire.Server, error) {
+	wire.RegisterRunner(func(p any) (wire.Server, error) {
 		pl, ok := p.(Plugin)
 		if !ok {
 			return nil, fmt.Errorf("sdk: %T is not an sdk.Plugin", p)
 		}
 		return newCore(pl)
-	}
+	})
 }
 
 // core is the policy runner of a plugin, behind every transport: it keeps

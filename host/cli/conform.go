@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/sdk/sdktest"
@@ -92,7 +93,7 @@ error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 	fs.BoolVar(&o.quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications), the long ones kept: faster, less thorough")
 	fs.StringSliceVar(&o.only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
 	fs.StringVar(&o.seed, "seed", "", "the seed of every session (0x... or decimal), as a run printed it; default (or random): a random one. Not read from BENCH_SEED or --config, which hold the scenario's")
-	fs.SetAnnotation("seed", commandLineOnly, []string{"true"})
+	fs.SetAnnotation("seed", flagconfig.CommandLineOnly, []string{"true"})
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print every rule over every transport, every failure and the sessions played")
 	fs.DurationVar(&o.stepTimeout, "step-timeout", defaultConformStepTimeout, "fail a rule whose plugin does not answer Open, a round or Close within this time")
 	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")

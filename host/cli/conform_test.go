@@ -149,6 +149,7 @@ func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 // With -short, only ts and the broken plugins' conforming mode are
 // checked; plugins/*'s own TestConformance runs the rules in process.
 func TestConformPasses(t *testing.T) {
+	skipShort(t, "bench conform passing the shipped, Go and Python plugins over every transport")
 	t.Parallel() // with plugins of its own: see ownPlugins
 	type target struct {
 		dir    func(*testing.T) string
@@ -207,6 +208,7 @@ func TestConformPasses(t *testing.T) {
 // SDK's terms, exit 1, and leaves no process behind even when it is the
 // one that does not exit on parent death.
 func TestConformBroken(t *testing.T) {
+	skipShort(t, "bench conform against every broken fixture plugin (sdk/sdktest checks each rule in process)")
 	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := badPlugins(t)
 	for _, c := range []struct {
@@ -273,6 +275,7 @@ func TestConformBroken(t *testing.T) {
 // step socket show it. late-fault returns an arm out of range at round
 // 1001 only.
 func TestConformNotGamed(t *testing.T) {
+	skipShort(t, "bench conform against the fixtures that try to game the kit")
 	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := badPlugins(t)
 	for _, c := range []struct {

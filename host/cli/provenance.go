@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
-	"time"
 
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -17,20 +15,10 @@ func withCommand(ctx context.Context, args []string) context.Context {
 	return context.WithValue(ctx, commandKey{}, append([]string{"bench"}, args...))
 }
 
-// stamp records in f how it was produced: bench's command line (as ctx
-// carries it), the host name and the date, beside the bench version the
-// engine recorded. A report shows them so that a reader can reproduce the
-// run. Stamped only when the results are written to a file: the tables a
-// run prints do not show them.
+// stamp records in f how it was produced, with the command line ctx
+// carries (results.File.Stamp). Stamped only when the results are
+// written to a file: the tables a run prints do not show them.
 func stamp(ctx context.Context, f *results.File) {
-	if f.Bench == nil {
-		f.Bench = &results.BenchInfo{Version: results.HostVersion()}
-	}
-	if args, ok := ctx.Value(commandKey{}).([]string); ok {
-		f.Bench.Command = args
-	}
-	if h, err := os.Hostname(); err == nil {
-		f.Bench.Host = h
-	}
-	f.Bench.Date = time.Now().UTC().Format(time.RFC3339)
+	args, _ := ctx.Value(commandKey{}).([]string)
+	f.Stamp(args)
 }

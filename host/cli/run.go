@@ -13,6 +13,7 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/results"
@@ -72,6 +73,7 @@ func addPolicyRunFlags(fs *pflag.FlagSet, o *policyRunOptions, help policyRunHel
 	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress")
 	fs.StringArrayVar(&o.with, "with", nil, help.with)
+	fs.SetAnnotation("with", flagconfig.NoSplit, []string{"true"}) // one spec per BENCH_WITH: specs hold commas
 	addSandboxFlags(fs, &o.sandbox)
 }
 

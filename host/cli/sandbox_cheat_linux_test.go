@@ -189,6 +189,7 @@ func token() string {
 // beats Thompson sampling by far without the sandbox, and under it learns
 // nothing and loses (its fallback is round robin).
 func TestCheatReadsHost(t *testing.T) {
+	skipShort(t, "the sandbox against a plugin reading the host's private files")
 	t.Parallel()
 	// ten_arm with its arms permuted: the best (0.1) is arm 6, where the
 	// shipped ten_arm's is arm 0, so only the private file gives it away.
@@ -258,6 +259,7 @@ policies: [{plugin: ts, label: TS}]
 // (testdata/cheat/bruteseed) wins outright, sandbox or not: the protocol
 // alone lets it. A secret seed (`--seed random`) leaves it nothing.
 func TestCheatBruteForceSeed(t *testing.T) {
+	skipShort(t, "the sandbox against a plugin brute-forcing the seed")
 	t.Parallel()
 	sc := writeFile(t, "private.yaml", `
 name: private3
@@ -409,6 +411,7 @@ var probeReport = regexp.MustCompile(`escape-probe (\S+): (ok|failed): (.*)`)
 // the probe's own report, and by what reached the test's sockets and
 // files.
 func TestCheatEscapeProbe(t *testing.T) {
+	skipShort(t, "the sandbox against a plugin probing for ways out")
 	t.Parallel()
 	yama, scope := yamaBlocksParent()
 	for _, level := range []string{"off", "strict"} {
@@ -586,6 +589,7 @@ func copyTree(t *testing.T, src, dst string) {
 // does not outlive bench: neither when the run ends, with or without the
 // sandbox, nor when bench is killed with SIGKILL under the sandbox.
 func TestCheatSetsidHelper(t *testing.T) {
+	skipShort(t, "the sandbox against a helper process that leaves the plugin's session")
 	t.Parallel()
 	for _, c := range []struct {
 		name   string

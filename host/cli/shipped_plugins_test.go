@@ -14,6 +14,7 @@ import (
 // and `bench plugins` lists it, described and healthy. A plugin added
 // without its wiring fails here.
 func TestShippedPluginsWired(t *testing.T) {
+	skipShort(t, "every shipped plugin wired through cmd/, conform and the docs")
 	t.Parallel()
 	root := repoRoot(t)
 	ents, err := os.ReadDir(filepath.Join(root, "plugins"))

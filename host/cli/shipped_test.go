@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/regretbench/regretbench/scenarios"
@@ -40,23 +41,34 @@ func TestShippedResultsUnchanged(t *testing.T) {
 		t.Fatalf("shipped scenarios: %v (%d found)", err, len(names))
 	}
 	want := readHashes(t)
+	var mu sync.Mutex
 	got := map[string]string{}
 	dir := t.TempDir()
-	for _, file := range names {
-		name := strings.TrimSuffix(file, ".yaml")
-		out := runTo(t, dir, name+".json", "--scenario", name, "--runs", "3", "--horizon", "120")
-		sum := sha256.Sum256([]byte(comparable(t, out)))
-		got[name] = hex.EncodeToString(sum[:])
-		if *updateShipped {
-			continue
+	// A scenario per parallel subtest: the longest test of the package
+	// when they ran one after another. The group returns when all have.
+	t.Run("scenarios", func(t *testing.T) {
+		for _, file := range names {
+			name := strings.TrimSuffix(file, ".yaml")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				out := runTo(t, dir, name+".json", "--scenario", name, "--runs", "3", "--horizon", "120")
+				sum := sha256.Sum256([]byte(comparable(t, out)))
+				h := hex.EncodeToString(sum[:])
+				mu.Lock()
+				got[name] = h
+				mu.Unlock()
+				if *updateShipped {
+					return
+				}
+				switch w, ok := want[name]; {
+				case !ok:
+					t.Errorf("%s: no reference hash in %s (a new scenario? run with -update-shipped)", name, shippedHashes)
+				case w != h:
+					t.Errorf("%s: results moved: sha256 %s, want %s", name, h, w)
+				}
+			})
 		}
-		switch w, ok := want[name]; {
-		case !ok:
-			t.Errorf("%s: no reference hash in %s (a new scenario? run with -update-shipped)", name, shippedHashes)
-		case w != got[name]:
-			t.Errorf("%s: results moved: sha256 %s, want %s", name, got[name], w)
-		}
-	}
+	})
 	for name := range want {
 		if _, ok := got[name]; !ok && !*updateShipped {
 			t.Errorf("%s: in %s but not shipped", name, shippedHashes)

@@ -109,6 +109,7 @@ func (b *benchProc) exit(t *testing.T, limit time.Duration) int {
 // results and exit codes 130/143 for SIGINT/SIGTERM, and for every signal,
 // SIGKILL included, no plugin process.
 func TestSignals(t *testing.T) {
+	skipShort(t, "SIGINT and SIGTERM to a running bench process")
 	t.Parallel() // with plugins of its own: see ownPlugins
 	dir := faultyPlugins(t)
 	// Fast answers at once and says when the host closes its session, its

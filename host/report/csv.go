@@ -37,7 +37,8 @@ const DistPrefix = "dist:"
 // "dist:regret.median", p75, p95, p99, max and argmax; see DistPrefix),
 // then the policy's diagnostics by name (metric "diag:NAME", at the
 // diagnostic's own checkpoints). Failed policies have no rows. Numbers are
-// written in Go's shortest round-trip form; NaN and infinities as NaN, inf
+// written in Go's shortest round-trip form; the se column is empty
+// over one replication (bench run --replication I), where it is undefined; NaN and infinities as NaN, inf
 // and -inf, which pandas.read_csv reads as floats with no options. Fields
 // holding a comma or quote are quoted per RFC 4180. With at, only the rows
 // at those rounds are kept.
@@ -45,7 +46,11 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 	keep := func(t int) bool { return len(at) == 0 || slices.Contains(at, t) }
 	tab := Table{Header: CSVHeader}
 	row := func(p *results.Policy, metric string, t int, mean, se float64) {
-		tab.Append(f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), formatFloat(se))
+		seCell := formatFloat(se)
+		if oneReplication(p) {
+			seCell = "" // undefined over one replication, as meanSE says
+		}
+		tab.Append(f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), seCell)
 	}
 	for _, p := range okPolicies(f) {
 		for _, name := range metric.Names {

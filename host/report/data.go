@@ -133,7 +133,7 @@ func feedbackName(mode string) string {
 func regretData(f *results.File, at []int) (t Table, policies []*results.Policy) {
 	t = Table{
 		Name:    "regret",
-		Caption: fmt.Sprintf("Regret at T=%d (mean ± standard error over replications)", f.Scenario.Horizon),
+		Caption: fmt.Sprintf("Regret at T=%d (%s)", f.Scenario.Horizon, overReplications(f)),
 		Header:  []string{"policy"},
 		Right:   []bool{false},
 	}
@@ -144,7 +144,7 @@ func regretData(f *results.File, at []int) (t Table, policies []*results.Policy)
 			t.Header = append(t.Header, "regret "+rounds[i])
 			t.Right = append(t.Right, true)
 		}
-		t.Caption = fmt.Sprintf("Regret at %s and T=%d (mean ± standard error over replications)", strings.Join(rounds, ", "), f.Scenario.Horizon)
+		t.Caption = fmt.Sprintf("Regret at %s and T=%d (%s)", strings.Join(rounds, ", "), f.Scenario.Horizon, overReplications(f))
 	}
 	t.Header = append(t.Header, metric.Regret, metric.Underestimation, "seconds", "status")
 	t.Right = append(t.Right, true, true, true, false)
@@ -159,11 +159,12 @@ func regretData(f *results.File, at []int) (t Table, policies []*results.Policy)
 			continue
 		}
 		for _, r := range at {
-			row = append(row, numfmt.PM(seriesAt(p.Regret, p.Checkpoints, r)))
+			m, se := seriesAt(p.Regret, p.Checkpoints, r)
+			row = append(row, meanSE(p, m, se))
 		}
 		rm, rs := last(p.Regret)
 		um, us := last(p.Under)
-		t.Rows = append(t.Rows, append(row, numfmt.PM(rm, rs), numfmt.PM(um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
+		t.Rows = append(t.Rows, append(row, meanSE(p, rm, rs), meanSE(p, um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
 		policies = append(policies, p)
 	}
 	return t, policies
@@ -204,7 +205,7 @@ func separatedData(f *results.File) (t Table, policies []*results.Policy) {
 	for _, p := range okPolicies(f) {
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		t.Rows = append(t.Rows, []string{p.Label, numfmt.PM(um, us), numfmt.PM(nm, ns), shareUnder(p)})
+		t.Rows = append(t.Rows, []string{p.Label, meanSE(p, um, us), meanSE(p, nm, ns), shareUnder(p)})
 		policies = append(policies, p)
 	}
 	return t, policies
@@ -242,7 +243,7 @@ func diagnosticsData(f *results.File) (t Table, policies []*results.Policy) {
 			if n == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{p.Label, name, numfmt.PM(d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
+			t.Rows = append(t.Rows, []string{p.Label, name, meanSE(p, d.Mean[n-1], d.SE[n-1]), fmt.Sprint(d.Checkpoints[n-1])})
 			policies = append(policies, p)
 		}
 	}

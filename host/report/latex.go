@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/table"
@@ -21,7 +20,7 @@ import (
 // LaTeX comments.
 func writeLatex(w io.Writer, f *results.File, at []int) error {
 	table.LatexComment(w, Title(f))
-	table.LatexComment(w, fmt.Sprintf("Regret at T=%d and its parts: mean ± standard error over replications; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's", f.Scenario.Horizon))
+	table.LatexComment(w, fmt.Sprintf("Regret at T=%d and its parts: %s; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's", f.Scenario.Horizon, overReplications(f)))
 	fb := hasFeedback(f)
 	t := Table{Header: []string{"policy"}, Right: []bool{false}}
 	if fb {
@@ -46,12 +45,13 @@ func writeLatex(w io.Writer, f *results.File, at []int) error {
 			continue
 		}
 		for _, r := range at {
-			row = append(row, numfmt.PM(seriesAt(p.Regret, p.Checkpoints, r)))
+			m, se := seriesAt(p.Regret, p.Checkpoints, r)
+			row = append(row, meanSE(p, m, se))
 		}
 		rm, rs := last(p.Regret)
 		um, us := last(p.RegretUnder)
 		nm, ns := last(p.RegretNot)
-		t.Append(append(row, numfmt.PM(rm, rs), numfmt.PM(um, us), numfmt.PM(nm, ns), shareUnder(p))...)
+		t.Append(append(row, meanSE(p, rm, rs), meanSE(p, um, us), meanSE(p, nm, ns), shareUnder(p))...)
 	}
 	return t.Render(w, table.LaTeX)
 }

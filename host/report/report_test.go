@@ -513,3 +513,67 @@ func TestTitleReplications(t *testing.T) {
 		})
 	}
 }
+
+// TestOneReplicationHasNoSE checks that the values of a single
+// replication (bench run --replication I) are written without a standard
+// error, which is undefined over one value: never "± 0" in a table, an
+// empty se in CSV, and captions that say so; over several replications
+// the standard errors are there.
+func TestOneReplicationHasNoSE(t *testing.T) {
+	one := small(t)
+	one.Shard = results.Shard{Index: 0, Count: 1, Replications: []uint64{5}}
+	for _, p := range one.Policies {
+		for name, xs := range p.Final {
+			if len(xs) > 0 {
+				p.Final[name] = xs[:1]
+			}
+		}
+		for _, s := range []results.Series{p.Regret, p.Under, p.RegretUnder, p.RegretNot} {
+			clear(s.SE) // what the engine records over one value
+		}
+		p.Distribution = nil
+	}
+	for _, tc := range []struct {
+		name   string
+		f      *results.File
+		format report.Format
+		want   bool // standard errors shown
+	}{
+		{"table, 8 runs", small(t), report.FormatTable, true},
+		{"table, one", one, report.FormatTable, false},
+		{"markdown, one", one, report.FormatMarkdown, false},
+		{"latex, 8 runs", small(t), report.FormatLatex, true},
+		{"latex, one", one, report.FormatLatex, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := report.Write(&b, tc.f, report.Options{Format: tc.format}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			before, _, _ := strings.Cut(out, "Plugin diagnostics") // diagnostics keep theirs
+			if tc.want && !strings.Contains(before, "±") {
+				t.Errorf("standard errors missing:\n%s", out)
+			}
+			if !tc.want {
+				for _, l := range strings.Split(before, "\n") {
+					if strings.Contains(l, "±") && !strings.Contains(l, "standard error") {
+						t.Errorf("a standard error over one replication: %q", l)
+					}
+				}
+				if !strings.Contains(out, "one replication: its values, no standard error") {
+					t.Errorf("no caption saying the values are one replication's:\n%s", out)
+				}
+			}
+		})
+	}
+	var b bytes.Buffer
+	if err := report.Write(&b, one, report.Options{Format: report.FormatCSV}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n")[1:] {
+		if !strings.HasSuffix(l, ",") {
+			t.Errorf("CSV row %q: want an empty se over one replication", l)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 
-	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -31,7 +30,7 @@ func SummaryTable(files []*results.File) Table {
 				cell := ""
 				if s, err := p.Metric(name); err == nil {
 					if n := len(s.Mean) - 1; n >= 0 && n < len(s.SE) {
-						cell = numfmt.PM(s.Mean[n], s.SE[n])
+						cell = meanSE(p, s.Mean[n], s.SE[n])
 					}
 				}
 				row = append(row, cell)

@@ -3,8 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"sort"
 
+	"github.com/regretbench/regretbench/host/internal/numfmt"
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/table"
 )
@@ -45,4 +49,31 @@ func diagNames(p *results.Policy) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// meanSE writes a mean of p with its standard error se, as numfmt.PM does;
+// over one replication (bench run --replication I) the standard error is
+// undefined, not zero, and the mean is written alone: "1.10", never
+// "1.10 ± 0", which would claim a certainty one replication cannot give.
+func meanSE(p *results.Policy, mean, se float64) string {
+	if oneReplication(p) {
+		se = math.NaN()
+	}
+	return numfmt.PM(mean, se)
+}
+
+// oneReplication reports whether p's values are those of one replication.
+func oneReplication(p *results.Policy) bool {
+	return len(p.Final[metric.Regret]) == 1
+}
+
+// overReplications says what a table's numbers are, for its caption:
+// means with their standard errors, or, when every policy of f that ran
+// has one replication, the values of that replication.
+func overReplications(f *results.File) string {
+	ok := okPolicies(f)
+	if len(ok) == 0 || slices.ContainsFunc(ok, func(p *results.Policy) bool { return !oneReplication(p) }) {
+		return "mean ± standard error over replications"
+	}
+	return "one replication: its values, no standard error"
 }

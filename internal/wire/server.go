@@ -51,11 +51,35 @@ type Session interface {
 	Step(st *Step) (StepResult, error)
 }
 
+// runner is the policy runner registered by RegisterRunner.
+var runner func(plugin any) (Server, error)
+
+// RegisterRunner registers the policy runner: the function that makes a
+// Server of a plugin value (an sdk.Plugin). Package sdk, which owns the
+// runner and keeps it behind its author API, registers it when it is
+// initialised, as a database/sql driver registers itself; the host's
+// in-process connections (internal/client's NewLocal and ServeInProcess)
+// reach it through InProcess. Registering twice, or nil, panics.
+func RegisterRunner(newServer func(plugin any) (Server, error)) {
+	if newServer == nil {
+		panic("wire: RegisterRunner of a nil runner")
+	}
+	if runner != nil {
+		panic("wire: RegisterRunner called twice")
+	}
+	runner = newServer
+}
+
 // InProcess returns a Server for a plugin value (an sdk.Plugin) in the
-// calling process. Package sdk sets it when it is initialised; the host's
-// in-process connection (internal/client.Local) calls it, so that the policy
-// runner stays behind package sdk's author API.
-var InProcess func(plugin any) (Server, error)
+// calling process, from the runner package sdk registered: an error when
+// no runner is registered (package sdk is not linked in) or the plugin is
+// not valid.
+func InProcess(plugin any) (Server, error) {
+	if runner == nil {
+		return nil, errors.New("wire: no policy runner registered: import package sdk")
+	}
+	return runner(plugin)
+}
 
 // grpcServer serves a Server over the generated gRPC service.
 type grpcServer struct {
