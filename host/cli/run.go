@@ -21,6 +21,7 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -214,7 +215,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	opts := ro.opts
 	opts.Launch, opts.Base, opts.Gate = launch, base, gateOpt
 	opts.Start = func(sc *scenario.Scenario) run.Progress {
-		announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
+		if !ro.quiet {
+			seed.Announce(ro.f.stderr, sc.Seed)
+		}
 		pr := progress.New(ro.f.progressOut(), !ro.quiet)
 		pr.Order(run.Labels(sc)...)
 		return pr

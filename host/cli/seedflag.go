@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/pflag"
 
@@ -49,12 +48,4 @@ func (o *seedOptions) overrides(fs *pflag.FlagSet, ov *run.Overrides) error {
 	}
 	ov.Seed = &c
 	return nil
-}
-
-// announceSecret says on stderr, before a run with a secret seed, that its
-// seed is secret: the secret itself is shown only once the run is over.
-func announceSecret(stderr io.Writer, s seed.Seed, quiet bool) {
-	if s.Secret() && !quiet {
-		fmt.Fprintln(stderr, "bench: seed: secret (shown after the run)")
-	}
 }

@@ -3,6 +3,7 @@ package seed
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -37,6 +38,15 @@ func (c Choice) Draw() (Seed, error) {
 		return Random()
 	}
 	return c.Seed, nil
+}
+
+// Announce says on w, before a run with the secret seed s, that its seed
+// is secret: the secret itself is shown only once the run is over. It
+// says nothing of an integer seed.
+func Announce(w io.Writer, s Seed) {
+	if s.Secret() {
+		fmt.Fprintln(w, "bench: seed: secret (shown after the run)")
+	}
 }
 
 // MaxFile bounds a seed file (ReadFile): a seed is at most 66 bytes.

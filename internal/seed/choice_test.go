@@ -97,3 +97,25 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("ReadFile returned %v, want read's error as it is", err)
 	}
 }
+
+// TestAnnounce: a secret seed is announced without being shown; an
+// integer seed is not announced.
+func TestAnnounce(t *testing.T) {
+	secret, err := Parse("0x" + hex64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		s    Seed
+		want string
+	}{
+		{Int(42), ""},
+		{secret, "bench: seed: secret (shown after the run)\n"},
+	} {
+		var b strings.Builder
+		Announce(&b, tc.s)
+		if b.String() != tc.want {
+			t.Errorf("Announce(%s) wrote %q, want %q", tc.s.Abbrev(), b.String(), tc.want)
+		}
+	}
+}
