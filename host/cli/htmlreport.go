@@ -76,15 +76,11 @@ func reportRun(o *reportOptions) error {
 	if err := checkOut("--out", o.out, inputs); err != nil {
 		return err // before reading gigabytes of results
 	}
-	files := make([]*results.File, len(o.inputs))
-	for i, path := range o.inputs {
-		f, err := results.ReadFile(path)
-		if err != nil {
-			return withCode(ExitInput, err)
-		}
-		files[i] = f
+	files, err := results.ReadFiles(o.inputs)
+	if err != nil {
+		return withCode(ExitInput, err)
 	}
-	err := htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX})
+	err = htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX})
 	var partial *htmlreport.PartialError
 	if errors.As(err, &partial) {
 		// Written, less what could not be drawn: the page says so in

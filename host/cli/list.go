@@ -1,23 +1,14 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/regretbench/regretbench/host/internal/termsafe"
-	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/internal/client"
-	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
 // pluginsOptions are the options of bench plugins: the sandbox its
@@ -72,69 +63,14 @@ the first line says which.`,
 				return runF(o)
 			}
 			list := o.f.plugins().List()
-			for _, d := range list.Dirs {
-				if d.Err != nil && d.Origin == registry.FromFlag {
-					return withCode(ExitInput, fmt.Errorf("plugin directory %s: %w", d.Path, d.Err))
-				}
+			if err := list.FlagErr(); err != nil {
+				return withCode(ExitInput, err)
 			}
 			plan, err := o.sandbox.plan(o.f.stderr)
 			if err != nil {
 				return err
 			}
-			w := o.f.stdout
-			// Everything a plugin declares, and the names of the files in
-			// the directory, is shown escaped (termsafe).
-			esc := termsafe.String
-			fmt.Fprintf(w, "plugin search path (sandbox %s), first found wins:\n", plan.Layers)
-			for _, d := range list.Dirs {
-				state := fmt.Sprintf("%d plugin(s)", len(d.Names))
-				switch {
-				case errors.Is(d.Err, fs.ErrNotExist):
-					state = "does not exist, skipped"
-				case d.Err != nil:
-					state = "cannot be read, skipped: " + d.Err.Error()
-					fmt.Fprintf(o.f.stderr, "bench: warning: plugin directory %s: %v\n", d.Dir, d.Err)
-				}
-				fmt.Fprintf(w, "  %s  (%s): %s\n", esc(d.Path), d.Origin, esc(state))
-			}
-			var failed []string
-			for _, pl := range list.Plugins {
-				name, path := pl.Name, pl.Path
-				// SHA256 refuses what is not a regular executable file
-				// from its metadata, before opening it: a FIFO or a link
-				// to /dev/zero hung the listing, and a dangling link was
-				// "plugin : stat : ..." without its path.
-				sum, err := registry.SHA256(path)
-				var d *client.Description
-				if err == nil {
-					d, err = describe(path, o.startTimeout, plan)
-				}
-				if err != nil {
-					// Indent the quoted stderr lines under the mark.
-					msg := strings.ReplaceAll(termsafe.Text(strings.TrimRight(err.Error(), "\n")), "\n", "\n         ")
-					fmt.Fprintf(w, "\n%s  FAILED  (%s)\n  error: %s\n", esc(name), esc(path), msg)
-					fmt.Fprintf(w, "  from   %s\n", pl.Dir.Origin)
-					printShadowed(w, pl)
-					failed = append(failed, esc(name))
-					continue
-				}
-				fmt.Fprintf(w, "\n%s %s  protocol %d  %s\n  path   %s  (%s)\n", esc(name), esc(d.Version), d.ProtocolVersion, esc(d.SDK), esc(path), pl.Dir.Origin)
-				printShadowed(w, pl)
-				fmt.Fprintf(w, "  sha256 %s\n", sum)
-				if warn := run.NameMismatch(name, d); warn != "" {
-					fmt.Fprintf(w, "  warning: %s\n", esc(warn))
-				}
-				for _, p := range d.Params {
-					values := p.Range()
-					if values == "" {
-						values = "any"
-					}
-					fmt.Fprintf(w, "  param  %-20s %-6s default %-8s values %-14s %s\n", esc(p.Name), esc(string(p.Type)), esc(fmt.Sprint(p.Default)), esc(values), esc(p.Doc))
-				}
-				if len(d.Diagnostics) > 0 {
-					fmt.Fprintf(w, "  diagnostics %s\n", esc(strings.Join(d.Diagnostics, ", ")))
-				}
-			}
+			failed := run.WritePlugins(o.f.stdout, o.f.stderr, list, o.startTimeout, plan)
 			if len(failed) > 0 {
 				return withCode(ExitPolicy, fmt.Errorf("%d of %d plugin(s) FAILED to describe themselves (the others are listed): %s",
 					len(failed), len(list.Plugins), strings.Join(failed, ", ")))
@@ -145,30 +81,6 @@ the first line says which.`,
 	addSandboxFlags(cmd.Flags(), &o.sandbox)
 	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
 	return cmd
-}
-
-// printShadowed prints a line per executable of the same name that pl
-// shadows, later on the search path: it is never run while pl is there.
-func printShadowed(w io.Writer, pl registry.Plugin) {
-	for _, s := range pl.Shadowed {
-		fmt.Fprintf(w, "  shadows %s  (%s): found again, not used\n", termsafe.String(s.Path), s.Dir.Origin)
-	}
-}
-
-// describe starts the plugin at path under the sandbox plan, asks it to
-// describe itself, stops it, and checks that bench can use what it
-// declared.
-func describe(path string, startTimeout time.Duration, plan *sandbox.Plan) (*client.Description, error) {
-	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan})
-	if err != nil {
-		return nil, err
-	}
-	d, err := c.Describe(context.Background())
-	c.Close()
-	if err != nil {
-		return nil, err
-	}
-	return d, run.DescribeErr(path, d)
 }
 
 // scenariosOptions are the options of bench scenarios, which has no flags
@@ -189,24 +101,7 @@ func newCmdScenarios(f *factory, runF func(*scenariosOptions) error) *cobra.Comm
 			if runF != nil {
 				return runF(o)
 			}
-			w := o.f.stdout
-			width := 20 // names line up in a column as wide as the longest
-			for _, name := range scenario.Shipped() {
-				width = max(width, len(name))
-			}
-			for _, name := range scenario.Shipped() {
-				sc, err := scenario.Named(name)
-				if err != nil {
-					return err
-				}
-				var labels []string
-				for _, p := range sc.Policies {
-					labels = append(labels, p.Label)
-				}
-				esc := termsafe.String // shipped, yet shown as any scenario would be
-				fmt.Fprintf(w, "%-*s K=%-3d T=%-6d runs=%-5d %s\n%*s policies: %s\n", width, esc(name), sc.K(), sc.Horizon, sc.Runs, esc(sc.Description), width, "", esc(strings.Join(labels, ", ")))
-			}
-			return nil
+			return scenario.WriteShipped(o.f.stdout)
 		},
 	}
 	cmd.AddCommand(newCmdScenariosShow(f, nil))
@@ -224,14 +119,10 @@ type showOptions struct {
 func newCmdScenariosShow(f *factory, runF func(*showOptions) error) *cobra.Command {
 	o := &showOptions{f: f}
 	return &cobra.Command{
-		Use:   "show NAME|FILE",
-		Short: "Print a scenario as resolved YAML (defaults filled in)",
-		Args:  cobra.ExactArgs(1),
-		ValidArgs: func() []string {
-			s := scenario.Shipped()
-			sort.Strings(s)
-			return s
-		}(),
+		Use:       "show NAME|FILE",
+		Short:     "Print a scenario as resolved YAML (defaults filled in)",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: scenario.Shipped(), // sorted
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.scenario = args[0]
 			if runF != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -59,40 +58,21 @@ func mergeRun(o *mergeOptions) error {
 	if err := checkOut("--out", out, inputs); err != nil {
 		return err
 	}
-	files := make([]*results.File, len(args))
-	for i, a := range args {
-		f, err := results.ReadFile(a)
-		if err != nil {
-			return withCode(ExitInput, err)
-		}
-		files[i] = f
+	files, err := results.ReadFiles(args)
+	if err != nil {
+		return withCode(ExitInput, err)
 	}
 	merged, err := shard.Merge(files, args)
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	mergeComparison(o.f.stderr, merged, files[0])
+	// A shard's comparison section covers only its replications.
+	if err := compare.Reattach(merged, files[0]); err != nil {
+		fmt.Fprintf(o.f.stderr, "bench: warning: merge: the comparison section is dropped: %v\n", err)
+	}
 	if err := merged.WriteFile(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.f.stdout, "merged %d shards (%d replications) into %s\n", len(files), merged.Scenario.Runs, out)
 	return nil
-}
-
-// mergeComparison gives the merged file the comparison section of the
-// shards (a run with --with or --compare-to), recomputed from the merged
-// replications: a shard's own numbers cover only its replications.
-func mergeComparison(stderr io.Writer, merged, first *results.File) {
-	if len(first.Comparison) == 0 {
-		return
-	}
-	merged.Comparison = first.Comparison
-	s, err := compare.FromFile(merged)
-	if err == nil {
-		_, err = compare.Attach(merged, s.Spec, compare.Options{Metric: s.Metric, Alpha: s.Alpha})
-	}
-	if err != nil {
-		merged.Comparison = nil
-		fmt.Fprintf(stderr, "bench: warning: merge: the comparison section is dropped: %v\n", err)
-	}
 }

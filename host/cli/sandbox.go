@@ -43,15 +43,12 @@ func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
 		return nil, err
 	}
 	level, _ := sandbox.ParseLevel(o.level)
-	p, err := sandbox.Config{Level: level, Read: o.read}.Plan()
+	p, err := client.Plan(sandbox.Config{Level: level, Read: o.read})
 	if err != nil {
-		return nil, withCode(ExitInput, err)
-	}
-	if err := client.CheckSocketDir(&p); err != nil {
 		return nil, withCode(ExitInput, err)
 	}
 	if w := p.Warning(); w != "" {
 		fmt.Fprintf(stderr, "bench: %s\n", w)
 	}
-	return &p, nil
+	return p, nil
 }

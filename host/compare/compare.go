@@ -446,6 +446,26 @@ func Attach(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	return s, nil
 }
 
+// Reattach gives f the comparison section of from, a file of the same run
+// with one (a shard of a run with --with or --compare-to, which bench
+// merge merged into f), recomputed from f's replications: from's numbers
+// cover only its own. When from has none, f has none. When it cannot be
+// recomputed, f is left without one and the error says why.
+func Reattach(f, from *results.File) error {
+	f.Comparison = from.Comparison
+	if len(f.Comparison) == 0 {
+		return nil
+	}
+	s, err := FromFile(f)
+	if err == nil {
+		_, err = Attach(f, s.Spec, Options{Metric: s.Metric, Alpha: s.Alpha})
+	}
+	if err != nil {
+		f.Comparison = nil
+	}
+	return err
+}
+
 // FromFile returns the comparison section of f, recomputed from f's
 // policies for the spec, metric and alpha recorded in f.Comparison; nil
 // when f has none. The stored numbers are not trusted: a file edited by

@@ -253,6 +253,19 @@ func (p Path) List() Listing {
 	return l
 }
 
+// FlagErr returns the error of the first --plugin-dir (FromFlag) that
+// could not be read, naming it: such a directory must exist, while a
+// BENCH_PLUGIN_PATH entry or a shipped directory is skipped. Nil when
+// every one was read.
+func (l Listing) FlagErr() error {
+	for _, d := range l.Dirs {
+		if d.Err != nil && d.Origin == FromFlag {
+			return fmt.Errorf("plugin directory %s: %w", d.Path, d.Err)
+		}
+	}
+	return nil
+}
+
 // ErrNotExecutable matches (errors.Is) the errors of Check and SHA256 for
 // a plugin path that is not a regular executable file.
 var ErrNotExecutable = errors.New("not a regular executable file")

@@ -341,6 +341,20 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
+// ReadFiles reads and checks the results files at paths, in order, and
+// stops at the first that ReadFile refuses, with its error.
+func ReadFiles(paths []string) ([]*File, error) {
+	files := make([]*File, len(paths))
+	for i, path := range paths {
+		f, err := ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = f
+	}
+	return files, nil
+}
+
 // Decode parses and checks a results file's contents. Besides unknown
 // keys, it refuses a key given twice in one object and a key that matches
 // a field only when case is ignored (as CheckKeys), which encoding/json

@@ -39,3 +39,18 @@ func CheckSocketDir(plan *sandbox.Plan) error {
 	}
 	return nil
 }
+
+// Plan decides the sandbox cfg asks for on this machine (cfg.Plan), and
+// refuses, as CheckSocketDir does, one under which no plugin could make
+// its socket: what every command that launches plugins checks before the
+// first.
+func Plan(cfg sandbox.Config) (*sandbox.Plan, error) {
+	p, err := cfg.Plan()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSocketDir(&p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

@@ -44,3 +44,31 @@ func TestCheckSocketDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPlan: the sandbox's plan, unless the sandbox refuses the config or
+// TMPDIR is too long for a plugin's socket under it.
+func TestPlan(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		cfg     sandbox.Config
+		tmpdir  string
+		wantErr string // "": the plan of cfg
+	}{
+		{"off", sandbox.Config{Level: sandbox.Off}, os.TempDir(), ""},
+		{"long TMPDIR", sandbox.Config{Level: sandbox.Off}, "/" + strings.Repeat("d", MaxSocketPath), "is too long for a unix socket path"},
+		{"missing read path", sandbox.Config{Level: sandbox.Auto, Read: []string{"/nonexistent/regretbench"}}, os.TempDir(), "/nonexistent/regretbench"},
+	} {
+		t.Setenv("TMPDIR", c.tmpdir)
+		p, err := Plan(c.cfg)
+		if c.wantErr == "" {
+			want, werr := c.cfg.Plan()
+			if err != nil || werr != nil || p.Level != want.Level || p.Layers != want.Layers {
+				t.Errorf("%s: Plan = %+v, %v; want %+v, %v", c.name, p, err, want, werr)
+			}
+			continue
+		}
+		if p != nil || err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: Plan = %+v, %v; want the error %q", c.name, p, err, c.wantErr)
+		}
+	}
+}
