@@ -1,20 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
 )
 
-// Flag validation: every numeric and duration flag is checked before
-// anything is loaded or run, so a bad value is exit 2 with a message
-// naming the flag, never a panic deep in a run nor a silent default.
+// Flag validation: every flag is checked before anything is loaded or
+// run (run.Options.Check checks what is the run's), so a bad value is
+// exit 2 with a message naming the flag.
 
 // changed reports whether the flag name was given (on the command line, in
 // BENCH_* or in the config file).
@@ -23,93 +23,23 @@ func changed(fs *pflag.FlagSet, name string) bool {
 	return f != nil && f.Changed
 }
 
-// checkCount checks an override of the runs or horizon: when given, it is
-// at least 1 and at most max.
-func checkCount(fs *pflag.FlagSet, name string, v, max int) error {
-	if !changed(fs, name) {
-		return nil
-	}
-	if v < 1 {
-		return withCode(ExitInput, fmt.Errorf("--%s %d: must be >= 1", name, v))
-	}
-	if v > max {
-		return withCode(ExitInput, fmt.Errorf("--%s %d: exceeds the maximum %d", name, v, max))
-	}
-	return nil
-}
-
-// checkTimeouts checks --step-timeout and --start-timeout, which must be
-// positive: a negative step timeout panicked (time.NewTicker), zero meant
-// a default silently.
-func checkTimeouts(step, start time.Duration) error {
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"step-timeout", step}, {"start-timeout", start}} {
-		if d.v <= 0 {
-			return withCode(ExitInput, fmt.Errorf("--%s %v: must be > 0, e.g. 30s or 5m", d.name, d.v))
-		}
-	}
-	return nil
-}
-
-// checkNonNegative checks the flags whose 0 means "the default": --batch
-// and --jobs. A negative value used to mean the default silently.
-func checkNonNegative(name string, v int) error {
-	if v < 0 {
-		return withCode(ExitInput, fmt.Errorf("--%s %d: must be >= 0 (0: the default)", name, v))
-	}
-	return nil
-}
-
-// checkFlags validates every flag of a run before the scenario is loaded.
-func (ro *runOptions) checkFlags() error {
-	fs := ro.flags
-	if err := checkCount(fs, "runs", ro.runs, scenario.MaxRuns); err != nil {
+// checkFlags validates every flag of a run before the scenario is loaded,
+// and maps them to ro.opts: run.Options.Check checks what is the run's.
+func (ro *runOptions) checkFlags() (err error) {
+	if ro.opts, err = ro.options(); err != nil {
 		return err
 	}
-	if err := checkCount(fs, "horizon", ro.horizon, scenario.MaxHorizon); err != nil {
-		return err
-	}
-	if err := checkNonNegative("batch", ro.batch); err != nil {
-		return err
-	}
-	if err := checkNonNegative("jobs", ro.jobs); err != nil {
-		return err
-	}
-	if ro.audit < 0 {
-		return withCode(ExitInput, fmt.Errorf("--audit %d: must be >= 0 (0: no audit)", ro.audit))
-	}
-	if err := checkTimeouts(ro.stepTimeout, ro.startTimeout); err != nil {
+	if err := checked(ro.opts.Check()); err != nil {
 		return err
 	}
 	if err := ro.sandbox.check(); err != nil {
 		return err
 	}
-	if err := ro.checkWith(); err != nil {
-		return err
-	}
-	if ro.shard != "" {
-		if _, err := shard.Parse(ro.shard); err != nil {
-			return withCode(ExitInput, err)
-		}
-	}
-	if err := ro.checkReplication(); err != nil {
-		return err
-	}
-	if err := ro.seed.check(fs, ro.shard != "", ro.resume); err != nil {
+	if _, err := ro.added(); err != nil {
 		return err
 	}
 	if _, err := ro.gate.options(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
-	}
-	if ro.gate.sequential {
-		switch {
-		case ro.gate.baseline == "":
-			return withCode(ExitInput, fmt.Errorf("--sequential needs --baseline FILE: its looks gate the run against it"))
-		case ro.shard != "" || ro.resume || ro.audit > 0:
-			return withCode(ExitInput, fmt.Errorf("--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit"))
-		}
 	}
 	if _, _, err := ro.output.parse(); err != nil {
 		return err
@@ -125,36 +55,45 @@ func (ro *runOptions) checkFlags() error {
 	return nil
 }
 
-// checkReplication checks --replication I: not negative, and not with
-// the flags whose runs it cannot be part of (a shard, a resumed file, a
-// gate's baseline) nor with a fresh secret seed, which replays nothing.
-func (ro *runOptions) checkReplication() error {
-	if !changed(ro.flags, "replication") {
-		return nil
-	}
-	if ro.replication < 0 {
-		return withCode(ExitInput, fmt.Errorf("--replication %d: must be >= 0 (replications are numbered from 0)", ro.replication))
-	}
-	for _, c := range []struct {
-		flag string
-		set  bool
-	}{{"--shard", ro.shard != ""}, {"--resume", ro.resume}, {"--baseline", ro.gate.baseline != ""}, {"--save-baseline", ro.gate.saveBaseline != ""},
-		{"--seed random", changed(ro.flags, "seed") && ro.seed.value == seedRandom}} {
-		if c.set {
-			return withCode(ExitInput, usageError{fmt.Errorf("--replication with %s: --replication replays one replication of a run, to look at it; give the run's own flags and seed (--seed-file for a secret one), without %s", c.flag, c.flag)})
+// options maps the flags of both commands that run policies to the
+// run.Options that Check checks.
+func (o *policyRunOptions) options(fs *pflag.FlagSet) run.Options {
+	return run.Options{Jobs: o.jobs, StepTimeout: o.stepTimeout, StartTimeout: o.startTimeout,
+		Overrides: run.Overrides{Runs: override(fs, "runs", &o.runs), Horizon: override(fs, "horizon", &o.horizon)}}
+}
+
+// options maps the flags of a run to the run.Options that Check checks
+// and Plan plays (runScenario adds the plugins, the baseline and the
+// progress): --shard and --seed are parsed here.
+func (ro *runOptions) options() (opts run.Options, err error) {
+	opts = ro.policyRunOptions.options(ro.flags)
+	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Stderr = ro.batch, ro.audit, ro.out, ro.resume, ro.f.stderr
+	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.baseline, ro.gate.saveBaseline, ro.gate.sequential
+	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
+	if ro.shard != "" {
+		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
+			return opts, withCode(ExitInput, err)
 		}
+	}
+	return opts, ro.seed.overrides(ro.flags, &opts.Overrides)
+}
+
+// override returns v when the flag name was given, nil otherwise.
+func override(fs *pflag.FlagSet, name string, v *int) *int {
+	if changed(fs, name) {
+		return v
 	}
 	return nil
 }
 
-// checkShard checks --shard I/N against the scenario: more shards than
-// runs would leave shards without a replication (it divided by zero).
-func checkShard(spec shard.Spec, runs int) error {
-	if spec.Count > runs {
-		return withCode(ExitInput, fmt.Errorf("--shard %d/%d: %d shards of %d runs would leave some empty; use at most %d shards",
-			spec.Index, spec.Count, spec.Count, runs, runs))
+// checked gives an error of run.Options.Check its exit code (2) and, for
+// options that cannot be combined, the usage hint.
+func checked(err error) error {
+	var u *run.UsageError
+	if errors.As(err, &u) {
+		return withCode(ExitInput, usageError{err})
 	}
-	return nil
+	return err
 }
 
 // checkOut refuses an output path (named by flag) that is one of the
@@ -199,44 +138,28 @@ func checkOutDir(flag, path string, dir bool) error {
 
 // checkFlags validates the numeric and duration flags of bench paper.
 func (o *paperOptions) checkFlags() error {
-	if err := checkCount(o.flags, "runs", o.runs, scenario.MaxRuns); err != nil {
-		return err
-	}
-	if err := checkCount(o.flags, "horizon", o.horizon, scenario.MaxHorizon); err != nil {
-		return err
-	}
-	if err := checkNonNegative("jobs", o.jobs); err != nil {
+	if err := o.options(o.flags).Check(); err != nil {
 		return err
 	}
 	if err := o.sandbox.check(); err != nil {
 		return err
 	}
-	if err := o.checkWith(); err != nil {
+	if _, err := o.added(); err != nil {
 		return err
 	}
-	if err := checkOutDir("--out", o.dir, true); err != nil {
-		return err
-	}
-	return checkTimeouts(o.stepTimeout, o.startTimeout)
+	return checkOutDir("--out", o.dir, true)
 }
 
 // checkOutputs refuses an --out or --save-baseline that is an input of
 // the run (the scenario file, the --baseline, the --config file, a
 // plugin), a symbolic link or not a regular file, before anything runs.
 func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
-	var scenarioFile string
-	if !strings.HasPrefix(sc.Source, "embedded:") {
-		scenarioFile = sc.Source
-	}
-	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", ro.gate.baseline}, {"the --config file", ro.f.config}}
-	dirs := ro.f.plugins()
-	for _, p := range sc.Policies {
-		if path, err := dirs.Find(p.Plugin); err == nil {
-			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
-		}
-	}
+	inputs := ro.opts.Inputs(sc, ro.f.plugins(), ro.f.config)
 	if err := checkOut("--out", ro.out, inputs); err != nil {
 		return err
 	}
 	return checkOut("--save-baseline", ro.gate.saveBaseline, inputs)
 }
+
+// checkTimeouts checks --step-timeout and --start-timeout (bench conform's).
+var checkTimeouts = run.CheckTimeouts

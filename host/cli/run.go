@@ -4,12 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,13 +14,14 @@ import (
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -50,8 +46,9 @@ type policyRunOptions struct {
 	plan         *sandbox.Plan // decided by launch, once
 }
 
-// launch returns the launcher of the command's plugins, deciding the
-// sandbox they run under on its first call.
+// launch returns the launcher of the command's plugins from the plugin
+// search path (run.Launcher), deciding the sandbox they run under on its
+// first call.
 func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
 	if o.plan == nil {
 		p, err := o.sandbox.plan(f.stderr)
@@ -60,7 +57,7 @@ func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
 		}
 		o.plan = p
 	}
-	return f.launcher(o.startTimeout, o.plan), nil
+	return run.Launcher(f.plugins(), o.startTimeout, o.plan, f.stderr), nil
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning
@@ -100,9 +97,9 @@ type runOptions struct {
 	compareTo string // --compare-to LABEL: the comparison's reference
 	audit     int    // --audit N: replications per policy replayed alone
 	// replication is --replication I: play only replication I, when the
-	// flag was given (changed), as engine.Options.Replications plays a
-	// shard's or an audit's.
+	// flag was given (changed; run.Options.Replication).
 	replication int
+	opts        run.Options // the flags as checkFlags maps them
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -158,104 +155,33 @@ func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) erro
 	return runScenario(cmd.Context(), ro)
 }
 
-// signalCause is the cancellation cause of a context ended by a signal.
-type signalCause struct{ sig os.Signal }
-
-func (s signalCause) Error() string { return "received " + s.sig.String() }
-
-// signalRepeat is how soon after the first signal another one is taken
-// for the same event delivered twice, not for a second request: coreutils
-// timeout, for one, signals its child and then the child's whole process
-// group, and a scheduler may do likewise.
-const signalRepeat = time.Second
-
 // SignalContext returns a context cancelled on SIGINT or SIGTERM, with the
-// signal as its cause, and a function that stops listening. A second
-// signal, at least signalRepeat after the first, means "stop now": the
-// plugins are killed and the process exits at once, without results.
+// signal as its cause, and a function that stops listening; a second
+// signal kills the plugins and exits at once (interrupt.Context).
 func SignalContext(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 2)
-	quit := make(chan struct{})
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		var first time.Time
-		select {
-		case s := <-ch:
-			first = time.Now()
-			cancel(signalCause{s})
-		case <-ctx.Done():
-			return
-		}
-		for {
-			var s os.Signal
-			select {
-			case s = <-ch:
-			case <-quit:
-				return
-			}
-			if time.Since(first) < signalRepeat {
-				continue // the first signal again
-			}
-			client.Cleanup()
-			if s == syscall.SIGTERM {
-				os.Exit(ExitTerminated)
-			}
-			os.Exit(ExitInterrupted)
-		}
-	}()
-	var once sync.Once
-	return ctx, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel(nil) }) }
+	return interrupt.Context(parent, client.Cleanup)
 }
+
+// signalCause is the cancellation cause of a context ended by a signal.
+type signalCause interrupt.Cause
+
+func (s signalCause) Error() string { return interrupt.Cause(s).Error() }
 
 // interruption returns the exit code and the signal when ctx was ended by
 // one; ok is false otherwise.
 func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
-	var sc signalCause
-	if !errors.As(context.Cause(ctx), &sc) {
-		return 0, nil, false
-	}
-	if sc.sig == syscall.SIGTERM {
-		return ExitTerminated, sc.sig, true
-	}
-	return ExitInterrupted, sc.sig, true
+	c, ok := interrupt.Of(ctx)
+	return c.Code(), c.Signal, ok
 }
 
+// loadScenario loads the scenario of the run with ro.opts's changes to
+// it (run.Overrides).
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
 	sc, err := scenario.Resolve(ro.scenario)
 	if err != nil {
 		return nil, withCode(ExitInput, err)
 	}
-	changed := func(name string) bool { f := ro.flags.Lookup(name); return f != nil && f.Changed }
-	if changed("runs") {
-		sc.Runs = ro.runs
-	}
-	if s, ok, err := ro.seed.resolve(ro.flags, ro.f.stderr); err != nil {
-		return nil, err
-	} else if ok {
-		sc.Seed = s
-	}
-	if changed("horizon") {
-		if err := sc.SetHorizon(ro.horizon); err != nil {
-			return nil, withCode(ExitInput, fmt.Errorf("--horizon %d: %w", ro.horizon, err))
-		}
-	}
-	if err := sc.Validate(); err != nil {
-		return nil, withCode(ExitInput, err)
-	}
-	if len(ro.policies) > 0 {
-		if err := sc.Select(ro.policies); err != nil {
-			return nil, withCode(ExitInput, fmt.Errorf("--policy: %w", err))
-		}
-	}
-	return sc, nil
-}
-
-// launcher starts plugins from the plugin search path under the sandbox
-// plan (run.Launcher), warning on stderr of one that describes itself
-// under another name.
-func (f *factory) launcher(startTimeout time.Duration, plan *sandbox.Plan) engine.Launcher {
-	return run.Launcher(f.plugins(), startTimeout, plan, f.stderr)
+	return sc, ro.opts.Overrides.Apply(sc, ro.f.stderr)
 }
 
 // runScenario runs the scenario of ro, whose flags are checked.
@@ -268,21 +194,13 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
-	with, err := ro.added()
+	added, err := run.AddWith(ctx, launch, sc, ro.with)
 	if err != nil {
 		return err
 	}
-	added, err := run.With(ctx, launch, with, run.Labels(sc))
+	cmpSpec, err := run.Comparison(sc, added, ro.compareTo) // nil for no comparison section
 	if err != nil {
 		return err
-	}
-	sc.Policies = append(sc.Policies, added...)
-	if err := checkCompareTo(sc, ro.compareTo); err != nil {
-		return err
-	}
-	var cmpSpec *compare.Spec // what the comparison section compares; nil for none
-	if spec, ok := comparisonSpec(sc, run.Labels(&scenario.Scenario{Policies: added}), ro.compareTo); ok {
-		cmpSpec = &spec
 	}
 	if err := ro.checkOutputs(sc); err != nil {
 		return err
@@ -294,44 +212,15 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err := ro.output.check(sc); err != nil {
 		return err // bad --format/--at/--plot-format: nothing has run yet
 	}
-	opts := run.Options{
-		Launch:      launch,
-		Batch:       ro.batch,
-		Jobs:        ro.jobs,
-		StepTimeout: ro.stepTimeout,
-		Audit:       ro.audit,
-		Base:        base,
-		Gate:        gateOpt,
-		Stderr:      ro.f.stderr,
-		Start: func(sc *scenario.Scenario) run.Progress {
-			announceSecret(ro.f.stderr, sc.Seed, ro.quiet)
-			pr := progress.New(ro.f.progressOut(), !ro.quiet)
-			pr.Order(run.Labels(sc)...)
-			return pr
-		},
-	}
-	if ro.shard != "" {
-		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
-			return withCode(ExitInput, err)
+	opts := ro.opts
+	opts.Launch, opts.Base, opts.Gate = launch, base, gateOpt
+	opts.Start = func(sc *scenario.Scenario) run.Progress {
+		if !ro.quiet {
+			seed.Announce(ro.f.stderr, sc.Seed)
 		}
-		if err := checkShard(opts.Shard, sc.Runs); err != nil {
-			return err
-		}
-	}
-	if changed(ro.flags, "replication") {
-		if ro.replication >= sc.Runs {
-			return withCode(ExitInput, fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", ro.replication, sc.Name, sc.Runs, sc.Runs-1))
-		}
-		// One replication, as a shard's or an audit's are played: its
-		// rewards and its policy seed depend only on the scenario's
-		// seed and its index.
-		opts.Replications = []uint64{uint64(ro.replication)}
-	}
-	if ro.resume {
-		if ro.out == "" {
-			return withCode(ExitInput, fmt.Errorf("--resume needs --out FILE"))
-		}
-		opts.Resume = ro.out
+		pr := progress.New(ro.f.progressOut(), !ro.quiet)
+		pr.Order(run.Labels(sc)...)
+		return pr
 	}
 	file, runErr := run.Plan(ctx, sc, opts)
 	if file == nil {
@@ -346,12 +235,7 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 // nil for none.
 func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options, cmpSpec *compare.Spec) error {
 	printStacks(ro.f.stderr, file)
-	var cmp *compare.Scenario
-	if cmpSpec != nil {
-		cmp = ro.attachComparison(file, *cmpSpec)
-	} else {
-		file.Comparison = nil // a resumed file's, from another call
-	}
+	cmp := run.AttachComparison(file, cmpSpec, compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}, ro.f.stderr)
 	// A figure that cannot be written costs only itself: said now, the
 	// results still written and gated, and exit 1 if nothing else fails.
 	var figErr *figuresError
@@ -377,33 +261,12 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 		}
 		return err
 	}
-	if code, sig, ok := interruption(ctx); ok {
-		where := "printed (no --out)"
-		if ro.out != "" {
-			where = "written to " + ro.out + ", marked incomplete"
-		}
-		return withCode(code, fmt.Errorf("%v: partial results %s", signalCause{sig}, where))
+	if code, err := run.Interrupted(ctx, ro.out); err != nil {
+		return withCode(code, err)
 	}
 	return runErr
 }
 
-// printStacks writes the full Go stack of every policy that failed with a
-// panic; the error message itself quotes only the panic and the policy's
-// own frame.
-func printStacks(w io.Writer, files ...*results.File) {
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if p.Status != results.StatusFailed {
-				continue
-			}
-			if _, stack := client.SplitPanic(p.Error); stack != "" {
-				what := "panicked"
-				if strings.Contains(p.Error, "fatal error: ") {
-					what = "died of a Go fatal error"
-				}
-				fmt.Fprintf(w, "bench: policy %q (plugin %s) %s; its stack:\n  %s\n",
-					p.Label, p.Plugin, what, strings.ReplaceAll(stack, "\n", "\n  "))
-			}
-		}
-	}
-}
+// printStacks writes the Go stack of every policy that failed with a
+// panic (bench paper's too).
+var printStacks = engine.WriteStacks

@@ -1,6 +1,8 @@
-// Package run prepares and plays a run of a scenario: it resolves the
-// policies a command adds to it (bench run --with, bench paper --with),
-// decides what an earlier results file lets a run keep (--resume), plays
+// Package run prepares and plays a run of a scenario: it checks the
+// options of a run (Options.Check: which can be combined) and applies
+// their changes to the scenario (Overrides), resolves the policies a
+// command adds to it (bench run --with, bench paper --with) and what a
+// run compares, decides what an earlier results file lets a run keep (--resume), plays
 // the replications (all of them, a shard, one, or the sequential gate's
 // groups), and audits the result (--audit). bench run and bench paper
 // call it; the cli package only maps their flags to Options and writes
@@ -52,13 +54,16 @@ type Options struct {
 	// replications, with per-replication traces, and records it in the
 	// results.
 	Shard shard.Spec
-	// Replications, when not nil, are the only replications played
-	// (bench run --replication), in place of a Shard's.
-	Replications []uint64
-	// Resume is the results file of an earlier run of the scenario, ""
-	// for none: the policies it holds that provably are what this run
-	// would compute are kept and not played again (Resume).
-	Resume string
+	// Replication, when not nil, is the only replication played (bench
+	// run --replication), as a shard's are: its rewards and its policy
+	// seed depend only on the scenario's seed and its index.
+	Replication *int
+	// Out is the results file the caller writes the run to, "" for none.
+	// With Resume, it holds an earlier run of the scenario: the policies
+	// it holds that provably are what this run would compute are kept and
+	// not played again (Resume).
+	Out    string
+	Resume bool
 	// Audit is the number of replications of each policy replayed alone
 	// after the run (Audit); 0 for none.
 	Audit int
@@ -75,15 +80,30 @@ type Options struct {
 	// Stderr gets the run's notes: what --resume reruns and why, the
 	// sequential gate's looks.
 	Stderr io.Writer
+
+	// The options below are only checked (Check): Plan does not read
+	// them. Overrides are the run's changes to its scenario, applied
+	// before Plan (Overrides.Apply); StartTimeout is the plugins'
+	// handshake timeout, Launch's; Baseline and SaveBaseline are the
+	// gate's baseline file and the file the run is saved to as one, ""
+	// for none; Sequential asks for the sequential gate.
+	Overrides              Overrides
+	StartTimeout           time.Duration
+	Baseline, SaveBaseline string
+	Sequential             bool
 }
 
 // Plan plays sc as opts say and returns its results. A file with an
 // error holds what could be played: the error wraps
 // engine.ErrPolicyFailed when some policies failed (the audit's among
 // them), or says why the run stopped (an interrupted run's file is marked
-// incomplete). A nil file means nothing ran. sc's policies are those
-// played afterwards (a resumed run selects those not kept).
+// incomplete). A nil file means nothing ran: a shard or a replication sc
+// does not have is an InputError. sc's policies are those played
+// afterwards (a resumed run selects those not kept).
 func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
+	if err := opts.checkScenario(sc); err != nil {
+		return nil, err
+	}
 	eopts := engine.Options{
 		Launch:      opts.Launch,
 		Batch:       opts.Batch,
@@ -94,14 +114,14 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 		eopts.Replications = opts.Shard.Replications(sc.Runs)
 		eopts.Traces = true
 	}
-	if opts.Replications != nil {
-		eopts.Replications = opts.Replications
+	if opts.Replication != nil {
+		eopts.Replications = []uint64{uint64(*opts.Replication)}
 	}
 	order := Labels(sc)
 	var kept *results.File
-	if opts.Resume != "" {
+	if opts.Resume {
 		var err error
-		if kept, err = Resume(ctx, opts.Resume, sc, opts.Shard, opts.Launch, opts.Stderr); err != nil {
+		if kept, err = Resume(ctx, opts.Out, sc, opts.Shard, opts.Launch, opts.Stderr); err != nil {
 			return nil, &InputError{err}
 		}
 		if kept != nil {
@@ -112,7 +132,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 				}
 			}
 			if len(todo) == 0 {
-				fmt.Fprintf(opts.Stderr, "bench: --resume: %s already holds every policy\n", opts.Resume)
+				fmt.Fprintf(opts.Stderr, "bench: --resume: %s already holds every policy\n", opts.Out)
 				return kept, nil
 			}
 			if err := sc.Select(todo); err != nil {

@@ -166,7 +166,7 @@ func TestResume(t *testing.T) {
 	sc.Policies[0].Params = map[string]any{"inflation": 2.0}
 	var stderr bytes.Buffer
 	played := map[string]bool{}
-	f, err := run.Plan(context.Background(), sc, run.Options{Launch: launcher(&stderr), Stderr: &stderr, Resume: path,
+	f, err := run.Plan(context.Background(), sc, run.Options{Launch: launcher(&stderr), Stderr: &stderr, Resume: true, Out: path,
 		Start: func(sc *scenario.Scenario) run.Progress {
 			for _, l := range run.Labels(sc) {
 				played[l] = true
