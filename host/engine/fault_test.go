@@ -108,7 +108,7 @@ policies:
 			"round 5: out of memory"},
 		{"too many diagnostics", &rogue{diags: make([]string, 100000)},
 			"the plugin declares 100000 diagnostics: at 17 checkpoints x 3 replications that is 5100000 values"},
-		{"hangs in Open", &rogue{block: true}, "opening a session: no answer within the step timeout 2s (--step-timeout)"},
+		{"hangs in Open", &rogue{block: true}, "opening a session: no answer within the step timeout 5s (--step-timeout)"},
 		// A non-finite diagnostic would make the results file unwritable
 		// (JSON has no NaN) and so lose every policy's results.
 		{"NaN diagnostic", &rogue{diags: []string{"x"}, answer: nonFinite(math.NaN())},
