@@ -424,6 +424,7 @@ func TestConformInterrupted(t *testing.T) {
 // first; --seed replays the very same sessions, and the command a failure
 // prints replays the failure.
 func TestConformSeed(t *testing.T) {
+	skipShort(t, "bench conform's seed line and replays of a failure")
 	t.Parallel() // with plugins of its own: see ownPlugins
 	own := ownPlugins(t, badPlugins(t), "bad-ok", "bad-shared-rand")
 	run := func(args ...string) (string, int) {

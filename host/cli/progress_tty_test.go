@@ -119,6 +119,7 @@ func runOnTerminal(t *testing.T, cols, rows int, args ...string) (draws []ttyDra
 // The old bars grew their totals (40,000 -> 1,260,000), sat at 99% with
 // an ETA of 0 s, and left a line per draw in tmux's history.
 func TestProgressOnTerminal(t *testing.T) {
+	skipShort(t, "the progress bars on a pseudo-terminal")
 	for _, tc := range []struct {
 		name string
 		runs int

@@ -19,6 +19,7 @@ import (
 // replication that the full run's distribution names among them), the
 // output says which replication it is, and the file records it.
 func TestReplicationReplays(t *testing.T) {
+	skipShort(t, "--replication through the shipped plugins, against full runs")
 	t.Parallel()
 	for _, tc := range []struct {
 		scenario string

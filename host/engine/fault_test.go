@@ -79,6 +79,7 @@ func (s *rogueSession) Close(context.Context) error {
 // the policy with a message naming the round, and the other policies of
 // the scenario still finish.
 func TestRoguePlugin(t *testing.T) {
+	t.Parallel() // waits out a step timeout: beside the others
 	sc := parse(t, `
 environment: {means: [0.9, 0.8, 0.5], noise_sd: 0.3}
 horizon: 20

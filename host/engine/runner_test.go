@@ -37,6 +37,7 @@ policies: [{plugin: rogue, label: Rogue}]
 // interruption of the run is reported as such, not as the plugin's
 // timeout; either way the session is released.
 func TestRunnerWatchdog(t *testing.T) {
+	t.Parallel() // waits out a step timeout: beside the others
 	for _, c := range []struct {
 		name      string
 		timeout   time.Duration

@@ -84,10 +84,12 @@ func (b *batchEps) Step(st *sdk.BatchStep) error {
 }
 
 func TestRunConforming(t *testing.T) {
+	t.Parallel()
 	sdktest.Run(t, good())
 }
 
 func TestConformingVariants(t *testing.T) {
+	t.Parallel()
 	batch := good()
 	batch.New = nil
 	batch.NewBatch = func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
@@ -118,6 +120,7 @@ func TestConformingVariants(t *testing.T) {
 // TestViolations: each broken plugin is caught by the rule it breaks, and
 // the report names the rule and explains it.
 func TestViolations(t *testing.T) {
+	t.Parallel()
 	var global atomic.Int64 // state shared across sessions and instances
 	for _, tc := range []struct {
 		name   string
