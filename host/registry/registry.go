@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
@@ -344,7 +345,9 @@ func (d Dir) Names() ([]string, error) {
 // SHA256 returns the hex SHA-256 of the plugin executable at path. What
 // Check refuses is refused before it is opened, and the file is opened
 // without blocking and checked again once open, so that a FIFO swapped in
-// meanwhile is refused rather than waited on.
+// meanwhile is refused rather than waited on. A file already hashed by
+// this process, unchanged since (the same file, size, modification and
+// status-change times), is not read again.
 func SHA256(path string) (string, error) {
 	if err := Check(path); err != nil {
 		return "", err
@@ -361,12 +364,28 @@ func SHA256(path string) (string, error) {
 	if !st.Mode().IsRegular() {
 		return "", &notExecutable{path, safeio.Kind(st.Mode()) + ", not a regular executable file"}
 	}
+	key, keyed := fileKey(st)
+	if keyed {
+		if sum, ok := sums.Load(key); ok {
+			return sum.(string), nil
+		}
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("plugin %s: %w", path, bareErr(err))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := hex.EncodeToString(h.Sum(nil))
+	if keyed {
+		sums.Store(key, sum)
+	}
+	return sum, nil
 }
+
+// sums memoizes SHA256 for the life of the process, by fileKey: every
+// policy's launch records its plugin's hash, and a run of many policies of
+// one plugin (bench paper, a test suite running bench in process) hashed
+// the same 20-40 MB executable again each time.
+var sums sync.Map
 
 // Beside returns the directories of the shipped plugins, beside the
 // running executable (its symbolic links resolved): plugins/ there, the

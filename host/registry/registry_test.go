@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -226,5 +228,52 @@ func TestNewPathDedupes(t *testing.T) {
 	want := Path{{dir, FromFlag}, {shipped[0].Path, FromEnv}, shipped[1]}
 	if !slices.Equal(p, want) {
 		t.Errorf("NewPath = %v, want %v", p, want)
+	}
+}
+
+// TestSHA256Memo: a file hashed before is not read again while unchanged,
+// and its new content is hashed once it changes.
+func TestSHA256Memo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench-plugin-x")
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := func(content string) string {
+		h := sha256.Sum256([]byte(content))
+		return hex.EncodeToString(h[:])
+	}
+	write("#!/bin/sh\necho one\n")
+	for i := range 2 {
+		got, err := SHA256(path)
+		if err != nil || got != sum("#!/bin/sh\necho one\n") {
+			t.Fatalf("call %d: SHA256 = %q, %v; want the content's", i, got, err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, ok := fileKey(st); ok {
+		if _, memo := sums.Load(key); !memo {
+			t.Errorf("the hash of %s was not kept", path)
+		}
+	}
+	// Another size: a new identity however coarse the clock's timestamps.
+	write("#!/bin/sh\necho two, longer\n")
+	if got, err := SHA256(path); err != nil || got != sum("#!/bin/sh\necho two, longer\n") {
+		t.Fatalf("after a change: SHA256 = %q, %v; want the new content's", got, err)
+	}
+	// The same size: the modification time tells (set apart here, as a
+	// coarse clock could give the two writes one timestamp).
+	write("#!/bin/sh\necho TWO, LONGER\n")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SHA256(path); err != nil || got != sum("#!/bin/sh\necho TWO, LONGER\n") {
+		t.Fatalf("after a same-size change: SHA256 = %q, %v; want the new content's", got, err)
 	}
 }
