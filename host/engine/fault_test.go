@@ -118,6 +118,9 @@ policies:
 			`replication 2: plugin returned diagnostic "x" = -Inf`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.rogue.block && testing.Short() {
+				t.Skip("-short: skips waiting out the step timeout; go test without -short runs it")
+			}
 			launch := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 				if p.Plugin == "rogue" {
 					d, _ := c.rogue.Describe(ctx)

@@ -52,6 +52,9 @@ func TestRunnerWatchdog(t *testing.T) {
 		{"interrupted", 10 * time.Minute, true, "round 5: context canceled", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if !c.interrupt && testing.Short() {
+				t.Skip("-short: skips waiting out the step timeout; go test without -short runs it")
+			}
 			r := &rogue{hung: make(chan struct{})}
 			run := rogueRunner(t, r, 1, []uint64{0, 1, 2}, c.timeout)
 			ctx, cancel := context.WithCancel(context.Background())

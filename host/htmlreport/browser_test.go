@@ -117,8 +117,13 @@ func load(t *testing.T, page []byte) visit {
 	return v
 }
 
+// needChromium skips the test under -short, and where Chromium is missing
+// unless REGRETBENCH_REQUIRE_BROWSER (set by .ci/run) demands it.
 func needChromium(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skips the report in a headless Chromium; go test without -short runs it")
+	}
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("REGRETBENCH_REQUIRE_BROWSER") != "" {
 			t.Fatalf("REGRETBENCH_REQUIRE_BROWSER is set (as .ci/run sets it) but %s is missing: %v", chromium, err)

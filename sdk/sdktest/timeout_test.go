@@ -49,6 +49,9 @@ func (b *stuckBatch) Close() error { b.wait("close"); return nil }
 // timeout, with a message naming the call and the timeout; the kit goes
 // on. (The path without RPC cannot be interrupted: it is left out.)
 func TestStepTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skips waiting out the step timeout over every transport (6 s); go test without -short runs it")
+	}
 	t.Parallel() // waits out timeouts: beside the other checks
 	for _, c := range []struct{ where, call string }{
 		{"open", "Open"}, {"step", "Step (round 5)"}, {"close", "Close"},
