@@ -46,7 +46,7 @@ test:
 	cd examples/ucb1 && $(GO) test ./...
 	$(MAKE) --no-print-directory test-python
 
-# The quick suite while developing: about 50 s on 2 cores with a warm build
+# The quick suite while developing: about 45 s on 2 cores with a warm build
 # cache. -short skips the slow end-to-end cases (bench conform over every
 # plugin, the Python examples, bench paper, installed-bench and guide
 # runs), each naming what it covers; `make test`, which CI runs, runs them.
