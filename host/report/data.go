@@ -236,6 +236,9 @@ func diagnosticsData(f *results.File) (t Table, policies []*results.Policy) {
 		Header:  []string{"policy", "diagnostic", "value", "round"},
 		Right:   []bool{false, false, true, true},
 	}
+	if oneReplicationFile(f) {
+		t.Caption = "Plugin diagnostics at the last checkpoint (" + oneReplicationCaption + ")"
+	}
 	for _, p := range f.Policies {
 		for _, name := range diagNames(p) {
 			d := p.Diagnostics[name]

@@ -71,9 +71,18 @@ func oneReplication(p *results.Policy) bool {
 // means with their standard errors, or, when every policy of f that ran
 // has one replication, the values of that replication.
 func overReplications(f *results.File) string {
-	ok := okPolicies(f)
-	if len(ok) == 0 || slices.ContainsFunc(ok, func(p *results.Policy) bool { return !oneReplication(p) }) {
-		return "mean ± standard error over replications"
+	if oneReplicationFile(f) {
+		return oneReplicationCaption
 	}
-	return "one replication: its values, no standard error"
+	return "mean ± standard error over replications"
+}
+
+// oneReplicationCaption says that a table's numbers are one replication's.
+const oneReplicationCaption = "one replication: its values, no standard error"
+
+// oneReplicationFile reports whether every policy of f that ran has the
+// values of one replication (and one ran at least).
+func oneReplicationFile(f *results.File) bool {
+	ok := okPolicies(f)
+	return len(ok) > 0 && !slices.ContainsFunc(ok, func(p *results.Policy) bool { return !oneReplication(p) })
 }
