@@ -84,16 +84,22 @@ func skipShort(t *testing.T, what string) {
 func bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args = generousStart(args)
-	own := false
-	for _, a := range args {
-		own = own || a == "--plugin-dir" || strings.HasPrefix(a, "--plugin-dir=")
-	}
-	if !own {
-		args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
-	}
+	args = testArgs(args)
 	err := cli.Run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), cli.ExitCode(err)
+}
+
+// testArgs gives args bench's test defaults: a generous --start-timeout
+// (generousStart) and the shipped plugins of binDir as --plugin-dir
+// unless args give a --plugin-dir of their own.
+func testArgs(args []string) []string {
+	args = generousStart(args)
+	for _, a := range args {
+		if a == "--plugin-dir" || strings.HasPrefix(a, "--plugin-dir=") {
+			return args
+		}
+	}
+	return append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
 }
 
 // benchEnv is bench (the same arguments, the same defaults) run as the
@@ -104,14 +110,7 @@ func bench(t *testing.T, args ...string) (string, string, int) {
 // others.
 func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	args = generousStart(args)
-	own := false
-	for _, a := range args {
-		own = own || a == "--plugin-dir" || strings.HasPrefix(a, "--plugin-dir=")
-	}
-	if !own {
-		args = append([]string{"--plugin-dir", filepath.Join(binDir, "plugins")}, args...)
-	}
+	args = testArgs(args)
 	b := startBench(t, env, append([]string{filepath.Join(binDir, "bench")}, args...)...)
 	// A run that hangs fails on go test's -timeout, with every stack.
 	code := b.exit(t, time.Hour)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/conform"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 )
 
 // conformOptions are the argument and flags of bench conform.
@@ -114,8 +115,8 @@ func conformRun(ctx context.Context, o *conformOptions) error {
 	err = conform.Run(ctx, conform.Config{Path: path, Seed: seed, Plan: plan, Rules: o.only, Quick: o.quick, Verbose: o.verbose,
 		StartTimeout: o.startTimeout, StepTimeout: o.stepTimeout, Stdout: o.f.stdout, Stderr: o.f.stderr})
 	if ctx.Err() != nil {
-		if code, sig, ok := interruption(ctx); ok {
-			return withCode(code, signalCause{sig})
+		if c, ok := interrupt.Of(ctx); ok {
+			return withCode(c.Code(), c)
 		}
 		return withCode(ExitInterrupted, errors.New("interrupted"))
 	}

@@ -94,6 +94,3 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 	}
 	return err
 }
-
-// figuresError is render's error when only figures could not be written.
-type figuresError = report.FiguresError

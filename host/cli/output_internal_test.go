@@ -11,6 +11,8 @@ import (
 
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+
+	"github.com/regretbench/regretbench/host/report"
 )
 
 // smallResults is the report package's fixture (3 ok policies, one failed).
@@ -27,7 +29,7 @@ func readSmall(t *testing.T) *results.File {
 
 // TestRenderNamesFlags: render maps the flags to report.Render and
 // names the flag at fault: a figure that cannot be written is a
-// *figuresError naming --plot, after the tables and the other figures; a
+// *report.FiguresError naming --plot, after the tables and the other figures; a
 // bad --at round is an input error naming --at.
 func TestRenderNamesFlags(t *testing.T) {
 	dir := t.TempDir()
@@ -37,7 +39,7 @@ func TestRenderNamesFlags(t *testing.T) {
 	var b bytes.Buffer
 	o := outputOptions{format: "table", plotDir: dir, plotFormats: "png"}
 	err := o.render(&b, readSmall(t), nil)
-	var figErr *figuresError
+	var figErr *report.FiguresError
 	if !errors.As(err, &figErr) || !strings.HasPrefix(err.Error(), "--plot "+dir+": ") || ExitCode(err) == ExitInput {
 		t.Errorf("err %v, want a figures error starting with --plot %s", err, dir)
 	}

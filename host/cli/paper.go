@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
@@ -137,18 +139,18 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	}
 	// Interrupted, write only the scenarios whose every policy ran to its
 	// end (or failed by itself), as the paper's results must be whole.
-	code, sig, interrupted := interruption(ctx)
+	cause, interrupted := interrupt.Of(ctx)
 	pw, err := run.WritePaper(played, run.PaperOutput{
 		Dir: dir, Formats: o.formats, LogX: o.logX, Compare: cmpOpt, Interrupted: interrupted,
 		Stdout: o.f.stdout, Stderr: o.f.stderr,
 		Stamp:   func(f *results.File) { stamp(ctx, f) },
-		Written: func(all []*results.File) { printStacks(o.f.stderr, all...) },
+		Written: func(all []*results.File) { engine.WriteStacks(o.f.stderr, all...) },
 	})
 	if err != nil {
 		return err
 	}
 	if interrupted {
-		return withCode(code, pw.Interrupted(signalCause{sig}))
+		return withCode(cause.Code(), pw.Interrupted(cause))
 	}
 	// An output that cannot be written (a figure, a report, index.html)
 	// costs only itself: named on stderr, and bench exits 1 at the end.

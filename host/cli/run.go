@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/progress"
+	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -162,18 +162,6 @@ func SignalContext(parent context.Context) (context.Context, func()) {
 	return interrupt.Context(parent, client.Cleanup)
 }
 
-// signalCause is the cancellation cause of a context ended by a signal.
-type signalCause interrupt.Cause
-
-func (s signalCause) Error() string { return interrupt.Cause(s).Error() }
-
-// interruption returns the exit code and the signal when ctx was ended by
-// one; ok is false otherwise.
-func interruption(ctx context.Context) (code int, sig os.Signal, ok bool) {
-	c, ok := interrupt.Of(ctx)
-	return c.Code(), c.Signal, ok
-}
-
 // loadScenario loads the scenario of the run with ro.opts's changes to
 // it (run.Overrides).
 func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
@@ -234,11 +222,11 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 // written (a full disk). cmpSpec is what the comparison section compares,
 // nil for none.
 func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options, cmpSpec *compare.Spec) error {
-	printStacks(ro.f.stderr, file)
+	engine.WriteStacks(ro.f.stderr, file)
 	cmp := run.AttachComparison(file, cmpSpec, compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}, ro.f.stderr)
 	// A figure that cannot be written costs only itself: said now, the
 	// results still written and gated, and exit 1 if nothing else fails.
-	var figErr *figuresError
+	var figErr *report.FiguresError
 	if len(file.Policies) > 0 {
 		if err := ro.output.render(ro.f.stdout, file, cmp); errors.As(err, &figErr) {
 			fmt.Fprintf(ro.f.stderr, "bench: %v\n", err)
@@ -266,7 +254,3 @@ func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr err
 	}
 	return runErr
 }
-
-// printStacks writes the Go stack of every policy that failed with a
-// panic (bench paper's too).
-var printStacks = engine.WriteStacks

@@ -173,16 +173,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestAttachFromFile(t *testing.T) {
-	f := file(pol("A", 1, 2, 3), pol("B", 2, 3, 5))
-	for _, p := range f.Policies {
-		p.Checkpoints = []int{10}
-		p.Params = map[string]any{}
-		for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
-			s, _ := p.Metric(m)
-			*s = results.Series{Mean: []float64{1}, SE: []float64{0}}
-			p.Final[m] = p.Final["regret"]
-		}
-	}
+	f := comparable(file(pol("A", 1, 2, 3), pol("B", 2, 3, 5)))
 	s, err := Attach(f, Spec{Policies: []string{"B"}, Baselines: []string{"A"}}, DefaultOptions)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -13,10 +14,10 @@ func comparable(f *results.File) *results.File {
 	for _, p := range f.Policies {
 		p.Checkpoints = []int{10}
 		p.Params = map[string]any{}
-		for _, m := range []string{"regret", "underestimation", "regret_under", "regret_not_under"} {
+		for _, m := range metric.Names {
 			s, _ := p.Metric(m)
 			*s = results.Series{Mean: []float64{1}, SE: []float64{0}}
-			p.Final[m] = p.Final["regret"]
+			p.Final[m] = p.Final[metric.Regret]
 		}
 	}
 	return f
