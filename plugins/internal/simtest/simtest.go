@@ -42,26 +42,7 @@ func reward(s sdk.Session, mu float64, env *rand.Rand) float64 {
 // seeded from seed. It returns the pseudo-regret and the arms pulled.
 func Simulate(tb testing.TB, newPolicy NewPolicy, s sdk.Session, means []float64, seed uint64) (float64, []int) {
 	tb.Helper()
-	p := newPolicy(tb, s, seed)
-	env := rand.New(rand.NewPCG(seed, envStream))
-	best := means[0]
-	for _, m := range means {
-		best = max(best, m)
-	}
-	arms := make([]int, 0, s.Horizon)
-	regret := 0.0
-	for round := 1; round <= s.Horizon; round++ {
-		var a int
-		if round <= s.InitRounds() {
-			a = (round - 1) % s.Arms
-		} else {
-			a = p.Select(round)
-		}
-		p.Observe(round, a, reward(s, means[a], env))
-		regret += best - means[a]
-		arms = append(arms, a)
-	}
-	return regret, arms
+	return SimulateChanging(tb, newPolicy, s, func(int) []float64 { return means }, seed)
 }
 
 // UniformRegret is the expected pseudo-regret of pulling arms uniformly at
@@ -79,12 +60,7 @@ func UniformRegret(horizon int, means []float64) float64 {
 // pseudo-regret.
 func MeanRegret(tb testing.TB, newPolicy NewPolicy, s sdk.Session, means []float64, seeds int) float64 {
 	tb.Helper()
-	total := 0.0
-	for seed := range uint64(seeds) {
-		r, _ := Simulate(tb, newPolicy, s, means, seed)
-		total += r
-	}
-	return total / float64(seeds)
+	return MeanDynamicRegret(tb, newPolicy, s, func(int) []float64 { return means }, seeds)
 }
 
 // SimulateChanging is Simulate with means that change over time:
