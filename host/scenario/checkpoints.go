@@ -71,3 +71,28 @@ func (s *Scenario) AddCheckpoints(at ...int) {
 	}
 	slices.Sort(s.Checkpoints)
 }
+
+// BreakpointCheckpoints returns the default checkpoints of a horizon T
+// (DefaultCheckpoints) with each breakpoint of changes that lies in 1..T
+// and the round after it (at and at+1, when within T) added: so that the
+// tables show the regret as a change comes (at, the first round of the
+// new means) and just after it, not only at log-spaced rounds that miss
+// it. The result is sorted, without repeats, and ends at T.
+func BreakpointCheckpoints(T int, changes []Change) []int {
+	out := DefaultCheckpoints(T)
+	for _, c := range changes {
+		for _, t := range []int{c.At, c.At + 1} {
+			if t >= 1 && t <= T && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// defaultCheckpointsOf returns the checkpoints of horizon T when the file
+// gives none: BreakpointCheckpoints of its changes.
+func (s *Scenario) defaultCheckpointsOf(T int) []int {
+	return BreakpointCheckpoints(T, s.Environment.Changes)
+}

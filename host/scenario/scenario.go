@@ -55,8 +55,10 @@ type Scenario struct {
 	// order, before any policy rule runs; 1 when absent from the file.
 	InitPulls int `yaml:"init_pulls"`
 	// Checkpoints are the rounds at which metrics are recorded, strictly
-	// increasing and ending at Horizon; DefaultCheckpoints(Horizon) when
-	// absent from the file.
+	// increasing and ending at Horizon; when absent from the file,
+	// DefaultCheckpoints(Horizon) and, in a piecewise-stationary
+	// environment, each breakpoint and the round after it
+	// (BreakpointCheckpoints).
 	Checkpoints []int `yaml:"checkpoints,flow"`
 	// Feedback, when set, delays or batches the rewards (Feedback); absent,
 	// feedback is immediate.
@@ -119,6 +121,9 @@ type Policy struct {
 	// Feedback, when set, replaces the scenario's `feedback:` for this
 	// policy (Scenario.FeedbackOf).
 	Feedback *Feedback `yaml:"feedback,omitempty,flow"`
+	// Color, when set, is the policy's colour in figures: "#RRGGBB"
+	// (host/plot draws the others in its palette, by order of appearance).
+	Color string `yaml:"color,omitempty"`
 }
 
 // Error is one problem with a scenario. Parse and Validate return several
@@ -224,7 +229,7 @@ func (s *Scenario) applyDefaults(initPullsSet, checkpointsSet bool) {
 	}
 	if !checkpointsSet || len(s.Checkpoints) == 0 {
 		s.defaultCheckpoints = true
-		s.Checkpoints = DefaultCheckpoints(s.Horizon)
+		s.Checkpoints = s.defaultCheckpointsOf(s.Horizon)
 	} else if n := len(s.Checkpoints); s.Horizon >= 1 && s.Checkpoints[n-1] < s.Horizon {
 		s.Checkpoints = append(s.Checkpoints, s.Horizon)
 	}
@@ -337,7 +342,7 @@ func (s *Scenario) SetHorizon(T int) error {
 	s.Horizon = T
 	s.trimChanges(T)
 	if s.defaultCheckpoints || len(s.Checkpoints) == 0 {
-		s.Checkpoints = DefaultCheckpoints(T)
+		s.Checkpoints = s.defaultCheckpointsOf(T)
 	} else {
 		cp := slices.DeleteFunc(slices.Clone(s.Checkpoints), func(c int) bool { return c >= T })
 		if T >= 1 {

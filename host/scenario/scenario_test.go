@@ -387,6 +387,8 @@ func TestMalformed(t *testing.T) {
 		{"bad plugin name", repl("plugin: ts,", "plugin: ../ts,"), []string{`policies[0].plugin: invalid plugin name "../ts"`}},
 		{"label spaces", repl("label: TS", `label: " TS"`), []string{`policies[0].label: " TS" has leading or trailing spaces`}},
 		{"bad sha256", repl("label: TS}", "label: TS, sha256: abc123}"), []string{"policies[0].sha256: want 64 hex digits", "got 6 characters"}},
+		{"bad color", repl("label: TS}", `label: TS, color: "blue"}`), []string{`policies[0].color: "blue" is not a colour: want "#RRGGBB"`, "line "}},
+		{"short color", repl("label: TS}", `label: TS, color: "#07B"}`), []string{`policies[0].color: "#07B" is not a colour`}},
 		{"non-hex sha256", repl("label: TS}", "label: TS, sha256: "+strings.Repeat("g", 64)+"}"), []string{"policies[0].sha256: want 64 hex digits"}},
 		{"param list", repl("label: TS}", "label: TS, params: {m: [1, 2]}}"), []string{"policies[0].params.m: expected a number, bool or string, got a list"}},
 		{"param name", repl("label: TS}", "label: TS, params: {var-infl: 2}}"), []string{`policies[0].params.var-infl: invalid parameter name "var-infl" (parameter names are lower_snake_case)`}},

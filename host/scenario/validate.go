@@ -37,6 +37,7 @@ var (
 	pluginName = regexp.MustCompile(`^[a-z0-9_-]+$`)
 	paramName  = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	hex64      = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	rgbHex     = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 )
 
 // Validate checks the scenario, defaults already applied (Parse applies
@@ -197,6 +198,9 @@ func (s *Scenario) Validate() error {
 			} else {
 				labels[p.Label] = i
 			}
+		}
+		if p.Color != "" && !rgbHex.MatchString(p.Color) {
+			bad(field+".color", "%q is not a colour: want \"#RRGGBB\", six hex digits such as \"#0072B2\"", p.Color)
 		}
 		if p.SHA256 != "" && !hex64.MatchString(p.SHA256) {
 			bad(field+".sha256", "want 64 hex digits (the SHA-256 of the plugin binary), got %d characters %q", len(p.SHA256), p.SHA256)
