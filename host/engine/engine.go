@@ -212,7 +212,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 				plugins[key] = p
 			}
 		}
-		j := &job{idx: i, pol: pol, res: &results.Policy{Label: pol.Label, Plugin: pol.Plugin, Params: map[string]any{}}}
+		j := &job{idx: i, pol: pol, res: &results.Policy{Label: pol.Label, Plugin: pol.Plugin, Params: map[string]any{}, Color: pol.Color}}
 		jobsList[i] = j
 		if err := launchErr[key]; err != nil {
 			j.fail(err)

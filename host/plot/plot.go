@@ -13,9 +13,16 @@
 //     a decade or more.
 //
 // NAME is the scenario's name. A policy keeps its style in every figure
-// (see NewStyles): one of Okabe and Ito's eight colour-blind-safe colours,
-// and past eight policies a dash pattern and a glyph too, so that no two
-// of up to 32 policies look alike. With more than six policies, or when
+// (see NewStyles), and, drawn with Options.Styles (RunStyles), in every
+// figure of a run: one of Okabe and Ito's eight colour-blind-safe colours
+// by order of first appearance, and past eight policies a dash pattern
+// and a glyph too, so that no two of up to 32 policies look alike; a
+// policy's own colour (`color:` in its scenario entry) wins. In a
+// changing environment the regret figures name the dynamic regret and
+// draw each breakpoint of `changes:` as a dotted vertical line.
+// Options.LogY draws the regret and separated figures on a log y axis;
+// the regret figure has one anyway when its final values span more than
+// two decades (AutoLogY). With more than six policies, or when
 // no corner of the axes is free, the legend is drawn beside the axes (the
 // figure grows taller when it needs to). Failed policies are left out.
 // Options.LogX draws the regret and separated figures on a log t axis
@@ -45,6 +52,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -149,6 +157,12 @@ func WriteWith(f *results.File, dir string, o Options, formats ...string) ([]str
 // "diag_NAME" and "diag_NAME-2".
 type Figure struct {
 	Name string
+	// Metric is what the figure shows as a reader names it: the metric
+	// ("regret", "underestimation", ...) or, for a diagnostic, its own
+	// name (markupsafe.Line of it), not the file-safe slug of Name.
+	Metric string
+	// LogY reports whether the figure's value axis is logarithmic.
+	LogY bool
 	Plot *gonumplot.Plot
 	// legend, when set, is drawn to the right of the axes instead of
 	// inside them: no corner of the data area was free for it.
@@ -236,6 +250,35 @@ type Options struct {
 	// LogX draws the regret and separated figures on a log t axis (the
 	// underestimation and diagnostic figures always have one).
 	LogX bool
+	// LogY draws the regret and separated figures on a log y axis. The
+	// regret figure gets one without it when its final values span more
+	// than two decades (AutoLogY).
+	LogY bool
+	// Styles, when set, are the styles of the run the file belongs to
+	// (RunStyles over its files, or a Styles grown with AddFile as they
+	// come): a policy keeps its colour in the figures of every file
+	// drawn with them. Labels it lacks are added after its own, in the
+	// file's order. Nil: the file's own (RunStyles(f)).
+	Styles Styles
+}
+
+// AutoLogYDecades is how many decades the regret figure's final values
+// must span, beyond which it is drawn on a log y axis without LogY.
+const AutoLogYDecades = 2
+
+// AutoLogY reports whether values (the final values of the policies a
+// figure draws) span more than AutoLogYDecades decades: the largest
+// positive one over the smallest positive one exceeds 10^AutoLogYDecades.
+// Non-positive and non-finite values are left out; fewer than two
+// positive values never make a log axis.
+func AutoLogY(values []float64) bool {
+	lo, hi, n := math.Inf(1), 0.0, 0
+	for _, v := range values {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi, n = math.Min(lo, v), math.Max(hi, v), n+1
+		}
+	}
+	return n >= 2 && hi/lo > math.Pow(10, AutoLogYDecades)
 }
 
 // Figures builds the figures of f without writing them.
@@ -254,7 +297,12 @@ func FiguresWith(f *results.File, o Options) ([]Figure, error) {
 	if len(ok) == 0 {
 		return nil, fmt.Errorf("figures: scenario %q has no policy with results", f.Scenario.Name)
 	}
-	b := builder{f: f, policies: ok, st: NewStyles(labels), opt: o}
+	st := maps.Clone(o.Styles)
+	if st == nil {
+		st = Styles{}
+	}
+	st.AddFile(f)
+	b := builder{f: f, policies: ok, st: st, opt: o}
 	figs := []Figure{
 		b.regret(),
 		b.underestimation(),
@@ -621,25 +669,124 @@ func points(t []int, y []float64, positive bool) curve {
 	return c
 }
 
+// Dynamic reports whether the file's environment changes (changes,
+// drift or random_changes): its regret is then dynamic regret, against
+// the best arm of each round, and figures and tables say so.
+func Dynamic(f *results.File) bool {
+	sc := f.Scenario
+	return len(sc.Changes) > 0 || len(sc.Drift) > 0 || sc.RandomChanges != nil
+}
+
+// regretName is what the figures call the regret of the file.
+func (b *builder) regretName() string {
+	if Dynamic(b.f) {
+		return "dynamic regret"
+	}
+	return "regret"
+}
+
 func (b *builder) regret() Figure {
-	p := b.newPlot(fmt.Sprintf("%s: cumulative regret (mean ± 1 SE, %d runs)", b.name(), b.runs()), "cumulative regret")
+	var finals []float64
+	for _, pol := range b.policies {
+		if n := len(pol.Regret.Mean); n > 0 {
+			finals = append(finals, pol.Regret.Mean[n-1])
+		}
+	}
+	logY := b.opt.LogY || AutoLogY(finals)
+	stat := "mean ± 1 SE"
+	if logY {
+		stat = "mean" // no band on a log axis: its lower edge may reach 0
+	}
+	p := b.newPlot(fmt.Sprintf("%s: cumulative %s (%s, %d runs)", b.name(), b.regretName(), stat, b.runs()), "cumulative "+b.regretName())
 	logX := b.logX(p)
 	var curves []curve
 	// Every band before any line, so no band veils another policy's line.
 	for _, pol := range b.policies {
+		if logY {
+			break
+		}
 		if f := band(pol.Checkpoints, pol.Regret.Mean, pol.Regret.SE, 0, b.st[pol.Label].Color); f != nil {
 			p.Add(f)
 		}
 	}
 	for k, pol := range b.policies {
-		pts := points(pol.Checkpoints, pol.Regret.Mean, false)
+		pts := points(pol.Checkpoints, pol.Regret.Mean, logY)
 		s := b.st[pol.Label]
 		ps := b.styled(pts, s, s.Dashes, k, logX)
 		p.Add(ps...)
 		legend(p, pol.Label, thumbs(ps)...)
 		curves = append(curves, pts)
 	}
-	return b.figure(metric.Regret, p, curves, logX, false, len(b.policies))
+	notes := b.breakpoints(p)
+	logY = b.logY(p, logY, finals)
+	fig := b.figure(metric.Regret, p, curves, logX, logY, len(b.policies))
+	fig.Metric = b.regretName()
+	fig.Notes = append(fig.Notes, notes...)
+	return fig
+}
+
+// logY sets p's y axis to log scale when on, its lower end a decade
+// below the smallest positive final value (rounded down to a power of
+// ten), so that the rounds near 1, whose regret is near 0, do not stretch
+// the axis over decades nobody reads. It reports whether it did: not when
+// no value is positive.
+func (b *builder) logY(p *gonumplot.Plot, on bool, finals []float64) bool {
+	if !on {
+		return false
+	}
+	lo := math.Inf(1)
+	for _, v := range finals {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo = math.Min(lo, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return false
+	}
+	p.Y.Scale = gonumplot.LogScale{}
+	p.Y.Tick.Marker = ticks{logTicks{}}
+	if floor := math.Pow(10, math.Floor(math.Log10(lo/10))); floor > p.Y.Min {
+		p.Y.Min = floor
+	}
+	return true
+}
+
+// breakpoints draws a dotted vertical line at each breakpoint of the
+// file's changes (the rounds whose means differ from the round before)
+// within the horizon, and returns the note saying so; none for a
+// stationary environment, a drift or random breakpoints (which differ
+// in every replication).
+func (b *builder) breakpoints(p *gonumplot.Plot) []string {
+	var at []string
+	for _, c := range b.f.Scenario.Changes {
+		if c.At < 1 || c.At > b.f.Scenario.Horizon {
+			continue
+		}
+		p.Add(&vline{x: float64(c.At)})
+		at = append(at, strconv.Itoa(c.At))
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	what := "the breakpoint: the means change from round " + at[0] + " on."
+	if len(at) > 1 {
+		what = "the breakpoints: the means change from rounds " + strings.Join(at[:len(at)-1], ", ") + " and " + at[len(at)-1] + " on."
+	}
+	return []string{"Dotted vertical lines mark " + what}
+}
+
+// vline is a dotted grey vertical line across the data area at x: a
+// breakpoint. It sets no data range.
+type vline struct{ x float64 }
+
+// Plot implements gonumplot.Plotter.
+func (v *vline) Plot(c draw.Canvas, p *gonumplot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(v.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: dashes[2]}, x, c.Min.Y, x, c.Max.Y)
 }
 
 // logX sets p's x axis to log scale when the options say so, and reports
@@ -667,7 +814,10 @@ func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, l
 			settle(ax.a, false)
 		}
 	}
-	fig := Figure{Name: name, Plot: p}
+	fig := Figure{Name: name, Metric: name, LogY: logY, Plot: p}
+	if logY {
+		fig.yLabel, p.Y.Label.Text = p.Y.Label.Text, ""
+	}
 	if policies > maxInsideLegend || !placeLegend(p, curves, logX, logY) {
 		l := p.Legend
 		l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
@@ -719,7 +869,7 @@ func (b *builder) lines(name, what string, p *gonumplot.Plot, cps [][]int, serie
 		notes = append(notes, fmt.Sprintf("%s is 0 at every checkpoint for %s (not drawn).", what, who))
 	}
 	if drawn == 0 && len(zero) > 0 {
-		return Figure{Name: name, Plot: p, Notes: notes, empty: notes[0]}
+		return Figure{Name: name, Metric: what, Plot: p, Notes: notes, empty: notes[0]}
 	}
 	logY = logY && anyPositive(series)
 	var curves []curve
@@ -753,10 +903,8 @@ func (b *builder) lines(name, what string, p *gonumplot.Plot, cps [][]int, serie
 		p.Y.Tick.Marker = ticks{logTicks{}}
 	}
 	fig := b.figure(name, p, curves, logX, logY, len(curves))
+	fig.Metric = what
 	fig.Notes = notes
-	if logY {
-		fig.yLabel, p.Y.Label.Text = p.Y.Label.Text, ""
-	}
 	return fig
 }
 
@@ -782,15 +930,16 @@ func anyPositive(series [][]float64) bool {
 }
 
 func (b *builder) separated() Figure {
-	p := b.newPlot(fmt.Sprintf("%s: separated regret (mean, %d runs)", b.name(), b.runs()), "cumulative regret")
+	p := b.newPlot(fmt.Sprintf("%s: separated %s (mean, %d runs)", b.name(), b.regretName(), b.runs()), "cumulative "+b.regretName())
 	logX := b.logX(p)
+	logY := b.opt.LogY
 	var curves []curve
 	// The dash pattern tells the two series apart; a policy is told by its
 	// colour and, past eight policies, its glyph.
 	for k, pol := range b.policies {
 		s := b.st[pol.Label]
-		not := points(pol.Checkpoints, pol.RegretNot.Mean, false)
-		under := points(pol.Checkpoints, pol.RegretUnder.Mean, false)
+		not := points(pol.Checkpoints, pol.RegretNot.Mean, logY)
+		under := points(pol.Checkpoints, pol.RegretUnder.Mean, logY)
 		pn := b.styled(not, s, nil, k, logX)
 		pu := b.styled(under, s, dashes[1], k, logX)
 		p.Add(pn...)
@@ -802,7 +951,20 @@ func (b *builder) separated() Figure {
 	grey := color.Gray{Y: 110}
 	p.Legend.Add("regret_not_under (solid)", b.line(nil, grey, false))
 	p.Legend.Add("regret_under (dashed)", b.line(nil, grey, true))
-	return b.figure("separated", p, curves, logX, false, len(b.policies))
+	notes := b.breakpoints(p)
+	var finals []float64
+	for _, pol := range b.policies {
+		for _, s := range [][]float64{pol.RegretNot.Mean, pol.RegretUnder.Mean} {
+			if n := len(s); n > 0 {
+				finals = append(finals, s[n-1])
+			}
+		}
+	}
+	logY = b.logY(p, logY, finals)
+	fig := b.figure("separated", p, curves, logX, logY, len(b.policies))
+	fig.Metric = "separated " + b.regretName()
+	fig.Notes = append(fig.Notes, notes...)
+	return fig
 }
 
 func (b *builder) diagNames() []string {

@@ -241,45 +241,68 @@ func TestLinesPerPolicy(t *testing.T) {
 	}
 }
 
-// TestPalette: colours depend on the labels, not on their order: a label
-// keeps its colour when others are added (absent collisions), and up to
-// eight labels get eight distinct colours.
+// TestPalette: colours go by order of first appearance: the first eight
+// labels get the eight colours of the palette, distinct, in its order; a
+// label keeps its colour when later labels are added; RunStyles over the
+// files of a run gives a policy the same colour in every file, and the
+// figures of two files drawn with it draw each policy in that colour; a
+// policy's own colour (results.Policy.Color) wins.
 func TestPalette(t *testing.T) {
-	a := plot.NewPalette([]string{"TS", "KL-UCB"})
-	b := plot.NewPalette([]string{"KL-UCB", "TS"})
-	if a["TS"] != b["TS"] || a["KL-UCB"] != b["KL-UCB"] {
-		t.Error("colours depend on label order")
-	}
 	var labels []string
 	for i := range 8 {
 		labels = append(labels, fmt.Sprintf("policy %d", i))
 	}
 	p := plot.NewPalette(labels)
+	want := []string{"#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442"}
 	seen := map[string]bool{}
-	for _, l := range labels {
+	for i, l := range labels {
 		seen[hex(p[l])] = true
+		if got := hex(p[l]); got != want[i] {
+			t.Errorf("label %d: %s, want %s (Okabe-Ito in order)", i, got, want[i])
+		}
 	}
 	if len(seen) != 8 {
 		t.Errorf("8 labels got %d distinct colours", len(seen))
 	}
-	// Adding labels moves a label only if one of them takes its slot: a
-	// label alone and in a set of labels whose slots differ keep colours.
-	alone := plot.NewPalette([]string{"policy 0"})
-	if p["policy 0"] != alone["policy 0"] && !collides(labels, "policy 0") {
-		t.Error("policy 0 changed colour when other labels were added")
+	if a := plot.NewPalette(append(slices.Clone(labels), "late")); a["policy 3"] != p["policy 3"] {
+		t.Error("policy 3 changed colour when a later label was added")
 	}
-}
 
-// collides reports whether some other label sorts before l and hashes
-// to l's slot, which may move l; checked by building the palette with l
-// and each other label alone.
-func collides(labels []string, l string) bool {
-	for _, o := range labels {
-		if o != l && plot.NewPalette([]string{o})[o] == plot.NewPalette([]string{l})[l] {
-			return true
+	// Two files of one run: the second has a policy the first lacks,
+	// first, and one of its own colour.
+	f1, f2 := small(t), small(t)
+	f2.Scenario.Name = "second"
+	extra := *f2.Policies[0]
+	extra.Label = "Newcomer"
+	f2.Policies = append([]*results.Policy{&extra}, f2.Policies...)
+	f2.Policies[1].Color = "#123456"
+	st := plot.RunStyles(f1, f2)
+	for _, l := range okLabels(f1) {
+		if fmt.Sprint(st[l]) != fmt.Sprint(plot.NewStyles(okLabels(f1))[l]) {
+			t.Errorf("%s: run style differs from the first file's own", l)
 		}
 	}
-	return false
+	if got := hex(st["Newcomer"].Color); got != want[len(okLabels(f1))] {
+		t.Errorf("Newcomer, first seen in the second file: %s, want the next colour %s", got, want[len(okLabels(f1))])
+	}
+	own := plot.RunStyles(f2)
+	if got := hex(own[f2.Policies[1].Label].Color); got != "#123456" {
+		t.Errorf("a policy's own colour: %s, want #123456", got)
+	}
+	dir := t.TempDir()
+	for _, f := range []*results.File{f1, f2} {
+		if _, err := plot.WriteWith(f, dir, plot.Options{Styles: st}, "svg"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"small", "second"} {
+		byColour, _ := dataLines(t, filepath.Join(dir, name+"_regret.svg"))
+		for _, l := range okLabels(f1) {
+			if byColour[hex(st[l].Color)] != 1 {
+				t.Errorf("%s_regret.svg: %d lines in %s's run colour %s, want 1 (colours %v)", name, byColour[hex(st[l].Color)], l, hex(st[l].Color), byColour)
+			}
+		}
+	}
 }
 
 // TestLogAxesWithZeros: zeros (an underestimation count that stays 0, a

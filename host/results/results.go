@@ -227,6 +227,10 @@ type Policy struct {
 	// weakest first.
 	Sandbox string         `json:"sandbox,omitempty"`
 	Params  map[string]any `json:"params"`
+	// Color is the policy's colour in figures, "#RRGGBB", when its
+	// scenario entry sets one (`color:`); empty: the palette's, by order
+	// of appearance (host/plot).
+	Color string `json:"color,omitempty"`
 	// Feedback is the policy's feedback mode when not immediate (its own
 	// `feedback:` or the scenario's), as Scenario.Feedback.
 	Feedback    string                `json:"feedback,omitempty"`

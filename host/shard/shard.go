@@ -124,7 +124,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 
 	out := &results.File{Schema: results.Schema, Scenario: first.Scenario, Shard: results.Shard{Index: 0, Count: 1}, Complete: true, Bench: first.Bench}
 	for i, q := range first.Policies {
-		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Feedback: q.Feedback, Status: results.StatusOK}
+		p := &results.Policy{Label: q.Label, Plugin: q.Plugin, PluginVersion: q.PluginVersion, PluginSHA256: q.PluginSHA256, Params: q.Params, Feedback: q.Feedback, Color: q.Color, Status: results.StatusOK}
 		var sandboxes []string
 		var failed []string
 		for _, k := range order {
