@@ -10,7 +10,12 @@
 //
 // The page loads nothing: the style sheet is inline, the figures are
 // inline SVG, and the one font the figures' text uses is embedded once as
-// a data URL. It has no script, and its Content-Security-Policy forbids
+// a data URL, a subset with only the glyphs of the figures' text (a fifth
+// of the font; see subsetTTF). A policy has one colour in every
+// experiment's figures (plot.RunStyles over the page's files, or
+// Options.Styles); past 8 policies an experiment's figures are shown one
+// a row, full width, for their long legends. In a changing environment
+// the facts, tables and captions name the dynamic regret. It has no script, and its Content-Security-Policy forbids
 // any load but inline styles and data-URL fonts and images, so that even
 // a bug could not make it reach the network. It is built with html/template from the
 // templates embedded under templates/; the only markup not produced by a
@@ -107,6 +112,13 @@ type Options struct {
 	// LogX draws the regret and separated figures on a log t axis (see
 	// plot.Options).
 	LogX bool
+	// LogY draws the regret and separated figures on a log y axis (see
+	// plot.Options; the regret figure may have one anyway).
+	LogY bool
+	// Styles are the policies' styles in the figures (plot.Styles), so
+	// that the page draws a policy as the run's figure files do; nil
+	// means plot.RunStyles over the files in page order.
+	Styles plot.Styles
 	// Summary, when set, is shown at the top of the page as one table of
 	// every policy's final values at T across these files (as bench paper
 	// prints it on stdout).
@@ -220,6 +232,9 @@ type experiment struct {
 	ComparisonError string
 	Failures        []failure
 	Figures         []figure
+	// OneColumn puts the figures one a row, full width: past
+	// maxTwoColumnPolicies policies their legends are long.
+	OneColumn bool
 	// FiguresError says why no figure could be drawn at all; "" when
 	// they could (each figure says why it failed, if it did).
 	FiguresError string
@@ -279,14 +294,15 @@ func build(files []*results.File, o Options) (*pageData, error) {
 			p.Title = fmt.Sprintf("regretbench report: %d experiments", len(files))
 		}
 	}
-	ff, err := fontFaces()
-	if err != nil {
-		return nil, err
+	// One style per policy across the page: a policy keeps its colour in
+	// every experiment's figures.
+	po := plot.Options{LogX: o.LogX, LogY: o.LogY, Styles: o.Styles}
+	if po.Styles == nil {
+		po.Styles = plot.RunStyles(files...)
 	}
-	p.FontFaces = ff
 	var cmps []*compare.Scenario
 	for i, f := range files {
-		e := buildExperiment(f, anchor(i, f.Scenario.Name), plot.Options{LogX: o.LogX})
+		e := buildExperiment(f, anchor(i, f.Scenario.Name), po)
 		where := fmt.Sprintf("experiment %d (%q)", i+1, f.Scenario.Name)
 		if e.ComparisonError != "" {
 			p.failed = append(p.failed, where+": comparison: "+e.ComparisonError)
@@ -304,6 +320,21 @@ func build(files []*results.File, o Options) (*pageData, error) {
 			cmps = append(cmps, e.Comparison)
 		}
 	}
+	// The font, once, with the glyphs of the figures' text only.
+	text := map[rune]bool{}
+	if p.Ranks != nil {
+		svgText(text, p.Ranks.SVG)
+	}
+	for _, e := range p.Experiments {
+		for _, fig := range e.Figures {
+			svgText(text, fig.SVG)
+		}
+	}
+	ff, err := fontFaces(text)
+	if err != nil {
+		return nil, err
+	}
+	p.FontFaces = ff
 	if p.Comparison == nil && len(cmps) > 0 {
 		p.Comparison = compare.Summarize(cmps)
 	}
@@ -378,6 +409,12 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 		{"seed", seedFact(sc)},
 		{"initial pulls per arm", strconv.Itoa(sc.InitPulls)},
 	}
+	if plot.Dynamic(f) {
+		e.Facts = append(e.Facts, fact{"regret", "dynamic regret: against the best arm of each round"})
+	}
+	if ch := changesFact(sc); ch != "" {
+		e.Facts = append(e.Facts, fact{"changing means", ch})
+	}
 	if sc.Streams != "" {
 		e.Facts = append(e.Facts, fact{"reward streams", sc.Streams})
 	}
@@ -397,6 +434,7 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 	}
 	e.Repro = repro{Version: orNone(b.Version), Host: orNone(b.Host), Date: orNone(b.Date), Command: orNone(shellQuote(b.Command)), Plugins: e.Repro.Plugins}
 	e.Figures, e.FiguresError = figures(f, e.ID, po)
+	e.OneColumn = len(okPolicies(f)) > maxTwoColumnPolicies
 	return e
 }
 
@@ -444,12 +482,87 @@ func shellQuote(args []string) string {
 	return strings.Join(out, " ")
 }
 
+// maxTwoColumnPolicies is the most policies whose figures the page
+// shows two a row.
+const maxTwoColumnPolicies = 8
+
+// changesFact says how the means of sc change, for the facts of its
+// experiment; "" when they do not.
+func changesFact(sc results.Scenario) string {
+	var pts []string
+	for _, c := range sc.Changes {
+		pts = append(pts, "("+floats(c.Means)+") from round "+strconv.Itoa(c.At))
+	}
+	if len(pts) > 0 {
+		return "breakpoints: " + strings.Join(pts, "; ")
+	}
+	for _, c := range sc.Drift {
+		pts = append(pts, "("+floats(c.Means)+") at round "+strconv.Itoa(c.At))
+	}
+	if len(pts) > 0 {
+		return "linear drift to " + strings.Join(pts, ", then ")
+	}
+	if r := sc.RandomChanges; r != nil {
+		return fmt.Sprintf("random breakpoints: Poisson, %s a round; means redrawn %s", strconv.FormatFloat(r.Rate, 'g', -1, 64), plainOr(r.Means))
+	}
+	return ""
+}
+
+// floats joins xs as the facts show means.
+func floats(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(s, ", ")
+}
+
+// plainOr is v as one line of JSON, or why not.
+func plainOr(v any) string {
+	s, err := plainJSON(v)
+	if err != nil {
+		return "(not shown: " + err.Error() + ")"
+	}
+	return s
+}
+
 // captions say what each figure of host/plot shows, by figure name.
 var captions = map[string]string{
 	"regret":              "Cumulative regret against the round t: mean and a band of one standard error per policy.",
 	"underestimation":     "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
 	"separated":           "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
 	"regret_distribution": "Final regret of every replication, one box plot per policy: box the quartiles, line the median, whiskers within 1.5 IQR, dots the replications beyond, × the mean; a log axis when the values are heavy-tailed.",
+}
+
+// regretCaption is the caption of the regret or separated figure fig:
+// dynamic regret in a changing environment, and the axes as drawn.
+func regretCaption(fig plot.Figure, dynamic bool, po plot.Options) string {
+	what := "regret"
+	if dynamic {
+		what = "dynamic regret (each round's best arm the reference)"
+	}
+	var b strings.Builder
+	if fig.Name == "regret" {
+		b.WriteString("Cumulative " + what + " against the round t: ")
+		if fig.LogY {
+			b.WriteString("mean per policy, on a log y axis (no band)")
+			if !po.LogY {
+				b.WriteString(": the final values span more than two decades")
+			}
+			b.WriteString(".")
+		} else {
+			b.WriteString("mean and a band of one standard error per policy.")
+		}
+	} else {
+		b.WriteString(strings.ToUpper(what[:1]) + what[1:] + " split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).")
+		if fig.LogY {
+			b.WriteString(" Log y axis.")
+		}
+	}
+	if po.LogX {
+		b.WriteString(" Log t axis.")
+	}
+	return b.String()
 }
 
 // encodeSVG draws a figure as SVG (a variable so that a test can make a
@@ -472,10 +585,15 @@ func figures(f *results.File, prefix string, po plot.Options) ([]figure, string)
 	for _, fig := range figs {
 		caption, ok := captions[fig.Name]
 		if !ok {
-			caption = "Plugin diagnostic " + strings.TrimPrefix(fig.Name, "diag_") + " against t (log t axis)."
+			// The diagnostic's own name, not the file-safe slug of the
+			// figure's (hit_rate____ for "hit_rate (%)").
+			caption = "Plugin diagnostic " + fig.Metric + " against t (log t axis)."
+			if fig.LogY {
+				caption = "Plugin diagnostic " + fig.Metric + " against t, mean per policy (log-log axes)."
+			}
 		}
-		if po.LogX && (fig.Name == "regret" || fig.Name == "separated") {
-			caption += " Log t axis."
+		if fig.Name == "regret" || fig.Name == "separated" {
+			caption = regretCaption(fig, plot.Dynamic(f), po)
 		}
 		for _, n := range fig.Notes {
 			caption += " " + n
@@ -503,8 +621,13 @@ func okPolicies(f *results.File) []*results.Policy {
 }
 
 // fontFaces returns the @font-face rules that embed the figures' font, so
-// that their text has the metrics it was laid out with on any machine.
-func fontFaces() (template.CSS, error) {
+// that their text has the metrics it was laid out with on any machine:
+// once for the page, a subset with the glyphs of the characters of text
+// (subsetTTF); none when no figure has text.
+func fontFaces(text map[rune]bool) (template.CSS, error) {
+	if len(text) == 0 {
+		return "", nil
+	}
 	faces, err := plot.FontFaces()
 	if err != nil {
 		return "", err
@@ -514,8 +637,12 @@ func fontFaces() (template.CSS, error) {
 		if strings.Trim(f.Family, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -") != "" {
 			return "", fmt.Errorf("figure font family %q: unexpected characters", f.Family)
 		}
+		ttf, err := subsetTTF(f.TTF, text)
+		if err != nil {
+			return "", fmt.Errorf("figure font %s: subset: %w", f.Family, err)
+		}
 		fmt.Fprintf(&b, "@font-face{font-family:%q;font-style:normal;font-weight:normal;src:url(data:font/ttf;base64,%s) format(\"truetype\");}\n",
-			f.Family, base64.StdEncoding.EncodeToString(f.TTF))
+			f.Family, base64.StdEncoding.EncodeToString(ttf))
 	}
 	return template.CSS(b.String()), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/table"
 )
@@ -130,10 +131,18 @@ func feedbackName(mode string) string {
 }
 
 // regretData returns the regret table and the policy of each row.
+//
+// In a changing environment (plot.Dynamic) the regret is the dynamic
+// regret, against the best arm of each round, and the header and caption
+// say so.
 func regretData(f *results.File, at []int) (t Table, policies []*results.Policy) {
+	name, Name := metric.Regret, "Regret"
+	if plot.Dynamic(f) {
+		name, Name = "dynamic regret", "Dynamic regret"
+	}
 	t = Table{
 		Name:    "regret",
-		Caption: fmt.Sprintf("Regret at T=%d (%s)", f.Scenario.Horizon, overReplications(f)),
+		Caption: fmt.Sprintf("%s at T=%d (%s)", Name, f.Scenario.Horizon, overReplications(f)),
 		Header:  []string{"policy"},
 		Right:   []bool{false},
 	}
@@ -141,12 +150,12 @@ func regretData(f *results.File, at []int) (t Table, policies []*results.Policy)
 		rounds := make([]string, len(at))
 		for i, r := range at {
 			rounds[i] = fmt.Sprintf("t=%d", r)
-			t.Header = append(t.Header, "regret "+rounds[i])
+			t.Header = append(t.Header, name+" "+rounds[i])
 			t.Right = append(t.Right, true)
 		}
-		t.Caption = fmt.Sprintf("Regret at %s and T=%d (%s)", strings.Join(rounds, ", "), f.Scenario.Horizon, overReplications(f))
+		t.Caption = fmt.Sprintf("%s at %s and T=%d (%s)", Name, strings.Join(rounds, ", "), f.Scenario.Horizon, overReplications(f))
 	}
-	t.Header = append(t.Header, metric.Regret, metric.Underestimation, "seconds", "status")
+	t.Header = append(t.Header, name, metric.Underestimation, "seconds", "status")
 	t.Right = append(t.Right, true, true, true, false)
 	for _, p := range f.Policies {
 		row := []string{p.Label}
@@ -201,6 +210,9 @@ func separatedData(f *results.File) (t Table, policies []*results.Policy) {
 		Caption: "Separated regret: rounds where the best arm's empirical mean was below the second-best mean",
 		Header:  []string{"policy", metric.RegretUnder, metric.RegretNotUnder, "share under"},
 		Right:   []bool{false, true, true, true},
+	}
+	if plot.Dynamic(f) {
+		t.Caption = "Separated dynamic regret: rounds where the current best arm's empirical mean was below the current second-best mean"
 	}
 	for _, p := range okPolicies(f) {
 		um, us := last(p.RegretUnder)
