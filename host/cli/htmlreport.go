@@ -17,6 +17,7 @@ type reportOptions struct {
 	out    string   // --out: the HTML file
 	title  string   // --title
 	logX   bool     // --log-x
+	logY   bool     // --log-y
 }
 
 // newCmdReport returns bench report. runF, when not nil, receives the
@@ -63,6 +64,7 @@ stderr; the rest of the page is written, and report exits 1.`,
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&o.title, "title", "", "the page's title (default: from the scenarios)")
 	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
+	cmd.Flags().BoolVar(&o.logY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 	_ = cmd.MarkFlagFilename("out", "html")
 	return cmd
 }
@@ -80,7 +82,7 @@ func reportRun(o *reportOptions) error {
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	err = htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX})
+	err = htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX, LogY: o.logY})
 	var partial *htmlreport.PartialError
 	if errors.As(err, &partial) {
 		// Written, less what could not be drawn: the page says so in

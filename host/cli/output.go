@@ -23,6 +23,7 @@ type outputOptions struct {
 	plotDir     string // --plot: write figures here
 	plotFormats string // --plot-format: png,svg
 	logX        bool   // --log-x: regret and separated figures on a log t axis
+	logY        bool   // --log-y: and on a log y axis
 }
 
 func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
@@ -31,6 +32,7 @@ func addOutputFlags(fs *pflag.FlagSet, o *outputOptions) {
 	fs.StringVar(&o.plotDir, "plot", "", "write figures (regret, underestimation, separated regret, final-regret distribution, diagnostics) into this directory")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats for --plot: png, svg, pdf (comma-separated)")
 	fs.BoolVar(&o.logX, "log-x", false, "with --plot, draw the regret and separated figures on a log t axis")
+	fs.BoolVar(&o.logY, "log-y", false, "with --plot, draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 }
 
 // parse checks the flags and returns the report options and figure
@@ -81,7 +83,7 @@ func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.S
 	if err != nil {
 		return err
 	}
-	err = report.Render(stdout, f, ropts, compare.Section(cmp), report.Figures{Dir: o.plotDir, Formats: formats, Options: plot.Options{LogX: o.logX}})
+	err = report.Render(stdout, f, ropts, compare.Section(cmp), report.Figures{Dir: o.plotDir, Formats: formats, Options: plot.Options{LogX: o.logX, LogY: o.logY}})
 	var tablesErr *report.TablesError
 	var figErr *report.FiguresError
 	switch {

@@ -31,6 +31,7 @@ type paperOptions struct {
 	metric      string   // --metric of the comparison section (with --with)
 	alpha       float64  // --alpha of the comparison section
 	logX        bool     // --log-x
+	logY        bool     // --log-y
 }
 
 // newCmdPaper returns bench paper. runF, when not nil, receives the
@@ -89,6 +90,7 @@ two_arm, three_arm or ten_arm experiment.`,
 	fs.StringVarP(&o.dir, "out", "o", "paper-results", "directory for the results files, reports and figures")
 	fs.StringVar(&o.plotFormats, "plot-format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
 	fs.BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
+	fs.BoolVar(&o.logY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 	addPolicyRunFlags(fs, &o.policyRunOptions, policyRunHelp{
 		runs:    "override every scenario's replications (for a quick look; the paper's are 1000 and 100)",
 		horizon: "override every scenario's horizon (for a quick look)",
@@ -141,7 +143,7 @@ func paperRun(ctx context.Context, o *paperOptions) error {
 	// end (or failed by itself), as the paper's results must be whole.
 	cause, interrupted := interrupt.Of(ctx)
 	pw, err := run.WritePaper(played, run.PaperOutput{
-		Dir: dir, Formats: o.formats, LogX: o.logX, Compare: cmpOpt, Interrupted: interrupted,
+		Dir: dir, Formats: o.formats, LogX: o.logX, LogY: o.logY, Compare: cmpOpt, Interrupted: interrupted,
 		Stdout: o.f.stdout, Stderr: o.f.stderr,
 		Stamp:   func(f *results.File) { stamp(ctx, f) },
 		Written: func(all []*results.File) { engine.WriteStacks(o.f.stderr, all...) },

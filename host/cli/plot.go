@@ -18,6 +18,7 @@ type plotOptions struct {
 	out     string // --out: the directory
 	formats string // --format, as given
 	logX    bool   // --log-x
+	logY    bool   // --log-y
 }
 
 // newCmdPlot returns bench plot. runF, when not nil, receives the options
@@ -37,8 +38,11 @@ func newCmdPlot(f *factory, runF func(*plotOptions) error) *cobra.Command {
   NAME_diag_DIAG            each plugin diagnostic (e.g. kkt_gap) vs log t
 
 NAME is the scenario's name. A policy keeps its style (a colour-blind-safe
-colour, and past eight policies a dash pattern and glyph) in every figure.
---log-x draws the regret and separated figures on a log t axis too. Log
+colour by order of appearance, or its own color: from the scenario, and past
+eight policies a dash pattern and glyph) in every figure.
+--log-x draws the regret and separated figures on a log t axis too, --log-y
+on a log y axis (the regret figure has one anyway when its final values span
+more than two decades). Breakpoints of changes: are dotted vertical lines. Log
 axes leave out points that are zero (cumulative underestimation starts at
 its first positive checkpoint); a series that is 0 throughout is named in a
 line under the figure instead of drawn. The written paths are printed, one
@@ -64,6 +68,7 @@ a line. See docs/figures.md.`,
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory for the figures (created if missing)")
 	cmd.Flags().StringVar(&o.formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
 	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
+	cmd.Flags().BoolVar(&o.logY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(plot.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -82,7 +87,7 @@ func plotRun(o *plotOptions) error {
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	paths, err := plot.WriteWith(f, o.out, plot.Options{LogX: o.logX}, fs...)
+	paths, err := plot.WriteWith(f, o.out, plot.Options{LogX: o.logX, LogY: o.logY}, fs...)
 	for _, p := range paths {
 		fmt.Fprintln(o.f.stdout, termsafe.String(p))
 	}

@@ -28,6 +28,7 @@ type PaperOutput struct {
 	Dir     string          // the directory written, which exists
 	Formats []string        // figure formats
 	LogX    bool            // the regret and separated figures on a log t axis
+	LogY    bool            // and on a log y axis
 	Compare compare.Options // the comparison section's metric and alpha, checked
 	// Interrupted says the play was interrupted: only the scenarios
 	// whose every policy ran to its end (or failed by itself) are
@@ -74,6 +75,7 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 	var all []*results.File
 	cmpOf := map[string]*compare.Scenario{} // by experiment
 	written := map[string]*results.File{}   // by the name of the files written
+	styles := plot.Styles{}                 // the policies' styles, grown as the experiments come
 	for i, pr := range PaperRuns {
 		f := played.Files[i]
 		if o.Interrupted && !played.Finished[i] {
@@ -93,7 +95,10 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 				fmt.Fprintf(o.Stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
 			}
 			cmpOf[e.Name] = e.Comparison
-			if err := writeReport(dir, e.Name, e.File, o.Formats, o.LogX); err != nil {
+			// A policy keeps its colour across the run: by order
+			// of first appearance over the experiments.
+			styles.AddFile(e.File)
+			if err := writeReport(dir, e.Name, e.File, o.Formats, plot.Options{LogX: o.LogX, LogY: o.LogY, Styles: styles}); err != nil {
 				warn(err)
 			}
 			written[e.Name] = e.Page
@@ -131,7 +136,7 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 			}
 		}
 		index := filepath.Join(dir, "index.html")
-		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.LogX, Summary: all,
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.LogX, LogY: o.LogY, Styles: styles, Summary: all,
 			MeanRanks: instances, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha}
 		if len(cmps) > 0 {
 			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
@@ -212,7 +217,7 @@ func writeComparisons(stdout io.Writer, dir string, sum *compare.Summary) error 
 // dir; the text and LaTeX tables are followed by f's comparison section,
 // if any. What cannot be written costs only itself: writeReport writes
 // the rest and returns an error naming each failure.
-func writeReport(dir, name string, f *results.File, formats []string, logX bool) error {
+func writeReport(dir, name string, f *results.File, formats []string, po plot.Options) error {
 	var errs []error
 	if err := f.WriteFile(filepath.Join(dir, name+".json")); err != nil {
 		errs = append(errs, err)
@@ -225,7 +230,7 @@ func writeReport(dir, name string, f *results.File, formats []string, logX bool)
 	if err := writeTables(tex, f, report.FormatLatex); err != nil {
 		errs = append(errs, fmt.Errorf("LaTeX tables %s: %w", tex, err))
 	}
-	if _, err := plot.WriteWith(f, dir, plot.Options{LogX: logX}, formats...); err != nil {
+	if _, err := plot.WriteWith(f, dir, po, formats...); err != nil {
 		errs = append(errs, fmt.Errorf("%s figures: %w", name, err))
 	}
 	return errors.Join(errs...)
