@@ -145,3 +145,18 @@ func verticalDotted(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// TestLongTitleFits: a title wider than the figure (a long scenario name,
+// a legend beside the axes) is broken after the name and fits.
+func TestLongTitleFits(t *testing.T) {
+	f := small(t)
+	f.Scenario.Name = "changing_garivier_moulines_with_a_much_longer_name_than_the_figure"
+	fig := regretFigure(t, f, plot.Options{})
+	title := fig.Plot.Title
+	if !strings.Contains(title.Text, ":\n") {
+		t.Errorf("title %q not broken after the name", title.Text)
+	}
+	if w := title.TextStyle.Width(title.Text); w > plot.Width-16 {
+		t.Errorf("title %q is %v wide, the figure %v", title.Text, w, plot.Width)
+	}
+}

@@ -823,11 +823,31 @@ func (b *builder) figure(name string, p *gonumplot.Plot, curves []curve, logX, l
 		l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
 		fig.legend = &l
 		p.Legend = gonumplot.NewLegend()
-		// Tall enough for the legend below the title, with the margins.
 		r := l.Rectangle(draw.Canvas{})
+		fitTitle(p, Width-vg.Points(16)-(r.Max.X-r.Min.X+vg.Points(10)))
+		// Tall enough for the legend below the title, with the margins.
 		fig.height = r.Max.Y - r.Min.Y + titleHeight(p) + vg.Points(24)
+	} else {
+		fitTitle(p, Width-vg.Points(16))
 	}
 	return fig
+}
+
+// fitTitle makes p's title fit in width w, centred over the axes: a
+// title wider than that (a long scenario name, a legend beside the axes)
+// is broken after its "NAME:" into two lines, and set smaller, down to
+// tickSize, while a line is still too wide.
+func fitTitle(p *gonumplot.Plot, w vg.Length) {
+	t := &p.Title
+	if t.Text == "" || t.TextStyle.Width(t.Text) <= w {
+		return
+	}
+	if name, rest, ok := strings.Cut(t.Text, ": "); ok && !strings.Contains(t.Text, "\n") {
+		t.Text = name + ":\n" + rest
+	}
+	for t.TextStyle.Width(t.Text) > w && t.TextStyle.Font.Size > tickSize {
+		t.TextStyle.Font.Size -= 0.5
+	}
 }
 
 func (b *builder) underestimation() Figure {

@@ -75,7 +75,7 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 	var all []*results.File
 	cmpOf := map[string]*compare.Scenario{} // by experiment
 	written := map[string]*results.File{}   // by the name of the files written
-	styles := plot.Styles{}                 // the policies' styles, grown as the experiments come
+	var exps []Experiment
 	for i, pr := range PaperRuns {
 		f := played.Files[i]
 		if o.Interrupted && !played.Finished[i] {
@@ -90,19 +90,30 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 			o.Stamp(f)
 		}
 		all = append(all, f)
-		for _, e := range PaperExperiments(i, f, played.Added, cmpOpt) {
-			if e.ComparisonErr != nil {
-				fmt.Fprintf(o.Stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
+		exps = append(exps, PaperExperiments(i, f, played.Added, cmpOpt)...)
+	}
+	// A policy keeps its colour across the run: by order of first
+	// appearance over the experiments in the page's order (PaperOrder).
+	styles := plot.Styles{}
+	for _, name := range PaperOrder {
+		for _, e := range exps {
+			if e.Name == name {
+				styles.AddFile(e.File)
 			}
-			cmpOf[e.Name] = e.Comparison
-			// A policy keeps its colour across the run: by order
-			// of first appearance over the experiments.
-			styles.AddFile(e.File)
-			if err := writeReport(dir, e.Name, e.File, o.Formats, plot.Options{LogX: o.LogX, LogY: o.LogY, Styles: styles}); err != nil {
-				warn(err)
-			}
-			written[e.Name] = e.Page
 		}
+	}
+	for _, e := range exps {
+		styles.AddFile(e.File) // any experiment PaperOrder lacks
+	}
+	for _, e := range exps {
+		if e.ComparisonErr != nil {
+			fmt.Fprintf(o.Stderr, "bench: warning: %s: no comparison section: %v\n", e.File.Scenario.Name, e.ComparisonErr)
+		}
+		cmpOf[e.Name] = e.Comparison
+		if err := writeReport(dir, e.Name, e.File, o.Formats, plot.Options{LogX: o.LogX, LogY: o.LogY, Styles: styles}); err != nil {
+			warn(err)
+		}
+		written[e.Name] = e.Page
 	}
 	var cmps []*compare.Scenario // in the order of the experiments, as index.html shows them
 	for _, name := range PaperOrder {
