@@ -28,6 +28,7 @@
 //	  - {plugin: remax, label: "ReMax c2=2", params: {variance_inflation: 2}}
 //	  - {plugin: ts, label: TS, sha256: <64 hex digits of bench-plugin-ts>}
 //	  - {plugin: ts, label: "TS batch=100", feedback: {batch: 100}}   # a policy's own feedback
+//	  - {plugin: ucb1, label: UCB1, color: "#0072B2"}   # its colour in figures (default: the palette's, in order)
 //
 // Keys are case-sensitive and lower_snake_case, the keys of params
 // included: parameter names are lower_snake_case (m, variance_inflation),
@@ -45,8 +46,9 @@
 // (Synthetic instances), obd and movielens (Real-world datasets),
 // failure_mode (Discussion: variance inflation), remaxgrad_* (ReMax with
 // larger M), plus quick, a seconds-long smoke test. changing_abrupt,
-// changing_drift and changing_random are changing environments
-// (docs/changing-environments.md). Each has its own seed.
+// changing_garivier_moulines (Garivier and Moulines' abrupt-change
+// experiment, reconstructed), changing_drift and changing_random are
+// changing environments (docs/changing-environments.md). Each has its own seed.
 package scenarios
 
 import "embed"

@@ -22,7 +22,7 @@ var internalRef = regexp.MustCompile(`(?i)\b(issue|pr|pull request|ticket)s?\s*#
 
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
-		"changing_abrupt", "changing_drift", "changing_random",
+		"changing_abrupt", "changing_drift", "changing_garivier_moulines", "changing_random",
 		"delayed_ten_arm", "delayed_two_arm",
 		"failure_mode", "movielens", "obd", "quick",
 		"remaxgrad_robust_failure_mode", "remaxgrad_robust_two_arm",
