@@ -35,6 +35,7 @@ type spec struct {
 	Read   []string `json:"read,omitempty"`  // paths it may read and execute
 	Write  []string `json:"write,omitempty"` // paths it may also write
 	Probe  bool     `json:"probe,omitempty"` // confine, report, exit: no plugin
+	Limits *launchLimits `json:"limits,omitempty"` // cgroup and rlimits, applied first (limits_linux.go)
 }
 
 func init() {
@@ -63,6 +64,9 @@ func launcherMain(arg string) int {
 	var s spec
 	if err := json.Unmarshal([]byte(arg), &s); err != nil {
 		return fail(exitSetup, "bad launch spec: %v", err)
+	}
+	if err := applyLimits(s.Limits); err != nil {
+		return fail(exitSetup, "%v", err)
 	}
 	// Confinement is per thread (Landlock, seccomp without TSYNC, no new
 	// privileges, capabilities): all of it happens on this thread, which
