@@ -29,13 +29,16 @@ const lifelineFD = 3
 
 // spec is what bench tells the launcher, as JSON in its argv[1].
 type spec struct {
-	Path   string        `json:"path"`             // the plugin executable
-	Dir    string        `json:"dir"`              // the plugin's private directory: HOME, TMPDIR, cwd
-	Layers Layers        `json:"layers"`           // the confinement to apply
-	Read   []string      `json:"read,omitempty"`   // paths it may read and execute
-	Write  []string      `json:"write,omitempty"`  // paths it may also write
-	Probe  bool          `json:"probe,omitempty"`  // confine, report, exit: no plugin
-	Limits *launchLimits `json:"limits,omitempty"` // cgroup and rlimits, applied first (limits_linux.go)
+	Path   string   `json:"path"`            // the plugin executable
+	Dir    string   `json:"dir"`             // the plugin's private directory: HOME, TMPDIR, cwd
+	Layers Layers   `json:"layers"`          // the confinement to apply
+	Read   []string `json:"read,omitempty"`  // paths it may read and execute
+	Write  []string `json:"write,omitempty"` // paths it may also write
+	Probe  bool     `json:"probe,omitempty"` // confine, report, exit: no plugin
+
+	// Limits are the cgroup to join and the rlimits to set, first thing
+	// (limits_linux.go).
+	Limits *launchLimits `json:"limits,omitempty"`
 }
 
 func init() {
