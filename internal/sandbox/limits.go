@@ -74,8 +74,10 @@ const (
 // minRlimitMemory is the least address space a plugin may be given
 // without a cgroup: a Go program (the launcher, and every Go plugin)
 // reserves about 1.2 GiB of address space as it starts, and fails
-// ("failed to reserve page summary memory") under less.
-const minRlimitMemory = 2 << 30
+// ("failed to reserve page summary memory") under less; each thread a C
+// library starts takes 8 MiB more for its stack. A small Go plugin with
+// cgo, eight threads and two children failed under 2 GiB.
+const minRlimitMemory = 3 << 30
 
 // ParseSize parses a size in bytes: a number with an optional unit, B,
 // KiB, MiB, GiB or TiB (K, M, G, T and KB, MB, GB, TB are read as the

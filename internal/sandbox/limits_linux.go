@@ -96,7 +96,7 @@ func (l Limits) plan(layers Layers, launcher bool) (Limits, error) {
 	}
 	out.By = ByRlimit
 	if out.Memory > 0 && out.Memory < minRlimitMemory {
-		return Limits{}, fmt.Errorf("%s %s: without a cgroup bench bounds each process's address space (RLIMIT_AS), and a Go program (bench's launcher, a Go plugin) reserves about 1.2GiB of it as it starts: give at least %s", FlagMemory, FormatSize(out.Memory), FormatSize(minRlimitMemory))
+		return Limits{}, fmt.Errorf("%s %s: without a cgroup bench bounds each process's address space (RLIMIT_AS), and a Go program (bench's launcher, a Go plugin) reserves about 1.2GiB of it as it starts, and each of its threads more: give at least %s", FlagMemory, FormatSize(out.Memory), FormatSize(minRlimitMemory))
 	}
 	if out.Tasks > 0 {
 		switch {

@@ -3,6 +3,8 @@
 // process, when it opens its first session, it
 //
 //   - mib: allocates that many MiB and touches every page;
+//   - vmib: allocates that many MiB without touching them (address
+//     space, not memory);
 //   - procs: starts that many child processes (itself, sleeping);
 //   - threads: starts that many OS threads, each blocked;
 //   - files: opens /dev/null that many times;
@@ -47,6 +49,9 @@ func hog(p sdk.Params) {
 			}
 			held = append(held, b)
 		}
+	}
+	if n := p.Int("vmib"); n > 0 {
+		held = append(held, make([]byte, n<<20))
 	}
 	if n := p.Int("procs"); n > 0 {
 		self, err := os.Executable()
@@ -148,6 +153,7 @@ func main() {
 		Version: "0.1.0",
 		Params: []sdk.Param{
 			intParam("mib", "MiB to allocate and touch"),
+			intParam("vmib", "MiB to allocate without touching"),
 			intParam("procs", "child processes to start"),
 			intParam("threads", "OS threads to start"),
 			intParam("files", "files to hold open"),
