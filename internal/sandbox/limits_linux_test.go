@@ -1,0 +1,98 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLimitsCgroupLifecycle starts a plugin (a shell script that leaves a
+// child behind) under the strict plan by cgroup: the launcher and all it
+// starts are in the plugin's cgroup, with the memory and tasks limits set;
+// KillAll empties it; Release removes it.
+func TestLimitsCgroupLifecycle(t *testing.T) {
+	p := fullPlan(t)
+	l, err := Limits{By: ByCgroup, Memory: 256 << 20, Tasks: 64}.plan(p.Layers, true)
+	if err != nil {
+		t.Skipf("no cgroup here: %v", err)
+	}
+	p.Limits = l
+	dir := t.TempDir()
+	script := filepath.Join(dir, "plugin")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 300 &\nexec sleep 300\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	priv := t.TempDir()
+	c, err := p.Command(script, nil, priv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Stop(); c.Wait(); c.Release() }()
+	g := c.lim.cg
+	deadline := time.Now().Add(30 * time.Second)
+	for len(g.pids()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30 s for the launcher, the script and its child in the cgroup; it holds %v", g.pids())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !contains(g.pids(), c.Process.Pid) {
+		t.Errorf("the launcher %d is not in its cgroup %v", c.Process.Pid, g.pids())
+	}
+	want := map[string]string{"pids.max": "64"}
+	if g.version == 1 {
+		want["memory.limit_in_bytes"] = strconv.Itoa(256 << 20)
+	} else {
+		want["memory.max"] = strconv.Itoa(256 << 20)
+	}
+	for f, v := range want {
+		b, err := os.ReadFile(g.file(f))
+		if err != nil || strings.TrimSpace(string(b)) != v {
+			t.Errorf("%s = %q (%v), want %s", g.file(f), b, err, v)
+		}
+	}
+	c.KillAll()
+	if left := g.pids(); len(left) > 0 {
+		t.Errorf("KillAll left %v in the cgroup", left)
+	}
+	c.Wait()
+	c.Release()
+	for _, d := range g.dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("cgroup %s not removed: %v", d, err)
+		}
+	}
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkLimitsCgroup measures what limits add to a plugin's start and
+// end by cgroup: making its cgroup with the limits set, and removing it.
+//
+//	go test -run '^$' -bench LimitsCgroup ./internal/sandbox/
+func BenchmarkLimitsCgroup(b *testing.B) {
+	l, err := DefaultLimits.plan(All, true)
+	if err != nil || l.roots == nil {
+		b.Skipf("no cgroup here: %v", err)
+	}
+	for b.Loop() {
+		g, err := l.roots.create(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.remove()
+	}
+}
