@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,4 +141,34 @@ func BenchmarkLimitsJoin(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(took.Microseconds())/float64(b.N), "µs-join")
+}
+
+// TestLimitsSweep: the cgroups of a bench that is gone (killed before it
+// removed them) are removed by the next; those of a live one are not.
+func TestLimitsSweep(t *testing.T) {
+	l, err := DefaultLimits.plan(All, true)
+	if err != nil || l.roots == nil {
+		t.Skipf("no cgroup here: %v", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir := l.roots.dirs[0]
+	gone := filepath.Join(dir, fmt.Sprintf("%s%d-1", cgroupPrefix, dead.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf("%s%d-1", cgroupPrefix, os.Getppid()))
+	for _, d := range []string{gone, live} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.Remove(live)
+	defer os.Remove(gone)
+	sweepCgroups(dir)
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("%s, of a bench that is gone, was not removed: %v", gone, err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("%s, of a live process, was removed: %v", live, err)
+	}
 }
