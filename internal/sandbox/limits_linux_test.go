@@ -172,3 +172,52 @@ func TestLimitsSweep(t *testing.T) {
 		t.Errorf("%s, of a live process, was removed: %v", live, err)
 	}
 }
+
+// TestLimitsProbeV2 probes a cgroup v2 hierarchy mocked in a directory:
+// bench's cgroup without the memory and pids controllers is refused,
+// saying so; with them enabled for its children it is chosen, and a
+// plugin's cgroup gets memory.max, no swap and pids.max.
+func TestLimitsProbeV2(t *testing.T) {
+	root := t.TempDir()
+	own := map[string]string{"": "/bench.scope"}
+	dir := filepath.Join(root, "bench.scope")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, v string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mounts := []cgroupMount{{dir: root, root: "/", v2: true}}
+	write("cgroup.controllers", "cpu io\n")
+	write("cgroup.subtree_control", "\n")
+	if _, err := probeV2(mounts, own); err == nil || !strings.Contains(err.Error(), "not memory and pids") {
+		t.Errorf("without the controllers: %v, want a refusal naming them", err)
+	}
+	write("cgroup.controllers", "cpu io memory pids\n")
+	write("cgroup.subtree_control", "memory pids\n")
+	r, err := probeV2(mounts, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.String() != "cgroup v2" || r.dirs[0] != dir {
+		t.Errorf("probe: %s in %v, want cgroup v2 in %s", r, r.dirs, dir)
+	}
+	g, err := r.create(Limits{Memory: 256 << 20, Tasks: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, v := range map[string]string{"memory.max": strconv.Itoa(256 << 20), "memory.swap.max": "0", "pids.max": "64"} {
+		if b, err := os.ReadFile(g.file(f)); err != nil || string(b) != v {
+			t.Errorf("%s = %q (%v), want %s", f, b, err, v)
+		}
+	}
+	if got := g.procsFiles(); len(got) != 1 || filepath.Dir(got[0]) != g.dirs[0] || !strings.HasPrefix(filepath.Base(g.dirs[0]), cgroupPrefix) {
+		t.Errorf("procs files %v", got)
+	}
+	// Outside the mount: no hierarchy.
+	if _, err := probeV2([]cgroupMount{{dir: root, root: "/elsewhere", v2: true}}, own); err == nil {
+		t.Error("bench's cgroup outside every mount: no error")
+	}
+}
