@@ -216,7 +216,9 @@ func (c *Client) limitHit(err error) string {
 	if c.proc == nil {
 		return ""
 	}
-	out := c.StderrTail(tailLines)
+	// All of the stderr bench keeps, not the lines errors quote: a crash
+	// puts its cause first ("pthread_create failed") and a dump after.
+	out := c.tail.raw()
 	if err != nil {
 		out += "\n" + err.Error()
 	}
@@ -621,6 +623,7 @@ type ringBuffer struct {
 	inCrash bool          // crash is still being collected
 	gs      int           // goroutine headers in crash
 	writers []*lineWriter // whose partial lines lastLines quotes
+	clues   []string      // the last lines that may say a limit was hit (sandbox.LimitClue)
 }
 
 // maxLineLen bounds a line as ringBuffer and lineWriter keep it.
@@ -660,6 +663,9 @@ func (r *ringBuffer) Write(p []byte) (int, error) {
 // the dump's lines up to the second goroutine: the goroutine that failed
 // (after the runtime stack of a fatal error) comes first.
 func (r *ringBuffer) endLine(line string) {
+	if sandbox.LimitClue(line) {
+		r.clues = append(r.clues[max(len(r.clues)-3, 0):], line)
+	}
 	prev := r.prev
 	r.prev = line
 	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
@@ -721,6 +727,15 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // included; or, when a Go panic or fatal error was written, its header and
 // the first goroutine of its dump, however many lines followed (the other
 // goroutines). go-plugin's JSON log lines are shown as "level: message".
+// raw returns what the buffer holds, as written, the line being written
+// included, after the last lines that may say a limit was hit, kept
+// apart.
+func (r *ringBuffer) raw() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.clues, "\n") + "\n" + string(r.buf) + string(r.line)
+}
+
 func (r *ringBuffer) lastLines(n int) string {
 	r.mu.Lock()
 	writers := r.writers

@@ -290,6 +290,28 @@ func (l Limits) inferHit(output string, signal int, cgroup bool) string {
 	return ""
 }
 
+// limitClues are what a process that ran into an rlimit writes: inferHit
+// looks for them.
+var limitClues = []string{
+	"too many open files", "emfile", "file too large", "efbig",
+	"out of memory", "cannot allocate memory", "memoryerror", "failed to reserve", "bad_alloc", "enomem",
+	"failed to create new os thread", "pthread_create failed", "can't start new thread", "resource temporarily unavailable", "eagain",
+}
+
+// LimitClue reports whether a line a plugin wrote may say that it ran
+// into a limit ("too many open files", "pthread_create failed"): a client
+// keeps such lines apart, for a crash's dump may push them out of what
+// it keeps of the plugin's output.
+func LimitClue(line string) bool {
+	low := strings.ToLower(line)
+	for _, c := range limitClues {
+		if strings.Contains(low, c) {
+			return true
+		}
+	}
+	return false
+}
+
 // dirWatch polls a plugin's private directory while the plugin runs and
 // calls over, once, when it holds more bytes or entries than the limits
 // allow. Each poll walks the directory; the next comes after

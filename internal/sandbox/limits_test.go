@@ -80,3 +80,18 @@ func TestLimitsDefaultsAndPlan(t *testing.T) {
 		t.Errorf("without the launcher: %+v", p)
 	}
 }
+
+func TestLimitsClue(t *testing.T) {
+	for line, want := range map[string]bool{
+		"runtime/cgo: pthread_create failed: Resource temporarily unavailable": true,
+		"hog: opening file 1014: open /dev/null: too many open files":          true,
+		"OSError: [Errno 24] Too many open files":                              true,
+		"MemoryError":            true,
+		"goroutine 7 [syscall]:": false,
+		"rip    0x7f5dc4543eec":  false,
+	} {
+		if got := LimitClue(line); got != want {
+			t.Errorf("LimitClue(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
