@@ -10,12 +10,15 @@ package cli_test
 // bench may not make one) and rlimits (--limit-by rlimit).
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/testbin"
@@ -229,5 +232,89 @@ func leftover(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestLimitsRlimitTasksUnprivileged: run by a user other than root, under
+// the strict sandbox's user namespace, RLIMIT_NPROC bounds the plugin's
+// tasks (counting only the namespace's own): the hog that starts too many
+// processes, or threads, fails naming the tasks limit. Root runs bench as
+// nobody (setpriv); skipped where the test is not root.
+func TestLimitsRlimitTasksUnprivileged(t *testing.T) {
+	setpriv, err := exec.LookPath("setpriv")
+	if os.Getuid() != 0 || err != nil {
+		t.Skipf("needs root and setpriv to run bench as nobody (uid %d, %v)", os.Getuid(), err)
+	}
+	// Not under t.TempDir, whose parents nobody may not enter.
+	dir, err := os.MkdirTemp("", "regretbench-limits-nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	const nobody = 65534
+	copyExe := func(src, dst string) {
+		b, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyExe(filepath.Join(binDir, "bench"), filepath.Join(dir, "bench"))
+	copyExe(filepath.Join(hogPlugins(t), "bench-plugin-hog"), filepath.Join(plugins, "bench-plugin-hog"))
+	cases := []hogCase{
+		{"within", "procs: 2, threads: 8", ""},
+		{"procs", "procs: 100", "hit the tasks limit (256 processes and threads"},
+		{"threads", "threads: 300", "hit the tasks limit (256 processes and threads"},
+	}
+	scen := writeHogScenario(t, cases)
+	b, err := os.ReadFile(scen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen = filepath.Join(dir, "hog.yaml")
+	if err := os.WriteFile(scen, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, plugins} {
+		if err := os.Chown(p, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME="+dir, "TMPDIR="+dir,
+		filepath.Join(dir, "bench"), "run", "--plugin-dir", plugins, "--scenario", scen, "--out", out, "--start-timeout", "2m", "--limit-by", "rlimit")
+	stderr, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("bench as nobody did not end within 5 minutes:\n%s", stderr)
+	}
+	f, rerr := results.ReadFile(out)
+	if rerr != nil {
+		t.Fatalf("bench as nobody: %v, no results (%v):\n%s", err, rerr, stderr)
+	}
+	if l := f.Policies[0].Limits; l == nil || l.Tasks == 0 {
+		t.Skipf("tasks are not limited for nobody here (no user namespace for an unprivileged user?): %+v", l)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Errorf("bench as nobody: %v, want exit 3:\n%s", err, stderr)
+	}
+	for i, c := range cases {
+		p := f.Policies[i]
+		switch {
+		case c.want == "" && p.Status != results.StatusOK:
+			t.Errorf("%s: %s: %s; want it to run", c.label, p.Status, p.Error)
+		case c.want != "" && !strings.Contains(p.Error, c.want):
+			t.Errorf("%s: error %q, want it to say %q", c.label, p.Error, c.want)
+		}
 	}
 }
