@@ -50,8 +50,8 @@ func comparable(t *testing.T, path string) string {
 	f.Scenario.Description = ""
 	for _, p := range f.Policies {
 		// What the machine did, not what the policy did: time, the
-		// executable's checksum and the sandbox it ran under.
-		p.Seconds, p.PluginSHA256, p.Sandbox = 0, "", ""
+		// executable's checksum, the sandbox and the limits it ran under.
+		p.Seconds, p.PluginSHA256, p.Sandbox, p.Limits = 0, "", "", nil
 		// A summary of the finals hashed here (results.Check holds
 		// it to them), added after the reference hashes were taken.
 		p.Distribution = nil

@@ -115,7 +115,7 @@ func TestRunOptions(t *testing.T) {
 		args: []string{"run", "--scenario", "two_arm"},
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "scenario", o.scenario, "two_arm")
-			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
+			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: limitDefaults(sandboxOptions{level: "auto"})})
 			eq(t, "runs changed", changed(o.flags, "runs"), false)
 			eq(t, "gate", [3]any{o.gate.metric, o.gate.margin, o.gate.alpha}, [3]any{"regret", "5%", 0.01})
 			eq(t, "gate.formatFlag", o.gate.formatFlag, "--gate-format")
@@ -131,11 +131,13 @@ func TestRunOptions(t *testing.T) {
 			"--compare-to", "TS", "--baseline", "b.json", "--save-baseline", "s.json", "--gate-format", "json",
 			"--margin", "10%", "--metric", "underestimation", "--alpha", "0.05", "--force", "--require-conclusive",
 			"--require-same", "--format", "csv", "--at", "10,20", "--plot", "figs", "--plot-format", "svg",
-			"--sandbox", "strict", "--sandbox-read", "/opt/a", "--sandbox-read", "/opt/b"},
+			"--sandbox", "strict", "--sandbox-read", "/opt/a", "--sandbox-read", "/opt/b",
+			"--limit-memory", "8GiB", "--limit-tasks", "512", "--limit-files", "4096", "--limit-disk", "2GiB", "--limit-disk-files", "20000", "--limit-by", "rlimit"},
 		check: func(t *testing.T, o *runOptions, f *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
 				stepTimeout: time.Minute, startTimeout: 2 * time.Second, quiet: true, with: []string{"ts:c=1,d=2@X", "klucb"},
-				sandbox: sandboxOptions{level: "strict", read: []string{"/opt/a", "/opt/b"}}})
+				sandbox: sandboxOptions{level: "strict", read: []string{"/opt/a", "/opt/b"},
+					limitMemory: "8GiB", limitTasks: "512", limitFiles: "4096", limitDisk: "2GiB", limitDiskFiles: "20000", limitBy: "rlimit"}})
 			eq(t, "seed", o.seed, seedOptions{value: "3"})
 			eq(t, "policies", o.policies, []string{"TS", "KL-UCB"})
 			eq(t, "out", o.out, "r.json")
@@ -188,7 +190,7 @@ func TestRunOptions(t *testing.T) {
 		{name: "BENCH_SANDBOX=none", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "none"}, err: `--sandbox: sandbox level "none": want auto, strict or off`},
 		{name: "sandbox in the config", args: []string{"run", "--scenario", "two_arm"}, config: "sandbox: strict\nsandbox-read: [/opt/data]\n",
 			check: func(t *testing.T, o *runOptions, _ *factory) {
-				eq(t, "sandbox", o.sandbox, sandboxOptions{level: "strict", read: []string{"/opt/data"}})
+				eq(t, "sandbox", o.sandbox, limitDefaults(sandboxOptions{level: "strict", read: []string{"/opt/data"}}))
 			}},
 		{name: "BENCH_SANDBOX beats the config", args: []string{"run", "--scenario", "two_arm"}, env: map[string]string{"BENCH_SANDBOX": "off"}, config: "sandbox: strict\n",
 			check: func(t *testing.T, o *runOptions, _ *factory) {
@@ -246,7 +248,7 @@ func TestPaperOptions(t *testing.T) {
 		name: "defaults",
 		args: []string{"paper"},
 		check: func(t *testing.T, o *paperOptions, _ *factory) {
-			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
+			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: limitDefaults(sandboxOptions{level: "auto"})})
 			eq(t, "runs changed", changed(o.flags, "runs"), false)
 			eq(t, "dir", o.dir, "paper-results")
 			eq(t, "formats", o.formats, plot.DefaultFormats)
@@ -268,7 +270,7 @@ func TestPaperOptions(t *testing.T) {
 		check: func(t *testing.T, o *paperOptions, _ *factory) {
 			eq(t, "policyRunOptions", o.policyRunOptions, policyRunOptions{runs: 5, horizon: 100, jobs: 2,
 				stepTimeout: time.Minute, startTimeout: 3 * time.Second, quiet: true, with: []string{"ts@X"},
-				sandbox: sandboxOptions{level: "off"}})
+				sandbox: limitDefaults(sandboxOptions{level: "off"})})
 			eq(t, "dir", o.dir, "d")
 			eq(t, "formats", o.formats, []string{"svg", "pdf"})
 			eq(t, "metric", o.metric, "regret_under")
@@ -389,12 +391,12 @@ func TestOptionsIndependent(t *testing.T) {
 	exec("--scenario", "three_arm")
 	exec("paper")
 
-	fresh := policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}}
+	fresh := policyRunOptions{stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: limitDefaults(sandboxOptions{level: "auto"})}
 	if len(runOpts) != 1 || len(rootOpts) != 1 || len(papers) != 2 {
 		t.Fatalf("runF calls: run %d, root %d, paper %d; want 1, 1, 2", len(runOpts), len(rootOpts), len(papers))
 	}
 	run, rootRun := runOpts[0], rootOpts[0]
-	eq(t, "run: policyRunOptions", run.policyRunOptions, policyRunOptions{horizon: 50, jobs: 2, stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: sandboxOptions{level: "auto"}})
+	eq(t, "run: policyRunOptions", run.policyRunOptions, policyRunOptions{horizon: 50, jobs: 2, stepTimeout: 5 * time.Minute, startTimeout: 10 * time.Second, sandbox: limitDefaults(sandboxOptions{level: "auto"})})
 	eq(t, "run: gate", [3]any{run.gate.metric, run.gate.margin, run.gate.alpha}, [3]any{"regret", "5%", 0.01})
 	eq(t, "root: policyRunOptions", rootRun.policyRunOptions, fresh)
 	eq(t, "root: scenario", rootRun.scenario, "three_arm")

@@ -30,6 +30,8 @@ type Plugin struct {
 	// Sandbox names the confinement the plugin runs under ("strict",
 	// "off", "landlock+seccomp"; package sandbox), "" when unknown.
 	Sandbox string
+	// Limits are the limits the plugin runs under, nil when unknown.
+	Limits *results.Limits
 }
 
 // Launcher connects to the plugin of a scenario policy. An error wrapped
@@ -232,6 +234,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
 		j.res.Sandbox = j.plugin.Sandbox
+		j.res.Limits = j.plugin.Limits
 		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)

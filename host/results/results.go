@@ -209,6 +209,22 @@ type DiagSeries struct {
 	SE          []float64 `json:"se"`
 }
 
+// Limits are the limits a policy's plugin ran under (package sandbox):
+// memory and disk as sizes ("4GiB"), tasks, open files and the private
+// directory's entries as counts, and By, how memory and tasks were
+// enforced: "cgroup v2", "cgroup v1", "rlimit" (memory is then address
+// space) or "none". A limit not in force is absent, and Unlimited says
+// why.
+type Limits struct {
+	Memory    string   `json:"memory,omitempty"`
+	Tasks     int64    `json:"tasks,omitempty"`
+	Files     int64    `json:"files,omitempty"`
+	Disk      string   `json:"disk,omitempty"`
+	DiskFiles int64    `json:"disk_files,omitempty"`
+	By        string   `json:"by"`
+	Unlimited []string `json:"unlimited,omitempty"`
+}
+
 // Status values of a policy.
 const (
 	StatusOK     = "ok"
@@ -225,8 +241,11 @@ type Policy struct {
 	// "off", or the layers auto could have, such as "landlock+seccomp".
 	// A merge of shards that ran under different ones names each,
 	// weakest first.
-	Sandbox string         `json:"sandbox,omitempty"`
-	Params  map[string]any `json:"params"`
+	Sandbox string `json:"sandbox,omitempty"`
+	// Limits are the limits the policy's plugin ran under, and how they
+	// were enforced; absent from files written before bench had them.
+	Limits *Limits        `json:"limits,omitempty"`
+	Params map[string]any `json:"params"`
 	// Color is the policy's colour in figures, "#RRGGBB", when its
 	// scenario entry sets one (`color:`); empty: the palette's, by order
 	// of appearance (host/plot).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/registry"
+	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
@@ -60,8 +61,17 @@ func Launcher(dirs registry.Path, startTimeout time.Duration, plan *sandbox.Plan
 		if w := NameMismatch(p.Plugin, d); w != "" {
 			fmt.Fprintf(warn, "bench: warning: plugin %s: %s\n", path, w)
 		}
-		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum, Sandbox: c.Sandbox().String()}, nil
+		return &engine.Plugin{Conn: c, Desc: d, SHA256: sum, Sandbox: c.Sandbox().String(), Limits: LimitsRecord(c.Limits())}, nil
 	}
+}
+
+// LimitsRecord is l as a results file records it.
+func LimitsRecord(l sandbox.Limits) *results.Limits {
+	if l.By == "" {
+		return nil
+	}
+	r := l.Record()
+	return &results.Limits{Memory: r.Memory, Tasks: r.Tasks, Files: r.Files, Disk: r.Disk, DiskFiles: r.DiskFiles, By: r.By, Unlimited: r.Unlimited}
 }
 
 // DescribeErr reports a Describe answer bench cannot use: parameters of an

@@ -62,6 +62,7 @@ func DescribePlugin(pl registry.Plugin, startTimeout time.Duration, plan *sandbo
 func WritePlugins(w, warn io.Writer, l registry.Listing, startTimeout time.Duration, plan *sandbox.Plan) (failed []string) {
 	esc := termsafe.String
 	fmt.Fprintf(w, "plugin search path (sandbox %s), first found wins:\n", plan.Layers)
+	fmt.Fprintf(w, "  limits per plugin: %s\n", plan.Limits)
 	for _, d := range l.Dirs {
 		state := fmt.Sprintf("%d plugin(s)", len(d.Names))
 		switch {

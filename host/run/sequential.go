@@ -66,7 +66,7 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 		return &p
 	}
 	p := &results.Policy{Label: s.meta.Label, Plugin: s.meta.Plugin, PluginVersion: s.meta.PluginVersion, PluginSHA256: s.meta.PluginSHA256,
-		Sandbox: s.meta.Sandbox, Params: s.meta.Params, Feedback: s.meta.Feedback, Status: results.StatusOK, Seconds: s.seconds}
+		Sandbox: s.meta.Sandbox, Limits: s.meta.Limits, Params: s.meta.Params, Feedback: s.meta.Feedback, Status: results.StatusOK, Seconds: s.seconds}
 	p.Summarize(s.meta.Checkpoints, s.metrics, s.diags, false)
 	if s.reps < runs {
 		p.Replications = s.reps

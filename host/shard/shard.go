@@ -6,6 +6,7 @@ package shard
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -138,6 +139,13 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			}
 		}
 		p.Sandbox = mergeSandboxes(sandboxes)
+		// The limits, when every shard ran under the same.
+		p.Limits = q.Limits
+		for _, k := range order {
+			if l := files[k].Policies[i].Limits; !reflect.DeepEqual(l, q.Limits) {
+				p.Limits = nil
+			}
+		}
 		if len(failed) > 0 {
 			p.Status, p.Error = results.StatusFailed, strings.Join(failed, "; ")
 			out.Policies = append(out.Policies, p)

@@ -206,7 +206,32 @@ func (c *Client) fail(op string, err error) error {
 		err = fmt.Errorf("%w; it ran under sandbox %s, which lets it read only its own directory, the system's library and interpreter trees and its interpreter's prefix (a venv), "+
 			"and write only its private directory, with none of bench's environment variables: --sandbox-read PATH lets it read more, --sandbox off runs it unconfined", err, c.Sandbox())
 	}
-	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines)}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Limit: c.limitHit(err)}
+}
+
+// limitHit says which limit the plugin hit (sandbox.Cmd.LimitHit), judging
+// from the counters of its cgroup, the watch of its private directory, or
+// else err and its last stderr lines; "" when none.
+func (c *Client) limitHit(err error) string {
+	if c.proc == nil {
+		return ""
+	}
+	// All of the stderr bench keeps, not the lines errors quote: a crash
+	// puts its cause first ("pthread_create failed") and a dump after.
+	out := c.tail.raw()
+	if err != nil {
+		out += "\n" + err.Error()
+	}
+	return c.proc.LimitHit(out)
+}
+
+// Limits reports the limits the plugin runs under: none for a plugin
+// launched without a plan, or attached to.
+func (c *Client) Limits() sandbox.Limits {
+	if c.proc == nil {
+		return sandbox.Limits{}
+	}
+	return c.proc.Limits()
 }
 
 // tailLines is how many of a plugin's last stderr lines errors quote.
@@ -227,13 +252,21 @@ type PluginError struct {
 	Err    error
 	Stderr string // last lines of the plugin's stderr, may be empty
 	Exited bool   // the process had exited when the error was seen
+	// Limit names the limit the plugin hit, as package sandbox says it
+	// ("hit the memory limit (...; raise with --limit-memory)"), or "".
+	Limit string
 }
 
 // Error formats the error as one paragraph: the plugin, the operation and
 // the cause on the first line, then the plugin's stderr lines indented.
 func (e *PluginError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "plugin %s: %s: %s", e.Path, e.Op, noBlankLines(e.Err.Error()))
+	if e.Limit != "" {
+		fmt.Fprintf(&b, "plugin %s: %s; ", e.Path, e.Limit)
+		fmt.Fprintf(&b, "%s: %s", e.Op, noBlankLines(e.Err.Error()))
+	} else {
+		fmt.Fprintf(&b, "plugin %s: %s: %s", e.Path, e.Op, noBlankLines(e.Err.Error()))
+	}
 	if e.Exited {
 		b.WriteString(" (the plugin process exited)")
 	}
@@ -333,7 +366,7 @@ func (c *Client) rpcErr(op string, err error) error {
 	case ok && st.Code() != codes.Canceled && st.Code() != codes.DeadlineExceeded:
 		err = errors.New(st.Message())
 	}
-	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited(), Limit: c.limitHit(err)}
 }
 
 // waitExit reports whether the plugin process has exited, waiting a little
@@ -590,6 +623,7 @@ type ringBuffer struct {
 	inCrash bool          // crash is still being collected
 	gs      int           // goroutine headers in crash
 	writers []*lineWriter // whose partial lines lastLines quotes
+	clues   []string      // the last lines that may say a limit was hit (sandbox.LimitClue)
 }
 
 // maxLineLen bounds a line as ringBuffer and lineWriter keep it.
@@ -629,6 +663,9 @@ func (r *ringBuffer) Write(p []byte) (int, error) {
 // the dump's lines up to the second goroutine: the goroutine that failed
 // (after the runtime stack of a fatal error) comes first.
 func (r *ringBuffer) endLine(line string) {
+	if sandbox.LimitClue(line) {
+		r.clues = append(r.clues[max(len(r.clues)-3, 0):], line)
+	}
 	prev := r.prev
 	r.prev = line
 	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
@@ -690,6 +727,15 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // included; or, when a Go panic or fatal error was written, its header and
 // the first goroutine of its dump, however many lines followed (the other
 // goroutines). go-plugin's JSON log lines are shown as "level: message".
+// raw returns what the buffer holds, as written, the line being written
+// included, after the last lines that may say a limit was hit, kept
+// apart.
+func (r *ringBuffer) raw() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.clues, "\n") + "\n" + string(r.buf) + string(r.line)
+}
+
 func (r *ringBuffer) lastLines(n int) string {
 	r.mu.Lock()
 	writers := r.writers
@@ -811,7 +857,7 @@ func (s *liveSet) list() []*Client {
 func (s *clientSession) sockErr(ctx context.Context, op string, err error) error {
 	c := s.c
 	if re, ok := errors.AsType[*wire.RemoteError](err); ok {
-		return &PluginError{Path: c.path, Op: op, Err: errors.New(re.Msg), Stderr: c.StderrTail(tailLines)}
+		return &PluginError{Path: c.path, Op: op, Err: errors.New(re.Msg), Stderr: c.StderrTail(tailLines), Limit: c.limitHit(errors.New(re.Msg))}
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -821,5 +867,5 @@ func (s *clientSession) sockErr(ctx context.Context, op string, err error) error
 		c.waitExit() // as for gRPC's Unavailable: let the crash message arrive
 		err = errors.New("the connection to the plugin broke")
 	}
-	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited()}
+	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Exited: c.pc.Exited(), Limit: c.limitHit(err)}
 }

@@ -108,6 +108,7 @@ func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runn
 				return nil, err
 			}
 			r.sb, r.cmd = c, c.Cmd
+			c.OnLimit = r.KillGroup
 		} else {
 			r.cmd = exec.Command(path)
 			r.cmd.Env = env
@@ -165,6 +166,9 @@ func (r *Runner) wait() {
 	r.mu.Unlock()
 	if r.sb != nil {
 		r.sb.Stop()
+		// What the cgroup says was hit is read, and what is left in it
+		// killed, before anyone is told that the process exited.
+		r.sb.Release()
 	}
 	close(r.exited)
 	time.AfterFunc(pipeGrace, func() {
@@ -210,6 +214,24 @@ func (r *Runner) Layers() sandbox.Layers {
 		return 0
 	}
 	return r.sb.Layers
+}
+
+// Limits reports the limits the plugin runs under (package sandbox); a
+// plugin started without a plan runs under none.
+func (r *Runner) Limits() sandbox.Limits {
+	if r.sb == nil {
+		return sandbox.Limits{}
+	}
+	return r.sb.Limits()
+}
+
+// LimitHit says which limit the plugin hit, or "": output is what it
+// wrote to stderr and any error it answered (sandbox.Cmd.LimitHit).
+func (r *Runner) LimitHit(output string) string {
+	if r.sb == nil {
+		return ""
+	}
+	return r.sb.LimitHit(output)
 }
 
 // isProtocolVar reports whether the environment variable key is one that

@@ -112,6 +112,13 @@ func (c Config) Plan() (Plan, error) {
 	}
 	exe, layers, missing := detect()
 	p.reaper = exe != ""
+	planned := layers
+	if c.Level == Off {
+		planned = 0
+	}
+	if p.Limits, err = c.Limits.plan(planned, p.reaper); err != nil {
+		return p, err
+	}
 	switch c.Level {
 	case Off:
 		return p, nil
@@ -133,6 +140,10 @@ type Cmd struct {
 	lifeR  *os.File // the launcher's end of the lifeline; closed once started
 	lifeW  *os.File // bench's end: closing it asks the launcher to end
 	stop   sync.Once
+	// OnLimit, when set before Start, is called when the plugin is killed
+	// for going over a limit that bench watches (limits_linux.go).
+	OnLimit func()
+	lim     *limitState
 }
 
 // Command returns the command that runs the plugin at path under p. env is
@@ -154,7 +165,18 @@ func (p Plan) Command(path string, env []string, dir string, protocol func(key s
 		s.Read = append(readPaths(path, lookupEnv(env, "PATH"), p.Layers&Namespaces != 0), p.Read...)
 		s.Write = []string{dir, "/dev/null"}
 	}
-	return command(exe, s, env)
+	ll, lim, err := p.Limits.launch(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.Limits = ll
+	c, err := command(exe, s, env)
+	if err != nil {
+		(&Cmd{lim: lim}).Release()
+		return nil, err
+	}
+	c.lim = lim
+	return c, nil
 }
 
 // command builds the launcher's command for s.
@@ -192,6 +214,9 @@ func (c *Cmd) Start() error {
 	}
 	if err != nil {
 		c.Stop()
+		c.Release()
+	} else {
+		c.lim.start(c)
 	}
 	return err
 }

@@ -35,6 +35,10 @@ type spec struct {
 	Read   []string `json:"read,omitempty"`  // paths it may read and execute
 	Write  []string `json:"write,omitempty"` // paths it may also write
 	Probe  bool     `json:"probe,omitempty"` // confine, report, exit: no plugin
+
+	// Limits are the cgroup to join and the rlimits to set, first thing
+	// (limits_linux.go).
+	Limits *launchLimits `json:"limits,omitempty"`
 }
 
 func init() {
@@ -63,6 +67,9 @@ func launcherMain(arg string) int {
 	var s spec
 	if err := json.Unmarshal([]byte(arg), &s); err != nil {
 		return fail(exitSetup, "bad launch spec: %v", err)
+	}
+	if err := applyLimits(s.Limits); err != nil {
+		return fail(exitSetup, "%v", err)
 	}
 	// Confinement is per thread (Landlock, seccomp without TSYNC, no new
 	// privileges, capabilities): all of it happens on this thread, which

@@ -118,6 +118,9 @@ type Config struct {
 	// read and execute, beyond its own directory and the system's trees:
 	// --sandbox-read.
 	Read []string
+	// Limits are what each plugin may take; zero fields get
+	// DefaultLimits (package doc, limits.go).
+	Limits Limits
 }
 
 // Plan is what a Config gives on this machine: the layers that will
@@ -130,6 +133,8 @@ type Plan struct {
 	Missing []string
 	// Read is Config.Read, made absolute.
 	Read []string
+	// Limits are the limits in force for every plugin, and how.
+	Limits Limits
 	// reaper: plugins are started through the launcher, which reaps their
 	// descendants (Linux only).
 	reaper bool

@@ -16,6 +16,9 @@ func (c Config) Plan() (Plan, error) {
 	if p.Read, err = c.readPaths(); err != nil {
 		return p, err
 	}
+	if p.Limits, err = c.Limits.plan(0, false); err != nil {
+		return p, err
+	}
 	missing := fmt.Sprintf("namespaces, landlock and seccomp (Linux only; this is %s)", runtime.GOOS)
 	switch c.Level {
 	case Strict:
@@ -31,6 +34,8 @@ type Cmd struct {
 	*exec.Cmd
 	// Layers is the confinement the plugin runs under: none.
 	Layers Layers
+	// OnLimit is never called: no limit is in force.
+	OnLimit func()
 }
 
 // Command returns the command that runs the plugin at path with env.
