@@ -22,7 +22,7 @@ import (
 // badModes are the modes of testdata/badplugin, each linked into the bad
 // plugin directory as bench-plugin-bad-MODE.
 var badModes = []string{"ok", "arm-range", "ignore-seed", "time-seed", "shared-rand", "stdout-before", "orphan",
-	"gamer", "late-fault", "hang-open", "hang-step", "hang-close"}
+	"gamer", "late-fault", "hang-open", "hang-step", "hang-close", "round-time", "round-arm"}
 
 var (
 	badOnce sync.Once
@@ -674,6 +674,53 @@ func TestConformPythonBroken(t *testing.T) {
 				if strings.Contains(stdout, goName) {
 					t.Errorf("a Python plugin is told about Go's %s", goName)
 				}
+			}
+			assertNoPluginsIn(t, own)
+		})
+	}
+}
+
+// roundSession matches a session of a round horizon of 2,000 rounds or
+// more in bench conform -v's sessions lines, and in its failures.
+var roundSession = regexp.MustCompile(`T=([2-9]|[1-9][0-9]+)000\b|\b([2-9]|[1-9][0-9]+)000 rounds`)
+
+// TestConformRoundHorizons: plugins that misbehave only at a real run's
+// horizons (a multiple of 1,000, at least 2,000: every shipped
+// scenario's), nondeterministic there (round-time) or pulling an arm out
+// of range there (round-arm), fail bench conform: the kit once never
+// played such a horizon, and they passed 42/42. The seed is fixed so
+// that the test is deterministic; sdktest's TestPlanRoundSizes and
+// TestRoundHorizonsCaught show that most seeds catch them. Every check
+// that fails played a round horizon: the fault shows there only.
+func TestConformRoundHorizons(t *testing.T) {
+	skipShort(t, "bench conform against plugins that misbehave at round horizons")
+	t.Parallel() // with plugins of its own: see ownPlugins
+	dir := badPlugins(t)
+	for _, mode := range []string{"round-time", "round-arm"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			own := ownPlugins(t, dir, "bad-"+mode)
+			stdout, stderr, code := bench(t, "--plugin-dir", own, "conform", "--quick", "-v", "--seed", "0x1", "bad-"+mode)
+			t.Logf("stdout:\n%s", stdout)
+			if code != cli.ExitFailure {
+				t.Fatalf("exit %d, want %d\n%s", code, cli.ExitFailure, stderr)
+			}
+			status, _ := conformResults(t, stdout)
+			checkEveryRule(t, stdout, status)
+			failed := 0
+			for n, s := range status {
+				if s != "FAIL" {
+					continue
+				}
+				failed++
+				// The FAIL line and the lines indented under it.
+				lines := regexp.MustCompile(`(?m)^FAIL ` + regexp.QuoteMeta(n) + `: .*\n(\s+.*\n)*`).FindString(stdout)
+				if !roundSession.MatchString(lines) {
+					t.Errorf("FAIL %s played no round horizon of 2,000 or more:\n%s", n, lines)
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no check failed")
 			}
 			assertNoPluginsIn(t, own)
 		})

@@ -38,20 +38,36 @@
 //
 // Every session's policy seed, number of arms, horizon, replication count
 // and replication indices are drawn from one 64-bit seed, the kit's seed,
-// within the ranges of real scenarios: K in 2..20; horizons from tens of
-// rounds to 1,000 (300 with Quick); 1 to 300 replications (100 with
-// Quick), within 8,000 replications x rounds per session (2,000 with
-// Quick); the first replication 0, or anywhere below 1,000,000; policy
-// seeds uniform over 64 bits, as a run's are (a hash of the scenario
-// seed). Over the fastest transport (in process: the path without RPC; an
+// by one rule that makes a kit session indistinguishable from a run's:
+//
+//   - every size is drawn over a range that holds the values the shipped
+//     scenarios give a session (scenarios/*.yaml: horizons 2,000, 3,000,
+//     10,000 and 20,000; K 2, 3, 10, 31 and 80; sessions of 500, 100, 50
+//     and, for --audit and --replication, 1 replication);
+//   - with probability 1/2 it is a round value of its range: half the
+//     time one of the shipped scenarios' values, else a multiple of 10,
+//     100, 1,000 or 10,000; otherwise it is log-uniform over the range;
+//   - the ranges: K in 2..100; horizons from tens of rounds to 1,000 (300
+//     with Quick), and in one general session in 4 (in 8 with Quick) a
+//     round horizon of 2,000 to 5,000 rounds (3,000), a multiple of
+//     1,000; 1 to 500 replications (100 with Quick) within 16,000
+//     replications x rounds per session (2,000 with Quick); the first
+//     replication 0, or anywhere below 1,000,000; policy seeds uniform
+//     over 64 bits, as a run's are (a hash of the scenario seed).
+//
+// Over the fastest transport (in process: the path without RPC; an
 // executable: the step socket) rule valid-arms also plays a long session,
-// of 20,000 to 25,000 rounds, so that a fault after round 1000 fails a
-// rule. For an executable, which may be anyone's, deterministic-seed also
-// replays a long session on a fresh process, and batch-split also splits a
-// batch of 2 replications over 1,000 to 25,000 rounds (log-uniform). So a
-// plugin cannot tell the kit's sessions from a run's by their seed, arms,
-// horizon or replications. Only a session's size as a whole, replications
-// x rounds, stays below a run's: a check has to finish in seconds.
+// of 20,000 to 25,000 rounds (20,000 or another multiple of 1,000 half
+// the time), so that a fault after round 1000 fails a rule. For an
+// executable, which may be anyone's, deterministic-seed also replays a
+// long session on a fresh process, and batch-split also splits a batch
+// of 2 replications over 1,000 to 25,000 rounds (drawn as above). So any
+// value a plugin could switch on to tell the kit from a run, a round
+// horizon of a real run included, comes up in the kit's sessions with a
+// probability bounded below (TestPlanRoundSizes), and a plugin that
+// misbehaves only there fails. Only a session's size as a whole,
+// replications x rounds, stays below a run's: a check has to finish in
+// seconds.
 //
 // Each check (a rule over a transport) draws its sessions from the kit's
 // seed and its own name only, so it replays alike whichever other rules

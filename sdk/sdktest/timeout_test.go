@@ -136,8 +136,9 @@ func TestPlanReplays(t *testing.T) {
 	for seed := range uint64(200) {
 		p := newPlan(newConfig([]Option{WithSeed(seed)}), "valid-arms/socket")
 		s := p.session(draw{})
-		if s.arms < 2 || s.arms > 20 || s.horizon < s.arms+minSelect || s.horizon > fullSizes.maxT ||
-			len(s.reps) < 1 || len(s.reps)*s.horizon > max(fullSizes.budget, s.horizon) {
+		big := s.horizon >= bigMin && s.horizon <= fullSizes.bigMax && s.horizon%1000 == 0
+		if s.arms < minArms || s.arms > maxArms || s.horizon < s.arms+minSelect || (s.horizon > fullSizes.maxT && !big) ||
+			len(s.reps) < 1 || len(s.reps) > fullSizes.maxReps || len(s.reps)*s.horizon > max(fullSizes.budget, s.horizon) {
 			t.Errorf("seed %d: session %v out of range", seed, s)
 		}
 		if l := p.long(1); l.horizon < 20_000 || l.horizon > 25_000 {
