@@ -66,7 +66,9 @@ sessions played:
 The last line counts them: N passed, N failed. A plugin that does not
 answer Open, Step or Close within --step-timeout (Describe: within
 --start-timeout) fails the rule; it is killed, and the next rule starts a
-fresh one.
+fresh one. After a hang over a transport the later checks over it are not
+run, and after two hangs no check that plays a session is (each says so,
+SKIP ... not run): a plugin that hangs costs about two step timeouts.
 
 --rule NAME checks only the rules named. The rules: ` + conform.RuleNames(len("--rule NAME checks only the rules named. The rules: ")) + `.
 

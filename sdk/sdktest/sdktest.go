@@ -87,7 +87,12 @@
 // first Describe, within the start timeout (WithStartTimeout, default 10s).
 // A plugin that does not fails the rule with a message naming the call and
 // the timeout; the kit closes it (an executable's process is killed) and
-// goes on with the next check and a fresh process. In process, over the path
+// goes on with the next check and a fresh process. After a check hit the
+// step timeout over a transport, no further check plays sessions over
+// that transport, and after two checks hit it no further check plays
+// sessions at all: each is reported skipped, "not run", naming the
+// checks that hung. So a plugin that hangs costs about two step
+// timeouts, not one per rule. In process, over the path
 // without RPC (transport "local"), a call cannot be interrupted: a hang
 // there is for go test's -timeout to report, with every goroutine's stack.
 //
@@ -405,12 +410,19 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 	} else {
 		tr = s.main
 	}
+	if !r.once {
+		if why := s.hangSkip(tr); why != "" {
+			res.Doc, res.Skipped = r.doc(s.vocab()), why
+			return res
+		}
+	}
 	cctx, dog := newWatchdog(ctx, s.cfg.stepTimeout)
 	h := &Target{ctx: cctx, dog: dog, cfg: s.cfg, s: s, tr: tr, rec: s.rec(),
 		plan: newPlan(s.cfg, res.Name()), fast: tr == s.fast}
 	err := r.check(h)
 	if c, ok := dog.timedOut(); ok {
 		err = timeoutError(err, c, "step", s.cfg.stepTimeout)
+		s.hung(res.Name(), tr, c)
 	}
 	dog.stop()
 	err = errors.Join(err, h.rec.err())
@@ -456,4 +468,45 @@ func (e skipError) Error() string { return string(e) }
 type suiteState struct {
 	mu  sync.Mutex
 	sdk string // the SDK the plugin reports in Describe
+	// The checks the step timeout cut short, and over each transport the
+	// first of them: see hangSkip.
+	hangs   []string
+	hungOn  map[*transport]string
+	hungErr string // the first hang's call, for the reasons
+}
+
+// maxHangs is how many checks may hit the step timeout before the kit
+// plays no more sessions: a plugin that hangs ends bench conform within
+// about two step timeouts, not one per rule.
+const maxHangs = 2
+
+// hung records that check, over tr, was cut short by the step timeout in
+// call c.
+func (s *suiteState) hung(check string, tr *transport, c call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hangs = append(s.hangs, check)
+	if s.hungOn == nil {
+		s.hungOn = map[*transport]string{}
+	}
+	if _, ok := s.hungOn[tr]; !ok {
+		s.hungOn[tr] = fmt.Sprintf("%s (%s)", check, c)
+	}
+}
+
+// hangSkip says why a check over tr that plays sessions is not run after
+// hangs ("" when it is): after maxHangs checks hit the step timeout, no
+// check plays a session (each would wait the timeout too, likely for
+// nothing); after one did over tr, no further check over tr does.
+func (s *suiteState) hangSkip(tr *transport) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.hangs) >= maxHangs {
+		return fmt.Sprintf("not run: the plugin hit the step timeout in %s; it hangs, and each further check would wait the timeout too",
+			strings.Join(s.hangs, " and "))
+	}
+	if first, ok := s.hungOn[tr]; ok {
+		return fmt.Sprintf("not run: over %s the plugin hit the step timeout in %s; no more sessions over %s", tr.name, first, tr.name)
+	}
+	return ""
 }

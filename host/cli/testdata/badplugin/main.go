@@ -5,7 +5,7 @@
 // directory as bench-plugin-bad-MODE; a plugin receives no arguments, so
 // the mode is read from os.Args[0].
 //
-// The hang-* modes hang once: the first process of the plugin directory
+// The hang-* modes but hang-every hang once: the first process of the plugin directory
 // to get there creates the file hung-MODE beside the executable and never
 // answers; every other call, in that process or another, is answered.
 package main
@@ -46,6 +46,9 @@ func (g *greedy) Select(t int) int {
 	}
 	if mode == "hang-step" {
 		hangOnce()
+	}
+	if mode == "hang-every" {
+		select {} // every session, every process: a plugin that hangs
 	}
 	if g.rng.Float64() < g.s.Params.Float("eps") {
 		g.explored++
