@@ -315,10 +315,13 @@ func TestConformNotGamed(t *testing.T) {
 				}
 			}
 			if c.mode == "late-fault" {
-				// With --quick only the step socket plays past round 1000.
+				// Over the other transports only a general session of
+				// a round horizon of 2,000 or more (one in 8 with
+				// --quick) plays past round 1000: they pass, or fail at
+				// round 1001.
 				for _, tr := range []string{"grpc", "grpc-unary"} {
-					if s := status["valid-arms/"+tr]; s != "PASS" {
-						t.Errorf("valid-arms/%s: %s %s, want PASS", tr, s, reason["valid-arms/"+tr])
+					if s, r := status["valid-arms/"+tr], reason["valid-arms/"+tr]; s != "PASS" && !(s == "FAIL" && strings.Contains(r, "round 1001")) {
+						t.Errorf("valid-arms/%s: %s %s, want PASS, or a failure at round 1001", tr, s, r)
 					}
 				}
 			}

@@ -205,9 +205,10 @@ func WithSize(arms, horizon, replications int) Option {
 	return func(c *config) { c.fixed = &fixedSize{arms: arms, horizon: horizon, reps: replications} }
 }
 
-// Quick makes every rule cheaper: general sessions of at most 500 rounds,
-// 100 replications and 5,000 replication-rounds, and 4 replications of
-// the batch replayed alone. It keeps the long sessions. It catches the
+// Quick makes every rule cheaper: general sessions of at most 300 rounds
+// (one in 8 a round one of 2,000 or 3,000 instead), 100 replications and
+// 2,000 replication-rounds, and 4 replications of the batch replayed
+// alone. It keeps the long sessions. It catches the
 // same kinds of violation, with less chance of catching a rare one.
 func Quick() Option { return func(c *config) { c.sizes = quickSizes } }
 
