@@ -49,9 +49,10 @@ here.
 Every session's policy seed, arms, horizon and replications are drawn from
 one seed, random unless --seed gives it, printed on the first line: the
 same seed (and --quick) replays the very same sessions. The sizes range
-over real scenarios' (2 to 20 arms, horizons of tens to tens of thousands
-of rounds, 1 to hundreds of replications), so a plugin cannot tell the
-kit's sessions from a run's.
+over real scenarios' (2 to 100 arms, horizons of tens to tens of
+thousands of rounds, 1 to hundreds of replications), half of them round
+values such as the shipped scenarios' (2,000 or 20,000 rounds, 10 arms),
+so a plugin cannot tell the kit's sessions from a run's.
 
 Each failed rule is reported on one line with its first failure, the rule
 it breaks and the command that replays it; passing rules are counted. -v
@@ -65,7 +66,9 @@ sessions played:
 The last line counts them: N passed, N failed. A plugin that does not
 answer Open, Step or Close within --step-timeout (Describe: within
 --start-timeout) fails the rule; it is killed, and the next rule starts a
-fresh one.
+fresh one. After a hang over a transport the later checks over it are not
+run, and after two hangs no check that plays a session is (each says so,
+SKIP ... not run): a plugin that hangs costs about two step timeouts.
 
 --rule NAME checks only the rules named. The rules: ` + conform.RuleNames(len("--rule NAME checks only the rules named. The rules: ")) + `.
 
@@ -84,7 +87,7 @@ error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications), the long ones kept: faster, less thorough")
+	fs.BoolVar(&o.quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications; round ones of 2,000 or 3,000 rounds rarer), the long ones kept: faster, less thorough")
 	fs.StringSliceVar(&o.only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
 	fs.StringVar(&o.seed, "seed", "", "the seed of every session (0x... or decimal), as a run printed it; default (or random): a random one. Not read from BENCH_SEED or --config, which hold the scenario's")
 	fs.SetAnnotation("seed", flagconfig.CommandLineOnly, []string{"true"})

@@ -107,7 +107,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 `, T, n, initPulls, c.yaml))
 			out := filepath.Join(t.TempDir(), "r.json")
 			// The spy writes what it receives to the test's file: unconfined.
-			if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q", "--out", out); code != 0 {
+			if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, "--plugin-dir", dir, "--sandbox", "off", "--audit", "0", "--scenario", sc, "-q", "--out", out); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if f := readResults(t, out); f.Scenario.Feedback != c.fb.String() || f.Policies[0].Feedback != c.fb.String() {
@@ -348,7 +348,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 `)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
-	if _, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(""), "-q", "--out", out); code != 0 {
+	if _, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--audit", "0", "--scenario", sc(""), "-q", "--out", out); code != 0 {
 		t.Fatalf("immediate feedback: exit %d\n%s", code, stderr)
 	}
 	if p := readResults(t, out).Policies[0]; p.Status != results.StatusOK {
@@ -359,7 +359,7 @@ policies: [{plugin: faulty-spy, label: Old`+feedback+`}]
 	}
 	os.Remove(spy)
 	for _, fb := range []string{", feedback: {delay: 0}", ", feedback: {batch: 3}"} {
-		_, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc(fb), "-q")
+		_, stderr, code := benchEnv(t, spyEnv, "--plugin-dir", dir, "--sandbox", "off", "--audit", "0", "--scenario", sc(fb), "-q")
 		if code != cli.ExitInput {
 			t.Fatalf("%s: exit %d, want %d\n%s", fb, code, cli.ExitInput, stderr)
 		}

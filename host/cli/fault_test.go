@@ -455,7 +455,7 @@ seed: 11
 init_pulls: 2
 policies: [{plugin: faulty-spy, label: Spy}]
 `, c.known))
-			if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q"); code != 0 {
+			if _, stderr, code := bench(t, "--plugin-dir", dir, "--sandbox", "off", "--audit", "0", "--scenario", sc, "-q"); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			recs := decodeJSONLines(t, spy)

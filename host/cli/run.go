@@ -117,7 +117,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.StringVar(&ro.shard, "shard", "", "run only shard I/N of the replications (0 <= I < N); merge the shard files with 'bench merge'")
 	fs.BoolVar(&ro.resume, "resume", false, "with --out FILE: keep the policies FILE already holds for this scenario and run only the others")
 	fs.IntVar(&ro.replication, "replication", 0, "play only replication I (0-based; a results file's distribution.regret.argmax names the worst) of each policy, with the full run's reward streams and policy seeds, to look at it: its values are bit for bit those it has in the full run")
-	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications)")
+	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications). Default: 0, or 3 for a sealed run (--seed random) and where the sandbox leaves channels between policies open; --audit 0 turns that off")
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	addGateRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
@@ -182,6 +182,9 @@ func runScenario(ctx context.Context, ro *runOptions) error {
 	if err != nil {
 		return err
 	}
+	// A sealed run, or one whose sandbox leaves channels between
+	// policies open, is audited unless --audit says otherwise.
+	ro.opts.SetAuditDefault(changed(ro.flags, "audit"), ro.plan.Layers.String(), ro.plan.OpenChannels(), ro.f.stderr)
 	added, err := run.AddWith(ctx, launch, sc, ro.with)
 	if err != nil {
 		return err

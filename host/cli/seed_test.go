@@ -69,7 +69,8 @@ func TestSeedRandomReproduces(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.json")
-	stdout, stderr, code := bench(t, append(sealedArgs, "--seed", "random", "--out", first)...)
+	// --audit 0: the replays below are not audited (a sealed run is by default).
+	stdout, stderr, code := bench(t, append(sealedArgs, "--seed", "random", "--audit", "0", "--out", first)...)
 	if code != 0 {
 		t.Fatalf("--seed random: exit %d\n%s", code, stderr)
 	}
@@ -365,7 +366,7 @@ policies: [{plugin: faulty-spy, label: Spy}]
 	received := func(seedArgs ...string) uint64 {
 		t.Helper()
 		spy := filepath.Join(t.TempDir(), "spy.jsonl")
-		if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, append([]string{"--plugin-dir", dir, "--sandbox", "off", "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
+		if _, stderr, code := benchEnv(t, []string{"FAULTY_SPY_FILE=" + spy}, append([]string{"--plugin-dir", dir, "--sandbox", "off", "--audit", "0", "--scenario", sc, "-q"}, seedArgs...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", seedArgs, code, stderr)
 		}
 		var open struct{ Seed uint64 }

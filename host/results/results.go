@@ -288,6 +288,10 @@ type Policy struct {
 type Audit struct {
 	Replications []uint64 `json:"replications"`
 	OK           bool     `json:"ok"`
+	// Default, when the audit was on without --audit, says why: a
+	// sealed run (--seed random), or channels between policies the
+	// sandbox left open.
+	Default string `json:"default,omitempty"`
 }
 
 // Traces are per-replication values: Metrics[name][c][i] is metric name at

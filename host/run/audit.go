@@ -5,9 +5,11 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/metric"
@@ -110,4 +112,63 @@ func policyOf(sc *scenario.Scenario, label string) (scenario.Policy, bool) {
 		}
 	}
 	return scenario.Policy{}, false
+}
+
+// DefaultAudit is how many replications of each policy a run audits when
+// --audit is not given but the run is sealed (--seed random) or its
+// sandbox leaves a channel between policies open (SetAuditDefault).
+// Three: each costs one plugin start and one replication's rounds per
+// policy (0.3% of a run of 1,000 replications), while a policy that pools
+// what it observes, across the replications of its batch or with another
+// policy over an open channel, changes the arms of most replications, and
+// an audit of 3 misses a cheat that changes a fraction f of them with
+// probability (1-f)^3: 1/8 at f = 1/2, 1/1000 at f = 0.9 (the cheats of
+// docs/threat-model.md change nearly all). --audit N audits more.
+const DefaultAudit = 3
+
+// SetAuditDefault turns the audit on, DefaultAudit replications per
+// policy, when --audit was not given (given false) and the run is sealed
+// or open lists channels between policies that the sandbox (at level)
+// leaves open, and records why (AuditDefault, for the results). It says
+// so on stderr in one line; and, when --audit 0 turned off an audit that
+// would have been on, or the run cannot be audited (--sequential,
+// --replication), that the run is unaudited.
+func (o *Options) SetAuditDefault(given bool, level string, open []string, stderr io.Writer) {
+	var why []string
+	if o.Overrides.Seed != nil && o.Overrides.Seed.Random {
+		why = append(why, "a sealed run (--seed random)")
+	}
+	if len(open) > 0 {
+		why = append(why, fmt.Sprintf("the sandbox (%s) leaves channels between policies open: %s", level, strings.Join(open, "; ")))
+	}
+	if len(why) == 0 {
+		return
+	}
+	reason := strings.Join(why, "; ")
+	switch {
+	case given && o.Audit == 0:
+		fmt.Fprintf(stderr, "bench: warning: --audit 0: this run is unaudited (without it, it would be: %s)\n", reason)
+	case given:
+	case o.Sequential || o.Replication != nil:
+		flag := "--sequential"
+		if o.Replication != nil {
+			flag = "--replication"
+		}
+		fmt.Fprintf(stderr, "bench: warning: %s; a run with %s cannot be audited: this run is unaudited\n", reason, flag)
+	default:
+		o.Audit, o.AuditDefault = DefaultAudit, reason
+		fmt.Fprintf(stderr, "bench: %s: auditing %d replications of each policy (--audit %d by default; --audit 0 turns it off)\n", reason, DefaultAudit, DefaultAudit)
+	}
+}
+
+// recordAuditDefault records in file why the audit was on by default.
+func recordAuditDefault(file *results.File, why string) {
+	if why == "" {
+		return
+	}
+	for _, p := range file.Policies {
+		if p.Audit != nil {
+			p.Audit.Default = why
+		}
+	}
 }

@@ -65,8 +65,10 @@ type Options struct {
 	Out    string
 	Resume bool
 	// Audit is the number of replications of each policy replayed alone
-	// after the run (Audit); 0 for none.
-	Audit int
+	// after the run (Audit); 0 for none. AuditDefault, when the audit is
+	// on without --audit (SetAuditDefault), says why, for the results.
+	Audit        int
+	AuditDefault string
 	// Base and Gate, when Gate.Looks is not zero, play the replications
 	// in the sequential gate's groups against the baseline Base
 	// (Sequential).
@@ -163,6 +165,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	if err := Audit(ctx, sc, eopts, file, replicationsOf(eopts, sc.Runs), opts.Audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
 		runErr = errors.Join(runErr, err)
 	}
+	recordAuditDefault(file, opts.AuditDefault)
 	if opts.Shard.Count > 0 {
 		file.Shard.Index, file.Shard.Count = opts.Shard.Index, opts.Shard.Count
 	}

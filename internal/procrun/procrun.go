@@ -82,10 +82,12 @@ var _ runner.Runner = (*Runner)(nil)
 // directory as its private directory; with nil, directly.
 func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, tmpl *exec.Cmd, dir string) (runner.Runner, error) {
+		sweepTMPDIR()      // what a SIGKILLed bench left (sweep.go)
+		_ = MarkOwner(dir) // unmarked, it is only never swept
 		if sc != nil {
 			ok, err := sc.Check(path)
 			if err != nil || !ok {
-				os.RemoveAll(dir)
+				removeDir(dir)
 				if err != nil {
 					return nil, fmt.Errorf("error verifying checksum: %w", err)
 				}
@@ -104,7 +106,7 @@ func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runn
 		if sb != nil {
 			c, err := sb.Command(path, env, dir, isProtocolVar)
 			if err != nil {
-				os.RemoveAll(dir)
+				removeDir(dir)
 				return nil, err
 			}
 			r.sb, r.cmd = c, c.Cmd
@@ -142,7 +144,7 @@ func (r *Runner) Start(context.Context) error {
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		os.RemoveAll(r.dir)
+		removeDir(r.dir)
 		r.reaped = true
 		close(r.exited)
 		return err
@@ -175,7 +177,7 @@ func (r *Runner) wait() {
 		r.stdout.Close()
 		r.stderr.Close()
 	})
-	os.RemoveAll(r.dir)
+	removeDir(r.dir)
 }
 
 // KillGroup kills the plugin's process group, unless the process was reaped

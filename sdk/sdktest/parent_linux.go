@@ -74,10 +74,20 @@ func checkParentDeath(h *Target) error {
 	if err != nil {
 		return err
 	}
+	// The intermediate process dies before it can remove go-plugin's
+	// socket directory, and the plugin before it removes its socket:
+	// both go to a TMPDIR of the check's own, removed at the end (after
+	// the plugin is killed: defers run last in, first out). Its name is
+	// short, for the socket paths under it.
+	tmp, err := os.MkdirTemp("", "c")
+	if err != nil {
+		return fmt.Errorf("a temporary directory for the intermediate process: %w", err)
+	}
+	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(h.ctx, h.cfg.startTimeout+10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(), launcherEnv+"="+exe, launcherEnv+"_TIMEOUT="+h.cfg.startTimeout.String())
+	cmd.Env = append(os.Environ(), launcherEnv+"="+exe, launcherEnv+"_TIMEOUT="+h.cfg.startTimeout.String(), "TMPDIR="+tmp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

@@ -38,20 +38,36 @@
 //
 // Every session's policy seed, number of arms, horizon, replication count
 // and replication indices are drawn from one 64-bit seed, the kit's seed,
-// within the ranges of real scenarios: K in 2..20; horizons from tens of
-// rounds to 1,000 (300 with Quick); 1 to 300 replications (100 with
-// Quick), within 8,000 replications x rounds per session (2,000 with
-// Quick); the first replication 0, or anywhere below 1,000,000; policy
-// seeds uniform over 64 bits, as a run's are (a hash of the scenario
-// seed). Over the fastest transport (in process: the path without RPC; an
+// by one rule that makes a kit session indistinguishable from a run's:
+//
+//   - every size is drawn over a range that holds the values the shipped
+//     scenarios give a session (scenarios/*.yaml: horizons 2,000, 3,000,
+//     10,000 and 20,000; K 2, 3, 10, 31 and 80; sessions of 500, 100, 50
+//     and, for --audit and --replication, 1 replication);
+//   - with probability 1/2 it is a round value of its range: half the
+//     time one of the shipped scenarios' values, else a multiple of 10,
+//     100, 1,000 or 10,000; otherwise it is log-uniform over the range;
+//   - the ranges: K in 2..100; horizons from tens of rounds to 1,000 (300
+//     with Quick), and in one general session in 4 (in 8 with Quick) a
+//     round horizon of 2,000 to 5,000 rounds (3,000), a multiple of
+//     1,000; 1 to 500 replications (100 with Quick) within 16,000
+//     replications x rounds per session (2,000 with Quick); the first
+//     replication 0, or anywhere below 1,000,000; policy seeds uniform
+//     over 64 bits, as a run's are (a hash of the scenario seed).
+//
+// Over the fastest transport (in process: the path without RPC; an
 // executable: the step socket) rule valid-arms also plays a long session,
-// of 20,000 to 25,000 rounds, so that a fault after round 1000 fails a
-// rule. For an executable, which may be anyone's, deterministic-seed also
-// replays a long session on a fresh process, and batch-split also splits a
-// batch of 2 replications over 1,000 to 25,000 rounds (log-uniform). So a
-// plugin cannot tell the kit's sessions from a run's by their seed, arms,
-// horizon or replications. Only a session's size as a whole, replications
-// x rounds, stays below a run's: a check has to finish in seconds.
+// of 20,000 to 25,000 rounds (20,000 or another multiple of 1,000 half
+// the time), so that a fault after round 1000 fails a rule. For an
+// executable, which may be anyone's, deterministic-seed also replays a
+// long session on a fresh process, and batch-split also splits a batch
+// of 2 replications over 1,000 to 25,000 rounds (drawn as above). So any
+// value a plugin could switch on to tell the kit from a run, a round
+// horizon of a real run included, comes up in the kit's sessions with a
+// probability bounded below (TestPlanRoundSizes), and a plugin that
+// misbehaves only there fails. Only a session's size as a whole,
+// replications x rounds, stays below a run's: a check has to finish in
+// seconds.
 //
 // Each check (a rule over a transport) draws its sessions from the kit's
 // seed and its own name only, so it replays alike whichever other rules
@@ -71,7 +87,12 @@
 // first Describe, within the start timeout (WithStartTimeout, default 10s).
 // A plugin that does not fails the rule with a message naming the call and
 // the timeout; the kit closes it (an executable's process is killed) and
-// goes on with the next check and a fresh process. In process, over the path
+// goes on with the next check and a fresh process. After a check hit the
+// step timeout over a transport, no further check plays sessions over
+// that transport, and after two checks hit it no further check plays
+// sessions at all: each is reported skipped, "not run", naming the
+// checks that hung. So a plugin that hangs costs about two step
+// timeouts, not one per rule. In process, over the path
 // without RPC (transport "local"), a call cannot be interrupted: a hang
 // there is for go test's -timeout to report, with every goroutine's stack.
 //
@@ -184,9 +205,10 @@ func WithSize(arms, horizon, replications int) Option {
 	return func(c *config) { c.fixed = &fixedSize{arms: arms, horizon: horizon, reps: replications} }
 }
 
-// Quick makes every rule cheaper: general sessions of at most 500 rounds,
-// 100 replications and 5,000 replication-rounds, and 4 replications of
-// the batch replayed alone. It keeps the long sessions. It catches the
+// Quick makes every rule cheaper: general sessions of at most 300 rounds
+// (one in 8 a round one of 2,000 or 3,000 instead), 100 replications and
+// 2,000 replication-rounds, and 4 replications of the batch replayed
+// alone. It keeps the long sessions. It catches the
 // same kinds of violation, with less chance of catching a rare one.
 func Quick() Option { return func(c *config) { c.sizes = quickSizes } }
 
@@ -389,12 +411,19 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 	} else {
 		tr = s.main
 	}
+	if !r.once {
+		if why := s.hangSkip(tr); why != "" {
+			res.Doc, res.Skipped = r.doc(s.vocab()), why
+			return res
+		}
+	}
 	cctx, dog := newWatchdog(ctx, s.cfg.stepTimeout)
 	h := &Target{ctx: cctx, dog: dog, cfg: s.cfg, s: s, tr: tr, rec: s.rec(),
 		plan: newPlan(s.cfg, res.Name()), fast: tr == s.fast}
 	err := r.check(h)
 	if c, ok := dog.timedOut(); ok {
 		err = timeoutError(err, c, "step", s.cfg.stepTimeout)
+		s.hung(res.Name(), tr, c)
 	}
 	dog.stop()
 	err = errors.Join(err, h.rec.err())
@@ -440,4 +469,45 @@ func (e skipError) Error() string { return string(e) }
 type suiteState struct {
 	mu  sync.Mutex
 	sdk string // the SDK the plugin reports in Describe
+	// The checks the step timeout cut short, and over each transport the
+	// first of them: see hangSkip.
+	hangs   []string
+	hungOn  map[*transport]string
+	hungErr string // the first hang's call, for the reasons
+}
+
+// maxHangs is how many checks may hit the step timeout before the kit
+// plays no more sessions: a plugin that hangs ends bench conform within
+// about two step timeouts, not one per rule.
+const maxHangs = 2
+
+// hung records that check, over tr, was cut short by the step timeout in
+// call c.
+func (s *suiteState) hung(check string, tr *transport, c call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hangs = append(s.hangs, check)
+	if s.hungOn == nil {
+		s.hungOn = map[*transport]string{}
+	}
+	if _, ok := s.hungOn[tr]; !ok {
+		s.hungOn[tr] = fmt.Sprintf("%s (%s)", check, c)
+	}
+}
+
+// hangSkip says why a check over tr that plays sessions is not run after
+// hangs ("" when it is): after maxHangs checks hit the step timeout, no
+// check plays a session (each would wait the timeout too, likely for
+// nothing); after one did over tr, no further check over tr does.
+func (s *suiteState) hangSkip(tr *transport) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.hangs) >= maxHangs {
+		return fmt.Sprintf("not run: the plugin hit the step timeout in %s; it hangs, and each further check would wait the timeout too",
+			strings.Join(s.hangs, " and "))
+	}
+	if first, ok := s.hungOn[tr]; ok {
+		return fmt.Sprintf("not run: over %s the plugin hit the step timeout in %s; no more sessions over %s", tr.name, first, tr.name)
+	}
+	return ""
 }
