@@ -157,6 +157,46 @@ func (p Plan) Warning() string {
 	return fmt.Sprintf("warning: sandbox auto: plugins run under %s only; missing %s", p.Layers, strings.Join(p.Missing, "; "))
 }
 
+// OpenChannels lists the ways two policies' plugins may still pass each
+// other information under p on this machine, one phrase each; nil when
+// there is none (strict). Bench turns --audit on by default when the list
+// is not empty, and says so. What each layer closes:
+//
+//   - seccomp: file locks (flock, fcntl's POSIX and OFD locks, leases),
+//     inotify and dnotify, System V IPC, POSIX message queues, and every
+//     socket but a unix stream socket, which may not connect;
+//   - Landlock: every file but the plugin's own directory, the system's
+//     read-only trees and its private directory (so no shared writable
+//     file or directory); from ABI 6, signals and abstract unix sockets
+//     leaving the plugin's domain;
+//   - namespaces: another plugin's processes (PID namespace), its
+//     abstract unix socket names (network namespace), the PID counter,
+//     and the host's IPC objects.
+func (p Plan) OpenChannels() []string {
+	l := p.Layers
+	if l == 0 {
+		return []string{"everything (the sandbox is off: shared files, file locks, IPC, sockets, signals)"}
+	}
+	var out []string
+	if l&Landlock == 0 {
+		out = append(out, "files both may write (no Landlock)")
+	}
+	if l&Seccomp == 0 {
+		out = append(out, "file locks, inotify and unix sockets (no seccomp)")
+		if l&Namespaces == 0 {
+			out = append(out, "System V IPC and POSIX message queues (no seccomp, no IPC namespace)")
+		}
+	}
+	if l&Namespaces == 0 {
+		out = append(out, "the PID counter (no PID namespace: each plugin sees how many processes the others start)",
+			"abstract unix socket names (no network namespace: a bind fails when another plugin holds the name)")
+		if l&Landlock == 0 || landlockABI() < 6 {
+			out = append(out, "signals (no PID namespace, and no Landlock signal scope: Landlock ABI < 6)")
+		}
+	}
+	return out
+}
+
 // readPaths returns c.Read made absolute, each checked to exist.
 func (c Config) readPaths() ([]string, error) {
 	var out []string
