@@ -2,8 +2,9 @@
 // trusted to judge code written by strangers (docs/threat-model.md).
 //
 // A plugin is not started directly. bench re-executes itself as a small
-// launcher (this package's init recognises it), which confines itself and
-// then starts the plugin as its child:
+// launcher (this package's init recognises it), which confines a thread
+// of its own and then starts the plugin from that thread, so that the
+// plugin inherits the confinement:
 //
 //   - Namespaces: new user, mount, PID, network, IPC and UTS namespaces,
 //     with a fresh /proc that shows only the plugin's own processes. The
@@ -16,17 +17,40 @@
 //     and so are signals and abstract unix sockets that leave the domain.
 //   - seccomp: no sockets but unix stream sockets, no connect(2), and no
 //     ptrace, process_vm_readv/writev, bpf, mount, keyctl, kexec, module
-//     loading, io_uring, new namespaces or the like; system calls of
-//     another architecture (the 32-bit ABIs) fail.
+//     loading, io_uring, new namespaces or the like; no file lock (flock,
+//     fcntl's POSIX and OFD locks and leases), inotify or dnotify, System V
+//     IPC or POSIX message queue, through which two policies' plugins
+//     could talk; system calls of another architecture (the 32-bit ABIs)
+//     fail.
 //   - The environment is scrubbed to the protocol's variables plus PATH,
 //     LANG, HOME and TMPDIR.
 //
+// The launcher is bench's executable, with every embedded scenario, and
+// under strict it is PID 1 of the plugin's /proc. Nothing of it may be
+// readable from inside, and of the three ways to have that (a separate,
+// small launcher executable; hiding it from the plugin's /proc; making it
+// non-dumpable) this package takes the last: it costs one prctl(2), keeps
+// bench one executable, and is the kernel's own rule. The launcher makes
+// itself non-dumpable (PR_SET_DUMPABLE 0) before it starts the plugin, so
+// that its /proc/PID/{mem,maps,environ,exe,root,cwd,fd,...} and ptrace
+// need CAP_SYS_PTRACE in its user namespace, which the plugin, with every
+// capability dropped, lacks. /proc/PID/cmdline stays readable, so the
+// launcher's argv is its name alone: its spec (paths) comes on a memfd.
+// The confined thread is not the launcher's thread-group leader, and ends
+// once the plugin is started: the launcher is outside the plugin's
+// Landlock domain, whose signal scope (Landlock ABI 6) then forbids the
+// plugin to signal, stop or kill it.
+//
 // Level chooses how much of that applies: Strict all of it or nothing
 // (Plan fails naming what the machine lacks), Auto as much as the machine
-// allows, Off none. At every level, on Linux, the launcher is a child
-// subreaper: a descendant of the plugin, even one that started a session
-// of its own (setsid), is reparented to it, and killed when the plugin's
-// session ends or bench dies.
+// allows, Off none. Plan.OpenChannels names what a plan leaves open
+// between two policies' plugins. At every level, on Linux, the launcher
+// is a child subreaper: a descendant of the plugin, even one that started
+// a session of its own (setsid), is reparented to it, and killed when the
+// plugin's session ends or bench dies. Where a plugin can reach its
+// launcher (--sandbox off; the fallback without Landlock's signal scope),
+// bench itself, a child subreaper too, ends what a killed, stopped or
+// traced launcher leaves (package procrun).
 package sandbox
 
 import (
