@@ -37,7 +37,8 @@ import (
 
 // probeAttempts are the escape attempts of testdata/cheat/escapeprobe,
 // each linked as bench-plugin-cheat-probe-ATTEMPT.
-var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal"}
+var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal",
+	"launcher-mem", "launcher-maps", "launcher-environ", "launcher-exe", "launcher-cmdline"}
 
 var (
 	cheatOnce sync.Once
@@ -407,18 +408,20 @@ var probeReport = regexp.MustCompile(`escape-probe (\S+): (ok|failed): (.*)`)
 // stream and a unix datagram socket outside its directories, ptrace and
 // process_vm_readv of bench, bench's environment, other processes'
 // command lines, reading the scenario file, writing outside its temporary
-// directory or beside its executable, signalling bench) works without the
-// sandbox where the system allows it, and fails under --sandbox strict: by
-// the probe's own report, and by what reached the test's sockets and
-// files.
+// directory or beside its executable, signalling bench, reading its
+// launcher's memory, maps, environment or executable) works without the
+// sandbox where the system allows it, and fails under --sandbox strict and
+// the landlock+seccomp fallback: by the probe's own report, and by what
+// reached the test's sockets and files. The launcher's command line shows
+// nothing of the run at any level.
 func TestCheatEscapeProbe(t *testing.T) {
 	skipShort(t, "the sandbox against a plugin probing for ways out")
 	t.Parallel()
 	yama, scope := yamaBlocksParent()
-	for _, level := range []string{"off", "strict"} {
+	for _, level := range []string{"off", "strict", "fallback"} {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
-			sb := sandboxArgs(t, level)
+			argv := benchAt(t, level)
 			names := []string{"ts"}
 			for _, a := range probeAttempts {
 				names = append(names, "cheat-probe-"+a)
@@ -451,8 +454,10 @@ policies:
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "r.json")
-			stderr, code := runBenchExe(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
-				append([]string{"--plugin-dir", dir, "--scenario", sc, "--out", out, "-q"}, sb...)...)
+			b := startBench(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
+				append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q")...)
+			code := b.exit(t, stopLimit)
+			stderr := b.stderr.String()
 			if code != 3 { // every probe fails its Open on purpose
 				t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
 			}
@@ -484,13 +489,13 @@ policies:
 					arrived = ok
 				}
 				t.Logf("%s: %s", a, p.Error)
-				if level == "strict" {
+				if level != "off" || a == "launcher-cmdline" {
 					if ok || arrived {
-						t.Errorf("%s escaped the strict sandbox (reported ok %v, seen outside %v): %s", a, ok, arrived, p.Error)
+						t.Errorf("%s escaped the %s sandbox (reported ok %v, seen outside %v): %s", a, level, ok, arrived, p.Error)
 					}
 					continue
 				}
-				if (a == "ptrace" || a == "vm-read") && yama {
+				if (a == "ptrace" || a == "vm-read" || a == "launcher-mem") && yama {
 					t.Logf("%s: not required without a sandbox: Yama's ptrace_scope is %s", a, scope)
 					continue
 				}
