@@ -7,18 +7,17 @@ import (
 	"syscall"
 )
 
-// setProcessGroup makes cmd the leader of a new session, and so of a new
-// process group: bench's signals from the terminal do not reach it,
-// killGroup reaches everything it starts that stays in the group, and
-// nothing it starts can join bench's session (or bench's process group,
-// which only a process of that session may), which is how bench tells
-// its own children from orphans it adopted (sweepOrphans).
+// setProcessGroup makes cmd the leader of a new process group: bench's
+// signals from the terminal do not reach it, and killGroup reaches
+// everything it starts. Not a session of its own, which would tell bench's
+// orphans apart more surely (sweepOrphans): a new session is a new
+// scheduler autogroup, and under load a plugin's start then took tens of
+// milliseconds more.
 func setProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = false // a session leader may not set it
-	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid = true
 }
 
 // killGroup sends SIGKILL to the process group of cmd's process, which

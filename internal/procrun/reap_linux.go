@@ -13,13 +13,18 @@ package procrun
 // first, and bench could not reap it before the tracer does.
 //
 // Which children are orphans: bench's children that procrun did not
-// start (ours) and that are not in bench's own session. Every plugin and
-// launcher is started in a session of its own (setProcessGroup), and no
-// process can join a session it did not create, so nothing a plugin
-// starts is ever in bench's session; what bench itself starts otherwise
-// (a test binary's go build or bench, the sandbox's probe) stays in it.
-// Orphans are reaped by pid, never by wait(-1), which would take os/exec's
-// statuses.
+// start (ours) and that are in the process group of a launcher procrun
+// started (groups), or in another session than bench's. A plugin and what
+// it starts stay in its launcher's group, or leave it for a session of
+// their own (setsid); what bench itself starts otherwise (a test binary's
+// go build or bench, the sandbox's probe) is in bench's session and in
+// no launcher's group. Orphans are reaped by pid, never by wait(-1),
+// which would take os/exec's statuses.
+//
+// Not found: a descendant that, its launcher dead, made a process group of
+// its own within bench's session (setpgid), which a plugin can do only
+// where it can kill its launcher too: --sandbox off, or the fallback on a
+// kernel without Landlock's signal scope (ABI < 6).
 
 import (
 	"bufio"
@@ -44,8 +49,9 @@ var reaper struct {
 	// mu is held across a start and its registration in ours, and across
 	// a sweep's look at the children: a sweep never sees a child procrun
 	// has started but not yet registered.
-	mu   sync.Mutex
-	ours map[int]bool // the pids procrun started and has not reaped
+	mu     sync.Mutex
+	ours   map[int]bool // the pids procrun started and has not reaped
+	groups map[int]bool // their process groups, until empty
 }
 
 // becomeReaper makes bench a child subreaper, once.
@@ -64,9 +70,10 @@ func startTracked(start func() (int, error)) error {
 	pid, err := start()
 	if err == nil {
 		if reaper.ours == nil {
-			reaper.ours = map[int]bool{}
+			reaper.ours, reaper.groups = map[int]bool{}, map[int]bool{}
 		}
 		reaper.ours[pid] = true
+		reaper.groups[pid] = true
 	}
 	return err
 }
@@ -82,7 +89,8 @@ func reapTracked(pid int, wait func() error) error {
 }
 
 // sweepOrphans kills and reaps bench's orphans (see above), generation
-// after generation: each one killed hands its own children to bench.
+// after generation: each one killed hands its own children to bench. It
+// then forgets the launchers' process groups that are empty.
 func sweepOrphans() {
 	if !reaper.ok {
 		return
@@ -101,7 +109,11 @@ func sweepOrphans() {
 			if reaper.ours[pid] {
 				continue
 			}
-			if s, err := unix.Getsid(pid); err != nil || s == sid {
+			pg, err := unix.Getpgid(pid)
+			if err != nil {
+				continue
+			}
+			if s, err := unix.Getsid(pid); err != nil || s == sid && !reaper.groups[pg] {
 				continue
 			}
 			unix.Kill(pid, unix.SIGKILL)
@@ -119,9 +131,22 @@ func sweepOrphans() {
 			}
 		}
 		if !found && len(pending) == 0 || time.Now().After(deadline) {
+			forgetGroups()
 			return
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// forgetGroups forgets the process groups of launchers no longer running
+// that have no member left: their number may be another's from now on.
+func forgetGroups() {
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	for g := range reaper.groups {
+		if !reaper.ours[g] && errors.Is(unix.Kill(-g, 0), unix.ESRCH) {
+			delete(reaper.groups, g)
+		}
 	}
 }
 
