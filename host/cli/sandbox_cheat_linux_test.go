@@ -37,7 +37,8 @@ import (
 
 // probeAttempts are the escape attempts of testdata/cheat/escapeprobe,
 // each linked as bench-plugin-cheat-probe-ATTEMPT.
-var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal"}
+var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal",
+	"launcher-mem", "launcher-maps", "launcher-environ", "launcher-exe", "launcher-cmdline"}
 
 var (
 	cheatOnce sync.Once
@@ -56,7 +57,8 @@ func cheatPlugins(t *testing.T) string {
 			testbin.Main{Pkg: "./testdata/cheat/bruteseed", Name: "bench-plugin-cheat-brute-seed"},
 			testbin.Main{Pkg: "./testdata/cheat/escapeprobe", Name: "cheat-probe.bin"},
 			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"},
-			testbin.Main{Pkg: "./testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
+			testbin.Main{Pkg: "./testdata/cheat/pool", Name: "bench-plugin-cheat-pool"},
+			testbin.Main{Pkg: "./testdata/cheat/collude", Name: "bench-plugin-cheat-collude"})
 		for _, a := range probeAttempts {
 			if cheatErr == nil {
 				cheatErr = os.Link(filepath.Join(dir, "cheat-probe.bin"), filepath.Join(dir, "bench-plugin-cheat-probe-"+a))
@@ -406,18 +408,20 @@ var probeReport = regexp.MustCompile(`escape-probe (\S+): (ok|failed): (.*)`)
 // stream and a unix datagram socket outside its directories, ptrace and
 // process_vm_readv of bench, bench's environment, other processes'
 // command lines, reading the scenario file, writing outside its temporary
-// directory or beside its executable, signalling bench) works without the
-// sandbox where the system allows it, and fails under --sandbox strict: by
-// the probe's own report, and by what reached the test's sockets and
-// files.
+// directory or beside its executable, signalling bench, reading its
+// launcher's memory, maps, environment or executable) works without the
+// sandbox where the system allows it, and fails under --sandbox strict and
+// the landlock+seccomp fallback: by the probe's own report, and by what
+// reached the test's sockets and files. The launcher's command line shows
+// nothing of the run at any level.
 func TestCheatEscapeProbe(t *testing.T) {
 	skipShort(t, "the sandbox against a plugin probing for ways out")
 	t.Parallel()
 	yama, scope := yamaBlocksParent()
-	for _, level := range []string{"off", "strict"} {
+	for _, level := range []string{"off", "strict", "fallback"} {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
-			sb := sandboxArgs(t, level)
+			argv := benchAt(t, level)
 			names := []string{"ts"}
 			for _, a := range probeAttempts {
 				names = append(names, "cheat-probe-"+a)
@@ -450,8 +454,10 @@ policies:
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "r.json")
-			stderr, code := runBenchExe(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
-				append([]string{"--plugin-dir", dir, "--scenario", sc, "--out", out, "-q"}, sb...)...)
+			b := startBench(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
+				append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q")...)
+			code := b.exit(t, stopLimit)
+			stderr := b.stderr.String()
 			if code != 3 { // every probe fails its Open on purpose
 				t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
 			}
@@ -483,13 +489,13 @@ policies:
 					arrived = ok
 				}
 				t.Logf("%s: %s", a, p.Error)
-				if level == "strict" {
+				if level != "off" || a == "launcher-cmdline" {
 					if ok || arrived {
-						t.Errorf("%s escaped the strict sandbox (reported ok %v, seen outside %v): %s", a, ok, arrived, p.Error)
+						t.Errorf("%s escaped the %s sandbox (reported ok %v, seen outside %v): %s", a, level, ok, arrived, p.Error)
 					}
 					continue
 				}
-				if (a == "ptrace" || a == "vm-read") && yama {
+				if (a == "ptrace" || a == "vm-read" || a == "launcher-mem") && yama {
 					t.Logf("%s: not required without a sandbox: Yama's ptrace_scope is %s", a, scope)
 					continue
 				}
@@ -698,5 +704,132 @@ func TestSandboxWithoutUserNamespaces(t *testing.T) {
 	}
 	if got := policyByLabel(readResults(t, out), "TS").Sandbox; got != "landlock+seccomp" {
 		t.Errorf("the results file records sandbox %q, want landlock+seccomp", got)
+	}
+}
+
+// fallbackBench returns the argv that runs bench where user namespaces
+// cannot be made (inside bubblewrap with --disable-userns), so that the
+// default sandbox falls back to Landlock and seccomp; it skips without
+// bubblewrap.
+func fallbackBench(t *testing.T) []string {
+	t.Helper()
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("needs bubblewrap (Debian: bubblewrap) to take user namespaces away")
+	}
+	if out, err := exec.Command(bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "true").CombinedOutput(); err != nil {
+		t.Skipf("bwrap --disable-userns does not run here: %v %s", err, out)
+	}
+	return []string{bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", filepath.Join(binDir, "bench")}
+}
+
+// benchAt returns the argv that runs bench at level: off, strict, or
+// fallback (landlock+seccomp, by fallbackBench).
+func benchAt(t *testing.T, level string) []string {
+	t.Helper()
+	if level == "fallback" {
+		return fallbackBench(t)
+	}
+	return append([]string{filepath.Join(binDir, "bench")}, sandboxArgs(t, level)...)
+}
+
+// TestCheatCollude: two policies of one run talk through flock(2) on
+// files of the plugin directory both may read (testdata/cheat/collude):
+// the explorer publishes the best arm, the exploiter plays it from round
+// one. Without a sandbox the exploiter wins outright; under strict and
+// under the landlock+seccomp fallback the lock is refused, the exploiter
+// hears nothing and loses (round robin).
+func TestCheatCollude(t *testing.T) {
+	skipShort(t, "the sandbox against two colluding plugins")
+	t.Parallel()
+	for _, level := range []string{"off", "strict", "fallback"} {
+		t.Run(level, func(t *testing.T) {
+			t.Parallel()
+			argv := benchAt(t, level)
+			dir := cheatDirOf(t, "ts", "cheat-collude")
+			for a := range 3 {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("lock-%d", a)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc := writeFile(t, "s.yaml", `
+name: collude
+environment: {means: [0.3, 0.5, 0.4], noise_sd: 0.2}
+horizon: 2000
+runs: 20
+seed: 5
+policies:
+  - {plugin: ts, label: TS}
+  - {plugin: cheat-collude, label: Explorer, params: {role: explore}}
+  - {plugin: cheat-collude, label: Exploiter, params: {role: exploit}}
+`)
+			out := filepath.Join(t.TempDir(), "r.json")
+			b := startBench(t, nil, append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q", "--jobs", "3")...)
+			if code := b.exit(t, stopLimit); code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, b.stderr.String())
+			}
+			f := readResults(t, out)
+			x := policyByLabel(f, "Exploiter")
+			rts, rx, heard := finalRegret(t, policyByLabel(f, "TS")), finalRegret(t, x), lastDiag(t, x, "heard")
+			t.Logf("%s: regret TS %.2f, exploiter %.2f (heard %v)", level, rts, rx, heard)
+			if level == "off" {
+				if heard != 1 || !(rx < rts/2) {
+					t.Errorf("without a sandbox the exploiter should hear the explorer and win (the test's teeth): heard %v, regret %.2f against TS %.2f", heard, rx, rts)
+				}
+				return
+			}
+			if heard != 0 || !(rx > rts) {
+				t.Errorf("under %s the exploiter heard the explorer: heard %v, regret %.2f against TS %.2f", level, heard, rx, rts)
+			}
+		})
+	}
+}
+
+// TestCheatFreezesLauncher: a plugin whose setsid helper SIGKILLs,
+// SIGSTOPs or ptrace-freezes (PTRACE_SEIZE, PTRACE_INTERRUPT, never
+// detached) the launcher that started the plugin leaves no process
+// behind once bench exits: bench, a child subreaper, inherits and ends
+// what a dead launcher leaves, and kills a stopped or traced one (with
+// its tracer). With the sandbox off the attack works (the helper says so:
+// the test's teeth); under the landlock+seccomp fallback Landlock's
+// signal scope and seccomp refuse it.
+func TestCheatFreezesLauncher(t *testing.T) {
+	skipShort(t, "the sandbox against a plugin that kills, stops or freezes its launcher")
+	t.Parallel()
+	for _, level := range []string{"off", "fallback"} {
+		for _, mode := range []string{"kill", "stop", "ptrace"} {
+			t.Run(level+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				argv := benchAt(t, level)
+				dir := cheatDirOf(t, "cheat-setsid")
+				marker := token()
+				t.Cleanup(func() {
+					for _, pid := range helperProcs(marker) {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				})
+				report := filepath.Join(t.TempDir(), "report")
+				sc := writeFile(t, "s.yaml", fmt.Sprintf(`
+name: freeze
+environment: {means: [0.5, 0.4], noise_sd: 1}
+horizon: 200
+runs: 2
+seed: 1
+policies: [{plugin: cheat-setsid, label: Stray, params: {marker: %q, launcher: %s, report: %q}}]
+`, marker, mode, report))
+				out := filepath.Join(t.TempDir(), "r.json")
+				b := startBench(t, nil, append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q")...)
+				code := b.exit(t, stopLimit) // a killed launcher fails the policy: any exit code
+				got, _ := os.ReadFile(report)
+				t.Logf("exit %d; the helper's attack: %q", code, got)
+				if level == "off" && string(got) != "ok" {
+					t.Errorf("without a sandbox the helper should %s its launcher (the test's teeth): %q; stderr:\n%s", mode, got, b.stderr.String())
+				}
+				if level == "fallback" && string(got) == "ok" {
+					t.Errorf("under the fallback the helper could %s its launcher", mode)
+				}
+				assertNoHelpers(t, marker)
+			})
+		}
 	}
 }

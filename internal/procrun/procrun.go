@@ -134,11 +134,18 @@ func (r *Runner) Start(context.Context) error {
 		return err
 	}
 	r.cmd.Stdout, r.cmd.Stderr = outW, errW
-	if r.sb != nil {
-		err = r.sb.Start()
-	} else {
-		err = r.cmd.Start()
-	}
+	err = startTracked(func() (int, error) {
+		var err error
+		if r.sb != nil {
+			err = r.sb.Start()
+		} else {
+			err = r.cmd.Start()
+		}
+		if err != nil {
+			return 0, err
+		}
+		return r.cmd.Process.Pid, nil
+	})
 	outW.Close() // the child holds its own copies
 	errW.Close()
 	if err != nil {
@@ -156,14 +163,17 @@ func (r *Runner) Start(context.Context) error {
 }
 
 // wait reaps the process. Before it does, while the exited process still
-// holds its pid and so its group id, it kills what is left of the group.
+// holds its pid and so its group id, it kills what is left of the group;
+// after, it kills and reaps the orphans a launcher killed by its plugin
+// left to bench (sweepOrphans).
 func (r *Runner) wait() {
-	waited := waitExit(r.cmd.Process.Pid)
+	pid := r.cmd.Process.Pid
+	waited := waitExit(pid)
 	r.mu.Lock()
 	if waited {
 		killGroup(r.cmd)
 	}
-	r.waitErr = r.cmd.Wait()
+	r.waitErr = reapTracked(pid, r.cmd.Wait)
 	r.reaped = true
 	r.mu.Unlock()
 	if r.sb != nil {
@@ -172,6 +182,7 @@ func (r *Runner) wait() {
 		// killed, before anyone is told that the process exited.
 		r.sb.Release()
 	}
+	sweepOrphans()
 	close(r.exited)
 	time.AfterFunc(pipeGrace, func() {
 		r.stdout.Close()

@@ -15,6 +15,7 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // detected is what this machine allows, found once per process.
@@ -57,6 +58,15 @@ func detect() (string, Layers, []string) {
 		d.layers = want
 	})
 	return d.exe, d.layers, d.missing
+}
+
+// landlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+func landlockABI() int {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 func errOr(err error, s string) string {
@@ -139,6 +149,7 @@ type Cmd struct {
 	Layers Layers
 	lifeR  *os.File // the launcher's end of the lifeline; closed once started
 	lifeW  *os.File // bench's end: closing it asks the launcher to end
+	spec   *os.File // the launcher's spec (specFD); closed once started
 	stop   sync.Once
 	// OnLimit, when set before Start, is called when the plugin is killed
 	// for going over a limit that bench watches (limits_linux.go).
@@ -185,14 +196,24 @@ func command(exe string, s spec, env []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
+	fd, err := unix.MemfdCreate("regretbench-sandbox-spec", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: the launcher's spec: %w", err)
+	}
+	specF := os.NewFile(uintptr(fd), "spec")
+	if _, err := specF.Write(js); err != nil {
+		specF.Close()
+		return nil, fmt.Errorf("sandbox: the launcher's spec: %w", err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		specF.Close()
 		return nil, fmt.Errorf("sandbox: lifeline pipe: %w", err)
 	}
-	c := exec.Command(exe, string(js))
+	c := exec.Command(exe)
 	c.Args[0] = launcherName
 	c.Env = env
-	c.ExtraFiles = []*os.File{r} // fd 3: lifelineFD
+	c.ExtraFiles = []*os.File{r, specF} // fd 3: lifelineFD, fd 4: specFD
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if s.Layers&Namespaces != 0 {
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
@@ -202,7 +223,7 @@ func command(exe string, s spec, env []string) (*Cmd, error) {
 		attr.GidMappingsEnableSetgroups = false
 	}
 	c.SysProcAttr = attr
-	return &Cmd{Cmd: c, Layers: s.Layers, lifeR: r, lifeW: w}, nil
+	return &Cmd{Cmd: c, Layers: s.Layers, lifeR: r, lifeW: w, spec: specF}, nil
 }
 
 // Start starts the command; the launcher keeps the only copy of its end
@@ -211,6 +232,9 @@ func (c *Cmd) Start() error {
 	err := c.Cmd.Start()
 	if c.lifeR != nil {
 		c.lifeR.Close()
+	}
+	if c.spec != nil {
+		c.spec.Close()
 	}
 	if err != nil {
 		c.Stop()

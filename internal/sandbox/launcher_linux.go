@@ -27,7 +27,14 @@ const launcherName = "regretbench-sandbox"
 // bench holds: when it reads EOF, bench has died or wants the plugin gone.
 const lifelineFD = 3
 
-// spec is what bench tells the launcher, as JSON in its argv[1].
+// specFD is the launcher's file descriptor of a memfd that holds its spec
+// as JSON. The spec is not in argv: /proc/PID/cmdline, unlike the rest of
+// a non-dumpable process's /proc entries, stays readable to the plugin
+// (the launcher is PID 1 of its PID namespace), and the spec names paths
+// (--sandbox-read) a plugin has no business knowing.
+const specFD = 4
+
+// spec is what bench tells the launcher, as JSON on specFD.
 type spec struct {
 	Path   string   `json:"path"`            // the plugin executable
 	Dir    string   `json:"dir"`             // the plugin's private directory: HOME, TMPDIR, cwd
@@ -42,9 +49,24 @@ type spec struct {
 }
 
 func init() {
-	if len(os.Args) == 2 && os.Args[0] == launcherName {
-		os.Exit(launcherMain(os.Args[1]))
+	if len(os.Args) == 1 && os.Args[0] == launcherName {
+		os.Exit(launcherMain())
 	}
+}
+
+// readSpec reads the launcher's spec from specFD and closes it.
+func readSpec() (spec, error) {
+	var s spec
+	f := os.NewFile(specFD, "spec")
+	if f == nil {
+		return s, errors.New("no spec descriptor")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<26))
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(data, &s)
 }
 
 // Exit codes of the launcher itself; a plugin's own exit code is passed
@@ -59,23 +81,27 @@ func fail(code int, format string, args ...any) int {
 	return code
 }
 
-// launcherMain confines the calling thread, starts the plugin from it, so
-// that the plugin inherits the confinement, and waits: for the plugin to
-// exit, for bench to die or to ask (EOF or SIGTERM), then kills every
-// descendant and exits.
-func launcherMain(arg string) int {
-	var s spec
-	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+// launcherMain makes the launcher non-dumpable, confines a thread of its
+// own, starts the plugin from that thread, so that the plugin inherits
+// the confinement, and waits: for the plugin to exit, for bench to die or
+// to ask (EOF or SIGTERM), then kills every descendant and exits.
+func launcherMain() int {
+	s, err := readSpec()
+	if err != nil {
 		return fail(exitSetup, "bad launch spec: %v", err)
 	}
+	// Limits first: the launcher joins its cgroup and sets the rlimits
+	// that apply to the whole process before any thread or child exists.
 	if err := applyLimits(s.Limits); err != nil {
 		return fail(exitSetup, "%v", err)
 	}
-	// Confinement is per thread (Landlock, seccomp without TSYNC, no new
-	// privileges, capabilities): all of it happens on this thread, which
-	// then starts the plugin, and is never unlocked, so that the runtime
-	// runs nothing else on it.
-	runtime.LockOSThread()
+	// Non-dumpable: the launcher's /proc/PID/{mem,maps,environ,exe,root,
+	// cwd,fd,...} then need CAP_SYS_PTRACE in its user namespace, which
+	// the plugin, with every capability dropped, lacks; so does ptrace.
+	// The launcher is bench's executable, every scenario embedded in it.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(exitSetup, "making the launcher non-dumpable: %v", err)
+	}
 	syscall.CloseOnExec(lifelineFD)
 	lifeline := os.NewFile(lifelineFD, "lifeline")
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -87,30 +113,27 @@ func launcherMain(arg string) int {
 			return fail(exitSetup, "%v", err)
 		}
 	}
-	if s.Layers != 0 {
-		if err := confine(s); err != nil {
-			return fail(exitSetup, "%v", err)
-		}
-	}
-	if s.Probe {
-		return 0
-	}
-
-	// The plugin gets its standard streams and nothing else that bench's
-	// own parent may have left open without close-on-exec.
-	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fail(exitSetup, "marking inherited descriptors close-on-exec: %v", err)
-	}
-	cmd := exec.Command(s.Path)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if s.Layers != 0 {
-		cmd.Dir = s.Dir
-	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	if err := cmd.Start(); err != nil {
-		return fail(exitStart, "starting plugin %s: %v", s.Path, err)
+
+	// Confinement is per thread (Landlock, seccomp without TSYNC, no new
+	// privileges, capabilities). It happens on a thread of its own, not
+	// on the thread-group leader, which starts the plugin and then ends:
+	// the launcher itself stays outside the plugin's Landlock domain, so
+	// that Landlock's signal scope (ABI 6) forbids the plugin to signal
+	// it (the scope is checked against the target's domain).
+	ch := make(chan launched, 1)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, and the
+		// runtime runs nothing else on it meanwhile.
+		runtime.LockOSThread()
+		ch <- startConfined(s)
+	}()
+	st := <-ch
+	if st.code != 0 || s.Probe {
+		return st.code
 	}
+	cmd := st.cmd
 	done := make(chan int, 1)
 	go func() {
 		cmd.Wait()
@@ -134,15 +157,48 @@ func launcherMain(arg string) int {
 		return code
 	}
 	// Without a PID namespace, kill the descendants one generation at a
-	// time, from a thread that Landlock does not confine (this one may not
-	// read /proc): each one killed hands its own children to this process.
-	reaped := make(chan struct{})
-	go func() {
-		killDescendants()
-		close(reaped)
-	}()
-	<-reaped
+	// time (this thread is not confined: it may read /proc): each one
+	// killed hands its own children to this process.
+	killDescendants()
 	return code
+}
+
+// launched is what startConfined did: the plugin's command, or the
+// launcher's exit code when it failed.
+type launched struct {
+	cmd  *exec.Cmd
+	code int // exitSetup or exitStart; 0 when it succeeded
+}
+
+// startConfined applies s's layers to the calling thread and starts the
+// plugin from it.
+func startConfined(s spec) (st launched) {
+	if s.Layers != 0 {
+		if err := confine(s); err != nil {
+			st.code = fail(exitSetup, "%v", err)
+			return st
+		}
+	}
+	if s.Probe {
+		return st
+	}
+	// The plugin gets its standard streams and nothing else that bench's
+	// own parent may have left open without close-on-exec.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		st.code = fail(exitSetup, "marking inherited descriptors close-on-exec: %v", err)
+		return st
+	}
+	cmd := exec.Command(s.Path)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if s.Layers != 0 {
+		cmd.Dir = s.Dir
+	}
+	if err := cmd.Start(); err != nil {
+		st.code = fail(exitStart, "starting plugin %s: %v", s.Path, err)
+		return st
+	}
+	st.cmd = cmd
+	return st
 }
 
 // exitCode is the exit code that passes st on: its own, or 128+N for a

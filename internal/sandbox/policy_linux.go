@@ -68,6 +68,15 @@ var denied = []string{
 	"iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
 	"sethostname", "setdomainname", "vhangup", "lookup_dcookie", "uselib",
 	"fanotify_init",
+	// Channels between two policies' plugins (docs/threat-model.md): a
+	// lock on a file both may read, a watch on a directory both may read
+	// (inotify sees the other's opens), System V IPC and POSIX message
+	// queues, which without an IPC namespace (the fallback) are the
+	// host's. fcntl's lock, lease and notify commands: fcntlDenied.
+	"flock", "inotify_init", "inotify_init1", "inotify_add_watch",
+	"shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+	"semget", "semop", "semtimedop", "semctl",
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 	// connect(2) reaches another endpoint; a plugin only listens (its
 	// go-plugin socket and its step socket) and bench connects.
 	"connect",
@@ -103,10 +112,54 @@ func seccompPolicy() seccomp.Policy {
 	}
 }
 
+// fcntlDenied are fcntl(2)'s commands that lock a file (POSIX and open
+// file description locks, and the 64-bit variants a 32-bit table has),
+// take a lease on it or watch a directory (dnotify): each lets two
+// plugins that may read one file signal each other through it.
+var fcntlDenied = []uint32{
+	unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW,
+	12, 13, 14, // F_GETLK64, F_SETLK64, F_SETLKW64
+	unix.F_OFD_GETLK, unix.F_OFD_SETLK, unix.F_OFD_SETLKW,
+	unix.F_SETLEASE, unix.F_GETLEASE, unix.F_NOTIFY,
+}
+
+// argLow is the offset in seccomp_data of the low 32 bits of argument i:
+// the kernel reads an int argument (fcntl's cmd) from them alone, so the
+// filter must not compare the whole 64 bits, whose upper half a caller
+// may fill at will.
+func argLow(i uint32) uint32 {
+	off := 16 + 8*i // seccomp_data.args[i]
+	var x uint16 = 1
+	if *(*byte)(unsafe.Pointer(&x)) == 0 { // big-endian
+		off += 4
+	}
+	return off
+}
+
+// fcntlGuard is the filter's part for fcntl(2): fcntlDenied fail with
+// EPERM, every other command goes on to the rest of the program.
+func fcntlGuard() []bpf.Instruction {
+	n := len(fcntlDenied)
+	insts := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_FCNTL, SkipTrue: uint8(n + 3)},
+		bpf.LoadAbsolute{Off: argLow(1), Size: 4},
+	}
+	for i, cmd := range fcntlDenied {
+		// On a match skip the commands left and the jump past the return.
+		insts = append(insts, bpf.JumpIf{Cond: bpf.JumpEqual, Val: cmd, SkipTrue: uint8(n - i)})
+	}
+	return append(insts,
+		bpf.Jump{Skip: 1},
+		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.EPERM)},
+	)
+}
+
 // seccompProgram assembles the filter. Before the policy's own program, it
 // refuses every system call made through another architecture's entry
 // (int 0x80 on amd64 reports i386), which the policy, written for the
-// native table, would otherwise allow by default.
+// native table, would otherwise allow by default, and checks fcntl's
+// command (fcntlGuard).
 func seccompProgram() (*unix.SockFprog, error) {
 	info, err := arch.GetInfo("")
 	if err != nil {
@@ -123,6 +176,7 @@ func seccompProgram() (*unix.SockFprog, error) {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
 		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.ENOSYS)},
 	}
+	guard = append(guard, fcntlGuard()...)
 	raw, err := bpf.Assemble(append(guard, insts...))
 	if err != nil {
 		return nil, fmt.Errorf("assembling: %w", err)

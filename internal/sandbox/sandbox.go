@@ -2,8 +2,9 @@
 // trusted to judge code written by strangers (docs/threat-model.md).
 //
 // A plugin is not started directly. bench re-executes itself as a small
-// launcher (this package's init recognises it), which confines itself and
-// then starts the plugin as its child:
+// launcher (this package's init recognises it), which confines a thread
+// of its own and then starts the plugin from that thread, so that the
+// plugin inherits the confinement:
 //
 //   - Namespaces: new user, mount, PID, network, IPC and UTS namespaces,
 //     with a fresh /proc that shows only the plugin's own processes. The
@@ -16,17 +17,40 @@
 //     and so are signals and abstract unix sockets that leave the domain.
 //   - seccomp: no sockets but unix stream sockets, no connect(2), and no
 //     ptrace, process_vm_readv/writev, bpf, mount, keyctl, kexec, module
-//     loading, io_uring, new namespaces or the like; system calls of
-//     another architecture (the 32-bit ABIs) fail.
+//     loading, io_uring, new namespaces or the like; no file lock (flock,
+//     fcntl's POSIX and OFD locks and leases), inotify or dnotify, System V
+//     IPC or POSIX message queue, through which two policies' plugins
+//     could talk; system calls of another architecture (the 32-bit ABIs)
+//     fail.
 //   - The environment is scrubbed to the protocol's variables plus PATH,
 //     LANG, HOME and TMPDIR.
 //
+// The launcher is bench's executable, with every embedded scenario, and
+// under strict it is PID 1 of the plugin's /proc. Nothing of it may be
+// readable from inside, and of the three ways to have that (a separate,
+// small launcher executable; hiding it from the plugin's /proc; making it
+// non-dumpable) this package takes the last: it costs one prctl(2), keeps
+// bench one executable, and is the kernel's own rule. The launcher makes
+// itself non-dumpable (PR_SET_DUMPABLE 0) before it starts the plugin, so
+// that its /proc/PID/{mem,maps,environ,exe,root,cwd,fd,...} and ptrace
+// need CAP_SYS_PTRACE in its user namespace, which the plugin, with every
+// capability dropped, lacks. /proc/PID/cmdline stays readable, so the
+// launcher's argv is its name alone: its spec (paths) comes on a memfd.
+// The confined thread is not the launcher's thread-group leader, and ends
+// once the plugin is started: the launcher is outside the plugin's
+// Landlock domain, whose signal scope (Landlock ABI 6) then forbids the
+// plugin to signal, stop or kill it.
+//
 // Level chooses how much of that applies: Strict all of it or nothing
 // (Plan fails naming what the machine lacks), Auto as much as the machine
-// allows, Off none. At every level, on Linux, the launcher is a child
-// subreaper: a descendant of the plugin, even one that started a session
-// of its own (setsid), is reparented to it, and killed when the plugin's
-// session ends or bench dies.
+// allows, Off none. Plan.OpenChannels names what a plan leaves open
+// between two policies' plugins. At every level, on Linux, the launcher
+// is a child subreaper: a descendant of the plugin, even one that started
+// a session of its own (setsid), is reparented to it, and killed when the
+// plugin's session ends or bench dies. Where a plugin can reach its
+// launcher (--sandbox off; the fallback without Landlock's signal scope),
+// bench itself, a child subreaper too, ends what a killed, stopped or
+// traced launcher leaves (package procrun).
 package sandbox
 
 import (
@@ -160,6 +184,46 @@ func (p Plan) Warning() string {
 		return fmt.Sprintf("warning: sandbox auto: plugins run unconfined; missing %s", strings.Join(p.Missing, "; "))
 	}
 	return fmt.Sprintf("warning: sandbox auto: plugins run under %s only; missing %s", p.Layers, strings.Join(p.Missing, "; "))
+}
+
+// OpenChannels lists the ways two policies' plugins may still pass each
+// other information under p on this machine, one phrase each; nil when
+// there is none (strict). Bench turns --audit on by default when the list
+// is not empty, and says so. What each layer closes:
+//
+//   - seccomp: file locks (flock, fcntl's POSIX and OFD locks, leases),
+//     inotify and dnotify, System V IPC, POSIX message queues, and every
+//     socket but a unix stream socket, which may not connect;
+//   - Landlock: every file but the plugin's own directory, the system's
+//     read-only trees and its private directory (so no shared writable
+//     file or directory); from ABI 6, signals and abstract unix sockets
+//     leaving the plugin's domain;
+//   - namespaces: another plugin's processes (PID namespace), its
+//     abstract unix socket names (network namespace), the PID counter,
+//     and the host's IPC objects.
+func (p Plan) OpenChannels() []string {
+	l := p.Layers
+	if l == 0 {
+		return []string{"everything (the sandbox is off: shared files, file locks, IPC, sockets, signals)"}
+	}
+	var out []string
+	if l&Landlock == 0 {
+		out = append(out, "files both may write (no Landlock)")
+	}
+	if l&Seccomp == 0 {
+		out = append(out, "file locks, inotify and unix sockets (no seccomp)")
+		if l&Namespaces == 0 {
+			out = append(out, "System V IPC and POSIX message queues (no seccomp, no IPC namespace)")
+		}
+	}
+	if l&Namespaces == 0 {
+		out = append(out, "the PID counter (no PID namespace: each plugin sees how many processes the others start)",
+			"abstract unix socket names (no network namespace: a bind fails when another plugin holds the name)")
+		if l&Landlock == 0 || landlockABI() < 6 {
+			out = append(out, "signals (no PID namespace, and no Landlock signal scope: Landlock ABI < 6)")
+		}
+	}
+	return out
 }
 
 // readPaths returns c.Read made absolute, each checked to exist.

@@ -52,6 +52,7 @@ type probe struct {
 	report map[string]string // attempt -> "ok ..." or "denied: ..."
 	udpGot bool              // the UDP listener received a datagram
 	marker string            // in the argv of the setsid helper
+	dir    string            // the plugin's private directory
 }
 
 // runEscape runs the escape program under p and returns its report.
@@ -97,7 +98,22 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 		}
 	}()
 	marker := strconv.FormatInt(time.Now().UnixNano(), 36)
+	abstract, err := net.Listen("unix", "@regretbench-test-"+marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer abstract.Close()
+	go func() {
+		for {
+			c, err := abstract.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	env := append(os.Environ(),
+		"ESCAPE_ABSTRACT=regretbench-test-"+marker,
 		"ESCAPE_HOSTPID="+strconv.Itoa(os.Getpid()),
 		"ESCAPE_SECRET="+secret,
 		"ESCAPE_OUTDIR="+outdir,
@@ -126,7 +142,7 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pr := probe{report: map[string]string{}, marker: "escape-helper-" + marker}
+	pr := probe{report: map[string]string{}, marker: "escape-helper-" + marker, dir: dir}
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		line := sc.Text()
@@ -155,6 +171,9 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 	}
 	if len(pr.report) == 0 {
 		t.Fatalf("escape reported nothing; stderr:\n%s", stderr.String())
+	}
+	for _, a := range attempts {
+		t.Logf("%s: %s", a.name, pr.report[a.name])
 	}
 	return pr
 }
@@ -194,34 +213,85 @@ func noSurvivor(t *testing.T, marker string) {
 }
 
 // The attempts, and whether each must work unconfined: where it must,
-// the strict test's "denied" has teeth.
+// the strict test's "denied" has teeth. Those marked yama need, with the
+// sandbox off, a Yama ptrace_scope of 0 (PTRACE_MODE_ATTACH of a parent).
 var attempts = []struct {
 	name   string
 	offOK  bool // works with the sandbox off
 	strict bool // denied under strict
+	yama   bool // works with the sandbox off unless Yama forbids
 }{
-	{"read-etc-passwd", true, true},
-	{"read-secret", true, true},
-	{"read-host-environ", true, true},
-	{"read-host-cmdline", true, true},
-	{"read-host-exe", true, true},
-	{"write-outside", true, true},
-	{"env-leak", true, true},
-	{"proc-others", true, true},
-	{"signal-host", true, true},
-	{"ptrace-parent", false, true},
-	{"ptrace-host", false, true},
-	{"process-vm-readv", false, true},
-	{"tcp-connect", true, true},
-	{"udp-send", true, true},
-	{"unix-connect", true, true},
-	{"socket-inet6", true, true},
-	{"socket-netlink", true, true},
-	{"socket-unix-dgram", true, true},
-	{"unshare-user", true, true},
-	{"mount", false, true},
-	{"io-uring", false, true},
-	{"capabilities", false, true},
+	{"read-etc-passwd", true, true, false},
+	{"read-secret", true, true, false},
+	{"read-host-environ", true, true, false},
+	{"read-host-cmdline", true, true, false},
+	{"read-host-exe", true, true, false},
+	{"write-outside", true, true, false},
+	{"env-leak", true, true, false},
+	{"proc-others", true, true, false},
+	{"signal-host", true, true, false},
+	{"ptrace-parent", false, true, false},
+	{"ptrace-host", false, true, false},
+	{"process-vm-readv", false, true, false},
+	{"tcp-connect", true, true, false},
+	{"udp-send", true, true, false},
+	{"unix-connect", true, true, false},
+	{"socket-inet6", true, true, false},
+	{"socket-netlink", true, true, false},
+	{"socket-unix-dgram", true, true, false},
+	{"unshare-user", true, true, false},
+	{"mount", false, true, false},
+	{"io-uring", false, true, false},
+	{"capabilities", false, true, false},
+	// Nothing of bench's image or memory: the launcher is bench.
+	{"launcher-mem", false, true, true},
+	{"launcher-maps", true, true, false},
+	{"launcher-environ", true, true, false},
+	{"launcher-exe", true, true, false},
+	{"signal-launcher", true, true, false},
+	// Channels between two policies' plugins.
+	{"lock-flock", true, true, false},
+	{"lock-fcntl", true, true, false},
+	{"lock-fcntl-getlk", true, true, false},
+	{"lock-ofd", true, true, false},
+	{"lock-fcntl-highbits", true, true, false},
+	{"lease", false, true, false}, // unconfined, only the file's owner may
+	{"dnotify", true, true, false},
+	{"inotify", true, true, false},
+	{"sysv-shm", true, true, false},
+	{"sysv-msg", true, true, false},
+	{"sysv-sem", true, true, false},
+	{"mqueue", true, true, false},
+	{"unix-connect-abstract", true, true, false},
+}
+
+// confinedOnly are the attempts that only the namespaces deny, not
+// Landlock and seccomp alone.
+var confinedOnly = map[string]bool{"mount": true, "capabilities": true, "socket-netlink": true,
+	"socket-unix-dgram": true, "read-host-cmdline": true, "ptrace-parent": true, "process-vm-readv": true}
+
+// yamaScope is Yama's ptrace_scope, 0 without Yama.
+func yamaScope() int {
+	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// launcherCmdlineClean fails t if the launcher's command line, where the
+// plugin could read it, shows its spec: the plugin's path, its private
+// directory, or any JSON.
+func launcherCmdlineClean(t *testing.T, level string, pr probe) {
+	t.Helper()
+	got := pr.report["launcher-cmdline"]
+	if !strings.HasPrefix(got, "ok") {
+		return
+	}
+	if strings.Contains(got, "{") || strings.Contains(got, escapeBin) || strings.Contains(got, pr.dir) {
+		t.Errorf("launcher-cmdline %s: %s, want nothing of the launch spec", level, got)
+	}
 }
 
 func TestStrictDeniesEscapes(t *testing.T) {
@@ -240,6 +310,7 @@ func TestStrictDeniesEscapes(t *testing.T) {
 	if pr.udpGot {
 		t.Error("udp-send under strict: a datagram reached the host")
 	}
+	launcherCmdlineClean(t, "under strict", pr)
 	for _, name := range []string{"write-private", "listen-unix", "setsid-helper"} {
 		if got := pr.report[name]; !strings.HasPrefix(got, "ok") {
 			t.Errorf("%s under strict: %s, want ok (a plugin needs it)", name, got)
@@ -254,14 +325,19 @@ func TestOffAllowsEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := runEscape(t, p, false)
+	yama := yamaScope()
 	for _, a := range attempts {
-		if a.offOK && !strings.HasPrefix(pr.report[a.name], "ok") {
+		if (a.offOK || a.yama && yama == 0) && !strings.HasPrefix(pr.report[a.name], "ok") {
 			t.Errorf("%s with the sandbox off: %s, want ok (else the strict test proves nothing)", a.name, pr.report[a.name])
 		}
 	}
 	if !pr.udpGot {
 		t.Error("udp-send with the sandbox off: no datagram arrived")
 	}
+	if got := pr.report["launcher-cmdline"]; !strings.HasPrefix(got, "ok") {
+		t.Errorf("launcher-cmdline with the sandbox off: %s, want ok", got)
+	}
+	launcherCmdlineClean(t, "with the sandbox off", pr)
 	// Off still reaps: the setsid helper goes with its plugin.
 	noSurvivor(t, pr.marker)
 }
@@ -274,13 +350,15 @@ func TestNoNamespaces(t *testing.T) {
 	p := fullPlan(t)
 	p.Layers = Landlock | Seccomp
 	pr := runEscape(t, p, false)
-	for _, name := range []string{"read-etc-passwd", "read-secret", "read-host-environ", "read-host-exe", "write-outside",
-		"env-leak", "proc-others", "signal-host", "ptrace-host", "tcp-connect", "udp-send", "unix-connect", "socket-inet6",
-		"unshare-user", "io-uring"} {
-		if got := pr.report[name]; !strings.HasPrefix(got, "denied") {
-			t.Errorf("%s under landlock+seccomp: %s, want denied", name, got)
+	for _, a := range attempts {
+		if confinedOnly[a.name] {
+			continue
+		}
+		if got := pr.report[a.name]; !strings.HasPrefix(got, "denied") {
+			t.Errorf("%s under landlock+seccomp: %s, want denied", a.name, got)
 		}
 	}
+	launcherCmdlineClean(t, "under landlock+seccomp", pr)
 	for _, name := range []string{"write-private", "listen-unix", "setsid-helper"} {
 		if got := pr.report[name]; !strings.HasPrefix(got, "ok") {
 			t.Errorf("%s under landlock+seccomp: %s, want ok", name, got)
@@ -366,4 +444,33 @@ func procMounts(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return bytes.Count(b, []byte(" /proc "))
+}
+
+// TestOpenChannels: strict leaves no channel between two plugins open;
+// the fallback names the PID counter and abstract socket names (and
+// signals where Landlock cannot scope them); off names everything.
+func TestOpenChannels(t *testing.T) {
+	for _, tc := range []struct {
+		layers Layers
+		want   []string // substrings, one per channel
+	}{
+		{All, nil},
+		{Landlock | Seccomp, []string{"PID counter", "abstract unix socket"}},
+		{Namespaces | Landlock, []string{"file locks"}},
+		{0, []string{"everything"}},
+	} {
+		got := Plan{Layers: tc.layers}.OpenChannels()
+		if tc.layers == Landlock|Seccomp && landlockABI() < 6 {
+			tc.want = append(tc.want, "signals")
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%v: %q, want %d channels like %q", tc.layers, got, len(tc.want), tc.want)
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%v: channel %d is %q, want it to name %q", tc.layers, i, got[i], w)
+			}
+		}
+	}
 }

@@ -53,3 +53,6 @@ func (c *Cmd) Launched() bool { return false }
 
 // Contained reports false.
 func (c *Cmd) Contained() bool { return false }
+
+// landlockABI is 0: there is no Landlock outside Linux.
+func landlockABI() int { return 0 }

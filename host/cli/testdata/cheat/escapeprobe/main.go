@@ -27,6 +27,15 @@
 //	write         create the file named by parameter path (outside the temp dir)
 //	write-beside  create a file beside its own executable (where other
 //	              plugins live: it could replace one)
+//	launcher-mem  read 64 bytes of the parent's memory through /proc/PPID/mem
+//	              (the parent is the sandbox's launcher: bench's executable,
+//	              every scenario embedded; PID 1 under strict)
+//	launcher-maps, launcher-environ, launcher-exe
+//	              read the parent's /proc/PPID/maps, environ, exe
+//	launcher-cmdline
+//	              read the parent's /proc/PPID/cmdline; ok only if it shows
+//	              something of the run: the plugin's directory or a
+//	              scenario (--scenario, .yaml) or JSON
 //	signal        kill(bench, 0): may it signal bench (or, alike, another
 //	              policy's plugin, to stop or kill it)?
 //
@@ -162,6 +171,41 @@ func try(p sdk.Params) (string, error) {
 			return "", err
 		}
 		return "wrote " + path, nil
+	case "launcher-mem":
+		addr, err := firstReadable(os.Getppid())
+		if err != nil {
+			addr = 0x400000 // amd64's usual text start, when the maps are hidden
+		}
+		f, err := os.Open(fmt.Sprintf("/proc/%d/mem", os.Getppid()))
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		buf := make([]byte, 64)
+		n, err := f.ReadAt(buf, int64(addr))
+		if n == 0 {
+			return "", err
+		}
+		return fmt.Sprintf("read %d bytes of pid %d at %#x", n, os.Getppid(), addr), nil
+	case "launcher-maps", "launcher-environ", "launcher-exe":
+		p := fmt.Sprintf("/proc/%d/%s", os.Getppid(), strings.TrimPrefix(attempt, "launcher-"))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: %d bytes", p, len(data)), nil
+	case "launcher-cmdline":
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", os.Getppid()))
+		if err != nil {
+			return "", err
+		}
+		exe, _ := os.Executable()
+		argv := string(data)
+		if strings.Contains(argv, filepath.Dir(exe)) || strings.Contains(argv, "--scenario") ||
+			strings.Contains(argv, ".yaml") || strings.Contains(argv, "{") {
+			return fmt.Sprintf("%q", argv), nil
+		}
+		return "", fmt.Errorf("shows nothing of the run: %q", argv)
 	case "signal":
 		if !seen {
 			return "", fmt.Errorf("no bench in sight (parent %d)", bench)
