@@ -215,7 +215,7 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 	if err != nil {
 		return nil, opt, withCode(ExitInput, err)
 	}
-	base, err := results.ReadFile(g.baseline)
+	base, err := results.ReadFileWithoutTraces(g.baseline)
 	if err != nil {
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
 	}

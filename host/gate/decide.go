@@ -167,13 +167,15 @@ func Files(w io.Writer, base, cur *results.File, baseName, curName string, opt O
 
 // Paths gates the results file at curPath against the one at basePath,
 // as Files does, naming them by their paths. A file that cannot be read
-// is an input error too, naming the baseline or the current file.
+// is an input error too, naming the baseline or the current file. The
+// files' traces are checked and not kept (results.ReadFileWithoutTraces):
+// the gate needs the final values only, and holds about what they take.
 func Paths(w io.Writer, basePath, curPath string, opt Options, rules Rules, format string) (Decision, error) {
-	base, err := results.ReadFile(basePath)
+	base, err := results.ReadFileWithoutTraces(basePath)
 	if err != nil {
 		return Decision{}, fmt.Errorf("baseline: %w", err)
 	}
-	cur, err := results.ReadFile(curPath)
+	cur, err := results.ReadFileWithoutTraces(curPath)
 	if err != nil {
 		return Decision{}, fmt.Errorf("current: %w", err)
 	}

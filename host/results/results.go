@@ -257,6 +257,35 @@ type Policy struct {
 	// files carry it so that `bench merge` can rebuild the exact means and
 	// standard errors of the unsharded run; other files omit it.
 	Traces *Traces `json:"traces,omitempty"`
+
+	// dropped is the shape of the traces that ReadFileWithoutTraces read
+	// and did not keep, for Check.
+	dropped *traceShapes
+}
+
+// traceShapes are the lengths of the rows of a policy's traces, by name.
+type traceShapes struct {
+	metrics, diagnostics map[string][]int
+}
+
+// traceShapes returns the shape of p's traces, kept or dropped; nil when
+// it has none.
+func (p *Policy) traceShapes() *traceShapes {
+	if p.Traces == nil {
+		return p.dropped
+	}
+	shape := func(m map[string][][]float64) map[string][]int {
+		out := make(map[string][]int, len(m))
+		for name, rows := range m {
+			lens := make([]int, len(rows))
+			for c, row := range rows {
+				lens[c] = len(row)
+			}
+			out[name] = lens
+		}
+		return out
+	}
+	return &traceShapes{metrics: shape(p.Traces.Metrics), diagnostics: shape(p.Traces.Diagnostics)}
 }
 
 // Audit is the outcome of replaying some of a policy's replications each
@@ -334,7 +363,26 @@ func ReadFile(path string) (*File, error) {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
 	defer r.Close()
-	f, err := decode(r)
+	f, err := decode(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// ReadFileWithoutTraces reads and checks a results file as ReadFile does,
+// but does not keep its traces: their numbers are checked as they are
+// read, and their shape by Check, and the policies have no Traces. For
+// readers that need the final values and series only (bench gate): they
+// then hold about what a file without traces takes, whatever the file's
+// size.
+func ReadFileWithoutTraces(path string) (*File, error) {
+	r, err := safeio.Open(path, MaxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	defer r.Close()
+	f, err := decode(r, true)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
@@ -360,7 +408,7 @@ func ReadFiles(paths []string) ([]*File, error) {
 // a field only when case is ignored (as CheckKeys), which encoding/json
 // would otherwise accept, keeping the last.
 func Decode(data []byte) (*File, error) {
-	return decode(bytes.NewReader(data))
+	return decode(bytes.NewReader(data), false)
 }
 
 // MaxDiagnostics bounds the diagnostics of a policy in a results file:
@@ -474,6 +522,7 @@ func (f *File) Check() error {
 		if err := checkNumbers(fmt.Sprintf("policies[%d] %q: seconds", i, p.Label), []float64{p.Seconds}); err != nil {
 			return err
 		}
+		ts := p.traceShapes()
 		for _, name := range sortedKeys(p.Diagnostics) {
 			d := p.Diagnostics[name]
 			if len(d.Mean) != len(d.Checkpoints) || len(d.SE) != len(d.Checkpoints) {
@@ -492,26 +541,29 @@ func (f *File) Check() error {
 					return err
 				}
 			}
-			if p.Traces != nil {
-				tr, ok := p.Traces.Diagnostics[name]
+			if ts != nil {
+				lens, ok := ts.diagnostics[name]
 				if !ok {
 					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s is missing (the file has traces and diagnostics.%s)", i, p.Label, name, name)
 				}
-				if len(tr) != len(d.Checkpoints) {
-					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), len(d.Checkpoints))
+				if len(lens) != len(d.Checkpoints) {
+					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(lens), len(d.Checkpoints))
 				}
-				for c, row := range tr {
-					if len(row) != nrep {
-						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+				for c, n := range lens {
+					if n != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, n, nrep)
 					}
-					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.diagnostics.%s[%d]", i, p.Label, name, c), row); err != nil {
+					if p.Traces == nil {
+						continue // dropped: checked as read
+					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.diagnostics.%s[%d]", i, p.Label, name, c), p.Traces.Diagnostics[name][c]); err != nil {
 						return err
 					}
 				}
 			}
 		}
-		if p.Traces != nil {
-			for _, name := range sortedKeys(p.Traces.Diagnostics) {
+		if ts != nil {
+			for _, name := range sortedKeys(ts.diagnostics) {
 				if _, ok := p.Diagnostics[name]; !ok {
 					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has no diagnostics.%s", i, p.Label, name, name)
 				}
@@ -534,16 +586,19 @@ func (f *File) Check() error {
 			if err := checkNumbers(fmt.Sprintf("policies[%d] %q: final.%s", i, p.Label, name), p.Final[name]); err != nil {
 				return err
 			}
-			if p.Traces != nil {
-				tr := p.Traces.Metrics[name]
-				if len(tr) != n {
-					return fmt.Errorf("policies[%d] %q: traces.metrics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), n)
+			if ts != nil {
+				lens := ts.metrics[name]
+				if len(lens) != n {
+					return fmt.Errorf("policies[%d] %q: traces.metrics.%s has %d checkpoints, want %d", i, p.Label, name, len(lens), n)
 				}
-				for c, row := range tr {
-					if len(row) != nrep {
-						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+				for c, l := range lens {
+					if l != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, l, nrep)
 					}
-					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.metrics.%s[%d]", i, p.Label, name, c), row); err != nil {
+					if p.Traces == nil {
+						continue // dropped: checked as read
+					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.metrics.%s[%d]", i, p.Label, name, c), p.Traces.Metrics[name][c]); err != nil {
 						return err
 					}
 				}
