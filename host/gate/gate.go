@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -402,9 +401,7 @@ func changes(base, cur *results.File) []string {
 		diff("plugin", bp.Plugin, cp.Plugin)
 		diff("plugin version", bp.PluginVersion, cp.PluginVersion)
 		diff("plugin SHA-256", abbrev(bp.PluginSHA256), abbrev(cp.PluginSHA256))
-		pa, _ := json.Marshal(bp.Params) // encoding/json sorts map keys
-		pb, _ := json.Marshal(cp.Params)
-		diff("params", string(pa), string(pb))
+		diff("params", results.FormatParams(bp.Params), results.FormatParams(cp.Params))
 	}
 	return out
 }
