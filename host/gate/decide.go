@@ -171,15 +171,23 @@ func Files(w io.Writer, base, cur *results.File, baseName, curName string, opt O
 // files' traces are checked and not kept (results.ReadFileWithoutTraces):
 // the gate needs the final values only, and holds about what they take.
 func Paths(w io.Writer, basePath, curPath string, opt Options, rules Rules, format string) (Decision, error) {
-	base, err := results.ReadFileWithoutTraces(basePath)
+	base, cur, err := ReadPaths(basePath, curPath)
 	if err != nil {
-		return Decision{}, fmt.Errorf("baseline: %w", err)
-	}
-	cur, err := results.ReadFileWithoutTraces(curPath)
-	if err != nil {
-		return Decision{}, fmt.Errorf("current: %w", err)
+		return Decision{}, err
 	}
 	return Files(w, base, cur, basePath, curPath, opt, rules, format)
+}
+
+// ReadPaths reads the two results files of Paths, without their traces;
+// an error names the baseline or the current file.
+func ReadPaths(basePath, curPath string) (base, cur *results.File, err error) {
+	if base, err = results.ReadFileWithoutTraces(basePath); err != nil {
+		return nil, nil, fmt.Errorf("baseline: %w", err)
+	}
+	if cur, err = results.ReadFileWithoutTraces(curPath); err != nil {
+		return nil, nil, fmt.Errorf("current: %w", err)
+	}
+	return base, cur, nil
 }
 
 // ForRun checks base as the baseline of a run of the experiment rec,
