@@ -231,7 +231,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		}
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
-		j.res.Sandbox = j.plugin.Sandbox
+		j.res.SetSandbox(j.plugin.Sandbox) // seen: stated plainly, not "as recorded"
 		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {
 			return nil, fmt.Errorf("%w: scenario %s: policies[%d] %q (plugin %s): %v", ErrInput, sc.Source, i, pol.Label, pol.Plugin, err)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/metric"
@@ -261,6 +262,78 @@ type Policy struct {
 	// dropped is the shape of the traces that ReadFileWithoutTraces read
 	// and did not keep, for Check.
 	dropped *traceShapes
+	// sandboxSeen is set by SetSandbox: this process ran the plugin
+	// under Sandbox. A policy read from a file never has it.
+	sandboxSeen bool
+}
+
+// Unverified follows a sandbox level that a results file records and
+// nothing proves: a file is not signed, and anyone may edit its "sandbox"
+// field (a run with --sandbox off made to say "strict").
+const Unverified = " (as recorded, unverified)"
+
+// SetSandbox records level as the sandbox p's plugin ran under in this
+// process, which SandboxShown then states plainly.
+func (p *Policy) SetSandbox(level string) {
+	p.Sandbox, p.sandboxSeen = level, true
+}
+
+// SandboxSeen reports whether this process ran p's plugin under
+// p.Sandbox (SetSandbox), rather than read it from a file.
+func (p *Policy) SandboxSeen() bool { return p.sandboxSeen }
+
+// SandboxShown is p.Sandbox as reports and the gate show it: plainly when
+// this process ran the plugin under it (SetSandbox), else followed by
+// Unverified; "" when p records none.
+func (p *Policy) SandboxShown() string {
+	if p.Sandbox == "" || p.sandboxSeen {
+		return p.Sandbox
+	}
+	return p.Sandbox + Unverified
+}
+
+// Sandboxes says what sandbox f's policies' plugins ran under: the one
+// they share, else "per policy: " and each policy's label and sandbox;
+// "" when no policy records one (older files, plugins served in process).
+// A level read from a file is followed by Unverified (SandboxShown), once
+// at the end when no policy's was seen by this process.
+func (f *File) Sandboxes() string {
+	var per, shown []string
+	seen, unseen := 0, 0
+	for _, p := range f.Policies {
+		if p.Sandbox == "" {
+			continue
+		}
+		per = append(per, p.Label+" "+p.Sandbox)
+		shown = append(shown, p.Label+" "+p.SandboxShown())
+		if p.sandboxSeen {
+			seen++
+		} else {
+			unseen++
+		}
+	}
+	tail := ""
+	if seen == 0 && unseen > 0 {
+		tail = Unverified
+	}
+	shared, same := "", true
+	for _, p := range f.Policies {
+		if p.Sandbox != "" {
+			if shared == "" {
+				shared = p.Sandbox
+			}
+			same = same && p.Sandbox == shared
+		}
+	}
+	switch {
+	case shared == "":
+		return ""
+	case same && (seen == 0 || unseen == 0):
+		return shared + tail
+	case seen > 0 && unseen > 0:
+		return "per policy: " + strings.Join(shown, "; ") // some seen, some read back
+	}
+	return "per policy: " + strings.Join(per, "; ") + tail
 }
 
 // traceShapes are the lengths of the rows of a policy's traces, by name.
