@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"sync"
@@ -16,6 +17,16 @@ import (
 	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/wire"
 )
+
+// writeDescription writes d as indented JSON, for a person: < > & as they
+// are, not \u003c \u003e \u0026 (encoding/json's default, for JSON put
+// inside HTML), so that a parameter's doc reads "must be > 0".
+func writeDescription(w io.Writer, d *description) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
 
 // Serve runs p as a plugin process and never returns: it is all a plugin's
 // main needs.
@@ -33,9 +44,7 @@ func Serve(p Plugin) {
 		os.Exit(1)
 	}
 	if len(os.Args) == 2 && os.Args[1] == "describe" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c.describe()); err != nil {
+		if err := writeDescription(os.Stdout, c.describe()); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -14,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
 )
 
@@ -164,7 +165,7 @@ note; numbers that do not apply are omitted) and the labels in
 			if runF != nil {
 				return runF(o)
 			}
-			return inputOnError(runGate(f.stdout, g, o.baselinePath, o.currentPath))
+			return inputOnError(runGate(f, g, o.baselinePath, o.currentPath))
 		},
 	}
 	addGateFlags(cmd.Flags(), g)
@@ -184,12 +185,27 @@ func inputOnError(err error) error {
 	return withCode(ExitInput, err)
 }
 
-func runGate(w io.Writer, g *gateOptions, basePath, curPath string) error {
+func runGate(f *factory, g *gateOptions, basePath, curPath string) error {
 	opt, err := g.options()
 	if err != nil {
 		return withCode(ExitInput, err)
 	}
-	return gateExit(gate.Paths(w, basePath, curPath, opt, g.rules(), g.format))
+	base, cur, err := gate.ReadPaths(basePath, curPath)
+	if err != nil {
+		return withCode(ExitInput, err)
+	}
+	// As a run does: a plugin of the files' policies that, on this
+	// machine's search path, shadows another of its name (a shipped one).
+	plugins, seen := f.plugins(), map[string]bool{}
+	for _, file := range []*results.File{base, cur} {
+		for _, p := range file.Policies {
+			if !seen[p.Plugin] {
+				seen[p.Plugin] = true
+				run.WarnShadowed(f.stderr, plugins, p.Plugin)
+			}
+		}
+	}
+	return gateExit(gate.Files(f.stdout, base, cur, basePath, curPath, opt, g.rules(), g.format))
 }
 
 // gateExit maps a gate call's decision to bench's exit codes: its code,
@@ -215,7 +231,7 @@ func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*resul
 	if err != nil {
 		return nil, opt, withCode(ExitInput, err)
 	}
-	base, err := results.ReadFile(g.baseline)
+	base, err := results.ReadFileWithoutTraces(g.baseline)
 	if err != nil {
 		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
 	}

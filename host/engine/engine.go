@@ -233,7 +233,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 		}
 		j.res.PluginVersion = j.plugin.Desc.Version
 		j.res.PluginSHA256 = j.plugin.SHA256
-		j.res.Sandbox = j.plugin.Sandbox
+		j.res.SetSandbox(j.plugin.Sandbox) // seen: stated plainly, not "as recorded"
 		j.res.Limits = j.plugin.Limits
 		resolved, err := params.Resolve(j.plugin.Desc.Params, pol.Params)
 		if err != nil {

@@ -167,17 +167,27 @@ func Files(w io.Writer, base, cur *results.File, baseName, curName string, opt O
 
 // Paths gates the results file at curPath against the one at basePath,
 // as Files does, naming them by their paths. A file that cannot be read
-// is an input error too, naming the baseline or the current file.
+// is an input error too, naming the baseline or the current file. The
+// files' traces are checked and not kept (results.ReadFileWithoutTraces):
+// the gate needs the final values only, and holds about what they take.
 func Paths(w io.Writer, basePath, curPath string, opt Options, rules Rules, format string) (Decision, error) {
-	base, err := results.ReadFile(basePath)
+	base, cur, err := ReadPaths(basePath, curPath)
 	if err != nil {
-		return Decision{}, fmt.Errorf("baseline: %w", err)
-	}
-	cur, err := results.ReadFile(curPath)
-	if err != nil {
-		return Decision{}, fmt.Errorf("current: %w", err)
+		return Decision{}, err
 	}
 	return Files(w, base, cur, basePath, curPath, opt, rules, format)
+}
+
+// ReadPaths reads the two results files of Paths, without their traces;
+// an error names the baseline or the current file.
+func ReadPaths(basePath, curPath string) (base, cur *results.File, err error) {
+	if base, err = results.ReadFileWithoutTraces(basePath); err != nil {
+		return nil, nil, fmt.Errorf("baseline: %w", err)
+	}
+	if cur, err = results.ReadFileWithoutTraces(curPath); err != nil {
+		return nil, nil, fmt.Errorf("current: %w", err)
+	}
+	return base, cur, nil
 }
 
 // ForRun checks base as the baseline of a run of the experiment rec,

@@ -84,6 +84,23 @@ func TestWriteJSONPlainText(t *testing.T) {
 	}
 }
 
+// TestChangesParamsPlainText: "What changed" shows parameters with < > &
+// as they are, as a scenario gives them.
+func TestChangesParamsPlainText(t *testing.T) {
+	const n = 50
+	base := baseValues(n)
+	b, c := policy("P", base), policy("P", base)
+	b.Params = map[string]any{"note": "<a>&"}
+	c.Params = map[string]any{"note": "<b>&"}
+	rep, err := Compare(file(1, n, b), file(1, n, c), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `P: params {"note":"<a>&"} -> {"note":"<b>&"}`; len(rep.Changes) != 1 || rep.Changes[0] != want {
+		t.Errorf("changes %q, want [%q]", rep.Changes, want)
+	}
+}
+
 // TestHostileStrings: labels, scenario names, file names and failures'
 // errors (with their quoted stderr lines) from results files that hold
 // terminal escapes, a bidi override and a C1 control are escaped in the

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -120,6 +119,10 @@ type Report struct {
 	// results: bench's version, and each compared policy's plugin, plugin
 	// version, SHA-256 and parameters ("TS: params {} -> {"inflation":2}").
 	Changes []string
+	// Sandbox is the sandbox the baseline's and the current file's plugins
+	// ran under (results.File.Sandboxes): "as recorded, unverified" for a
+	// file read back, which nothing proves; "" when a file records none.
+	Sandbox struct{ Baseline, Current string }
 	// Summary is the verdict sentence of the call, as bench gate states it
 	// on stderr; set by the caller (it depends on the exit rules), shown
 	// by WriteMarkdown when not empty.
@@ -200,6 +203,7 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 	}
 
 	rep.Changes = changes(base, cur)
+	rep.Sandbox.Baseline, rep.Sandbox.Current = base.Sandboxes(), cur.Sandboxes()
 	curBy := map[string]*results.Policy{}
 	for _, p := range cur.Policies {
 		curBy[p.Label] = p
@@ -402,9 +406,10 @@ func changes(base, cur *results.File) []string {
 		diff("plugin", bp.Plugin, cp.Plugin)
 		diff("plugin version", bp.PluginVersion, cp.PluginVersion)
 		diff("plugin SHA-256", abbrev(bp.PluginSHA256), abbrev(cp.PluginSHA256))
-		pa, _ := json.Marshal(bp.Params) // encoding/json sorts map keys
-		pb, _ := json.Marshal(cp.Params)
-		diff("params", string(pa), string(pb))
+		if bp.Sandbox != cp.Sandbox {
+			diff("sandbox", bp.SandboxShown(), cp.SandboxShown())
+		}
+		diff("params", results.FormatParams(bp.Params), results.FormatParams(cp.Params))
 	}
 	return out
 }

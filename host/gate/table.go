@@ -129,22 +129,28 @@ func relPath(name string) string {
 // jsonReport is WriteJSON's document. Numbers that do not apply to a row
 // (a policy that was not compared) are omitted: JSON holds no NaN.
 type jsonReport struct {
-	Baseline    string    `json:"baseline"`
-	Current     string    `json:"current"`
-	Metric      string    `json:"metric"`
-	Horizon     int       `json:"horizon"`
-	Margin      float64   `json:"margin"` // relative to each baseline mean
-	Alpha       float64   `json:"alpha"`
-	Paired      bool      `json:"paired"`
-	Pairing     string    `json:"pairing"`
-	Differences []string  `json:"differences,omitempty"`
-	Comparisons int       `json:"comparisons"`
-	Looks       []int     `json:"looks,omitempty"` // sequential gate: cumulative replications at each look
-	Rows        []jsonRow `json:"rows"`
-	Warnings    []string  `json:"warnings,omitempty"`
-	Changes     []string  `json:"changes,omitempty"` // what differs besides results: bench version, plugin versions, SHA-256s, params
-	Regressions []string  `json:"regressions"`       // labels whose verdict is worse
-	Failures    []string  `json:"failures"`          // labels FAILED or MISSING
+	Baseline    string       `json:"baseline"`
+	Current     string       `json:"current"`
+	Metric      string       `json:"metric"`
+	Horizon     int          `json:"horizon"`
+	Margin      float64      `json:"margin"` // relative to each baseline mean
+	Alpha       float64      `json:"alpha"`
+	Paired      bool         `json:"paired"`
+	Pairing     string       `json:"pairing"`
+	Differences []string     `json:"differences,omitempty"`
+	Comparisons int          `json:"comparisons"`
+	Looks       []int        `json:"looks,omitempty"` // sequential gate: cumulative replications at each look
+	Rows        []jsonRow    `json:"rows"`
+	Warnings    []string     `json:"warnings,omitempty"`
+	Changes     []string     `json:"changes,omitempty"` // what differs besides results: bench version, plugin versions, SHA-256s, params
+	Sandbox     *jsonSandbox `json:"sandbox,omitempty"` // as each file records it: "... (as recorded, unverified)" for a file read back
+	Regressions []string     `json:"regressions"`       // labels whose verdict is worse
+	Failures    []string     `json:"failures"`          // labels FAILED or MISSING
+}
+
+type jsonSandbox struct {
+	Baseline string `json:"baseline,omitempty"`
+	Current  string `json:"current,omitempty"`
 }
 
 type jsonRow struct {
@@ -194,6 +200,9 @@ func WriteJSON(w io.Writer, r *Report, baseline, current string) error {
 	doc := jsonReport{Baseline: baseline, Current: current, Metric: o.Metric, Horizon: r.Horizon, Margin: o.Margin, Alpha: o.Alpha,
 		Paired: r.Paired, Pairing: r.Pairing, Differences: r.Differences, Comparisons: r.Comparisons, Looks: r.Looks, Warnings: r.Warnings, Changes: r.Changes,
 		Rows: []jsonRow{}, Regressions: []string{}, Failures: []string{}}
+	if r.Sandbox.Baseline != "" || r.Sandbox.Current != "" {
+		doc.Sandbox = &jsonSandbox{Baseline: r.Sandbox.Baseline, Current: r.Sandbox.Current}
+	}
 	for _, row := range r.Rows {
 		jr := jsonRow{Label: row.Label, Verdict: row.Verdict, Base: summary(row.Base), Cur: summary(row.Cur), Note: row.Note, Look: row.Look}
 		if !math.IsNaN(row.Lo) {
@@ -252,6 +261,9 @@ func footnotes(r *Report) []string {
 	}
 	n = append(n,
 		fmt.Sprintf("verdict: worse/better = significant (p < %g) beyond ±%s; same = CI within ±%s; inconclusive = neither", o.Alpha, numfmt.Level(o.Margin), numfmt.Level(o.Margin)))
+	if sb, sc := r.Sandbox.Baseline, r.Sandbox.Current; sb != "" || sc != "" {
+		n = append(n, fmt.Sprintf("sandbox: baseline %s; current %s", orNone(sb), orNone(sc)))
+	}
 	for _, w := range r.Warnings {
 		n = append(n, "warning: "+w)
 	}

@@ -423,7 +423,7 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 		if err != nil {
 			params = "(not shown: " + err.Error() + ")"
 		}
-		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Sandbox: orNone(p.Sandbox), Params: params})
+		e.Repro.Plugins = append(e.Repro.Plugins, pluginRow{Label: p.Label, Plugin: p.Plugin, Version: orNone(p.PluginVersion), SHA256: orNone(p.PluginSHA256), Sandbox: orNone(p.SandboxShown()), Params: params})
 		if p.Status == results.StatusFailed {
 			e.Failures = append(e.Failures, failure{Label: p.Label, Plugin: p.Plugin, Error: p.Error})
 		}

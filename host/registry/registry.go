@@ -254,6 +254,47 @@ func (p Path) List() Listing {
 	return l
 }
 
+// Lookup returns plugin name as List lists it: the executable Find
+// returns for it and those of the same name it shadows; false when the
+// path holds none.
+func (p Path) Lookup(name string) (Plugin, bool) {
+	for _, pl := range p.List().Plugins {
+		if pl.Name == name {
+			return pl, true
+		}
+	}
+	return Plugin{}, false
+}
+
+// ShadowWarnings returns one line per executable that pl shadows, for
+// bench run and bench gate to state (bench plugins lists them too): the
+// path that runs, the path it shadows ("the shipped" one when that is
+// beside bench), and whether their SHA-256s differ, which says that
+// another program runs than the one shadowed. A file that cannot be
+// hashed is said so.
+func (pl Plugin) ShadowWarnings() []string {
+	var out []string
+	won, werr := SHA256(pl.Path)
+	for _, s := range pl.Shadowed {
+		what := ""
+		if s.Dir.Origin == Shipped {
+			what = "the shipped "
+		}
+		sum, err := SHA256(s.Path)
+		var digests string
+		switch {
+		case werr != nil || err != nil:
+			digests = "their SHA-256s cannot be compared: " + errors.Join(werr, err).Error()
+		case sum == won:
+			digests = "the same SHA-256 " + won[:12]
+		default:
+			digests = fmt.Sprintf("their SHA-256s differ: %s runs, not %s", won[:12], sum[:12])
+		}
+		out = append(out, fmt.Sprintf("plugin %q: %s (%s) runs, and shadows %s%s (%s): %s", pl.Name, pl.Path, pl.Dir.Origin, what, s.Path, s.Dir.Origin, digests))
+	}
+	return out
+}
+
 // FlagErr returns the error of the first --plugin-dir (FromFlag) that
 // could not be read, naming it: such a directory must exist, while a
 // BENCH_PLUGIN_PATH entry or a shipped directory is skipped. Nil when

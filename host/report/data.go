@@ -45,7 +45,7 @@ func Title(f *results.File) string {
 	if f.Shard.Count > 1 {
 		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
 	}
-	if s := sandboxes(f); s != "" {
+	if s := f.Sandboxes(); s != "" { // "(as recorded, unverified)" when read from a file
 		title += ", sandbox " + s
 	}
 	if !f.Complete {
@@ -57,28 +57,6 @@ func Title(f *results.File) string {
 // maxNamedReplications is the most replications a title names one by
 // one, when a file holds chosen replications of a run.
 const maxNamedReplications = 10
-
-// sandboxes says what sandbox the policies' plugins ran under: the one
-// they share, else each policy's, "" when no policy recorded one (older
-// files, plugins served in process).
-func sandboxes(f *results.File) string {
-	var per []string
-	shared, same := "", true
-	for _, p := range f.Policies {
-		if p.Sandbox == "" {
-			continue
-		}
-		per = append(per, p.Label+" "+p.Sandbox)
-		if shared == "" {
-			shared = p.Sandbox
-		}
-		same = same && p.Sandbox == shared
-	}
-	if same {
-		return shared
-	}
-	return "per policy: " + strings.Join(per, "; ")
-}
 
 // TableData returns the regret table (with a "regret t=N" column per round
 // of at, each a checkpoint: see CheckAt), the distribution of the final

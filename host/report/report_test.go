@@ -344,7 +344,9 @@ func TestTitleSeed(t *testing.T) {
 
 // TestTitleSandbox: the title says the sandbox the plugins ran under, one
 // word when they share it, each policy's when they do not, and nothing
-// for a file that recorded none.
+// for a file that recorded none; plainly when this process ran them
+// (SetSandbox), "as recorded, unverified" when read from a file, which
+// nothing proves.
 func TestTitleSandbox(t *testing.T) {
 	f := small(t)
 	if got := report.Title(f); strings.Contains(got, "sandbox") {
@@ -354,13 +356,30 @@ func TestTitleSandbox(t *testing.T) {
 		t.Fatalf("the fixture has %d policies, want at least 2", len(f.Policies))
 	}
 	for _, p := range f.Policies {
-		p.Sandbox = "strict"
+		p.Sandbox = "strict" // as read from a file
+	}
+	if got := report.Title(f); !strings.HasSuffix(got, ", sandbox strict (as recorded, unverified)") {
+		t.Errorf("title %q, want it to end in \", sandbox strict (as recorded, unverified)\"", got)
+	}
+	f.Policies[1].Sandbox = "off"
+	want := fmt.Sprintf(", sandbox per policy: %s strict; %s off", f.Policies[0].Label, f.Policies[1].Label)
+	if got := report.Title(f); !strings.Contains(got, want) || !strings.HasSuffix(got, " (as recorded, unverified)") {
+		t.Errorf("title %q, want it to hold %q and end \"(as recorded, unverified)\"", got, want+"...")
+	}
+	for _, p := range f.Policies {
+		p.SetSandbox("strict") // as a run sets it
 	}
 	if got := report.Title(f); !strings.HasSuffix(got, ", sandbox strict") {
 		t.Errorf("title %q, want it to end in \", sandbox strict\"", got)
 	}
-	f.Policies[1].Sandbox = "off"
-	want := fmt.Sprintf(", sandbox per policy: %s strict; %s off", f.Policies[0].Label, f.Policies[1].Label)
+	f.Policies[1].SetSandbox("off")
+	if got := report.Title(f); !strings.Contains(got, want) || strings.Contains(got, "unverified") {
+		t.Errorf("title %q, want it to hold %q, verified", got, want)
+	}
+	// A resumed run: one policy kept from the file, the others run now.
+	kept := &results.Policy{Label: f.Policies[0].Label, Sandbox: "strict"}
+	f.Policies[0] = kept
+	want = fmt.Sprintf(", sandbox per policy: %s strict (as recorded, unverified); %s off", kept.Label, f.Policies[1].Label)
 	if got := report.Title(f); !strings.Contains(got, want) {
 		t.Errorf("title %q, want it to hold %q", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,10 +18,39 @@ import (
 // decodes whole, and a results file is one value: decoded in one call, a
 // file near MaxFileSize took its text, the decoder's doubling buffer and
 // the numbers, about 4 times its size. The decoder below walks the file,
-// its policies and their traces token by token, and decodes every other
-// value with the json.Decoder into the typed fields: the largest value
-// buffered is then one trace row, one replication's value per row, and
-// reading takes about what the file decodes to.
+// its policies, their traces and every array of numbers that grows with
+// the replications or the checkpoints (final values, series, checkpoints,
+// diagnostics, shard.replications) token by token, one number at a time,
+// and decodes every other value whole with the json.Decoder into the
+// typed fields.
+//
+// What a file may make bench hold is bounded whatever it holds: at most
+// MaxNumbers numbers kept, and at most MaxText bytes of the values decoded
+// whole (parameters, errors, the scenario, the comparison section), read
+// no further than that. A file beyond either is refused with an error
+// that names the field and the bound, never by running out of memory.
+// Before, a 1 GiB file of final values took 2.1 GB and bench gate died
+// with "fatal error: out of memory" under a 4 GB address-space limit.
+
+// MaxNumbers bounds the numbers a results file may make a reader keep
+// outside its traces (MaxNumbers·8 bytes, 128 MiB): final values, series,
+// checkpoints, diagnostics, replication indices. The final values of a
+// million replications of 4 policies are 16 million numbers; bench gate
+// keeps these only, of each of its two files.
+const MaxNumbers = 1 << 24
+
+// MaxTraceNumbers bounds the numbers of a results file's traces that a
+// reader keeps (MaxTraceNumbers·8 bytes, 512 MiB): a shard file of 1000
+// replications with traces at 2000 checkpoints holds 8 million, a file
+// of MaxFileSize written by bench at most about 50 million. Traces that a
+// reader drops (ReadFileWithoutTraces) are not kept and do not count.
+const MaxTraceNumbers = 1 << 26
+
+// MaxText bounds the bytes of JSON text, over the whole file, of the
+// values a reader decodes whole rather than number by number: the
+// scenario, parameters, errors, distributions, the comparison section.
+// bench writes a few kilobytes of them per policy.
+const MaxText = 16 << 20
 
 // decoder walks a results file. Members of the objects it walks are
 // matched exactly by their JSON names; an unknown member is refused, and,
@@ -30,28 +60,51 @@ import (
 type decoder struct {
 	dec *json.Decoder
 	r   *errReader
+	// dropTraces reads traces without keeping them: their numbers are
+	// checked as they are read and only their shape kept, for Check.
+	dropTraces bool
+	numbers    int   // numbers kept so far outside traces, at most MaxNumbers
+	traced     int   // numbers of traces kept so far, at most MaxTraceNumbers
+	text       int64 // bytes of values decoded whole so far, at most MaxText
 }
 
 // errReader remembers the error of the reader under the decoder (a file
 // that grew beyond MaxFileSize, an I/O error), which is reported as it is
-// rather than as a fault of the JSON at some field.
+// rather than as a fault of the JSON at some field. While stop is not 0
+// it reads no further than byte stop of the input, and says so with
+// errTextBound: a value decoded whole is bounded before it is buffered.
 type errReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	err  error
+	n    int64 // bytes read
+	stop int64
 }
 
+// errTextBound ends the read of a value decoded whole beyond MaxText.
+var errTextBound = errors.New("beyond MaxText")
+
 func (e *errReader) Read(p []byte) (int, error) {
+	if e.stop > 0 {
+		if e.n >= e.stop {
+			return 0, errTextBound
+		}
+		if left := e.stop - e.n; int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
 	n, err := e.r.Read(p)
+	e.n += int64(n)
 	if err != nil && err != io.EOF {
 		e.err = err
 	}
 	return n, err
 }
 
-// decode reads one results file from r and checks it.
-func decode(r io.Reader) (*File, error) {
+// decode reads one results file from r and checks it; with dropTraces,
+// its traces are checked as they are read, and not kept.
+func decode(r io.Reader, dropTraces bool) (*File, error) {
 	er := &errReader{r: r}
-	d := &decoder{dec: json.NewDecoder(er), r: er}
+	d := &decoder{dec: json.NewDecoder(er), r: er, dropTraces: dropTraces}
 	d.dec.DisallowUnknownFields()
 	f, err := d.file()
 	if err == nil {
@@ -132,51 +185,164 @@ func (d *decoder) policy(path string) (*Policy, error) {
 				return err
 			}
 			p.Traces = new(Traces)
-			return d.members(path, p.Traces, map[string]func(string) error{
+			var shapes traceShapes
+			err := d.members(path, p.Traces, map[string]func(string) error{
 				"metrics": func(path string) error {
 					var err error
-					p.Traces.Metrics, err = d.traceMap(path)
+					p.Traces.Metrics, shapes.metrics, err = d.traceMap(path)
 					return err
 				},
 				"diagnostics": func(path string) error {
 					var err error
-					p.Traces.Diagnostics, err = d.traceMap(path)
+					p.Traces.Diagnostics, shapes.diagnostics, err = d.traceMap(path)
 					return err
 				},
 			})
+			if d.dropTraces {
+				p.Traces, p.dropped = nil, &shapes
+			}
+			return err
 		},
 	})
 	return p, err
 }
 
-// traceMap reads traces by name, one row at a time.
-func (d *decoder) traceMap(path string) (map[string][][]float64, error) {
+// traceMap reads traces by name, one number at a time, and their shape:
+// the length of each row. With dropTraces the numbers are checked and
+// not kept.
+func (d *decoder) traceMap(path string) (map[string][][]float64, map[string][]int, error) {
+	if ok, err := d.open(path, '{'); !ok || err != nil {
+		return nil, nil, err
+	}
+	m := map[string][][]float64{}
+	shape := map[string][]int{}
+	err := d.object(path, func(name string) error {
+		rows, lens, err := d.rows(join(path, name))
+		if !d.dropTraces {
+			m[name] = rows
+		}
+		shape[name] = lens
+		return err
+	})
+	return m, shape, err
+}
+
+// rows reads an array of rows of numbers and the length of each.
+func (d *decoder) rows(path string) ([][]float64, []int, error) {
+	if ok, err := d.open(path, '['); !ok || err != nil {
+		return nil, nil, err
+	}
+	rows := [][]float64{}
+	lens := []int{}
+	for c := 0; d.dec.More(); c++ {
+		row, n, err := numbers[float64](d, fmt.Sprintf("%s[%d]", path, c), !d.dropTraces, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !d.dropTraces {
+			rows = append(rows, row)
+		}
+		lens = append(lens, n)
+	}
+	return rows, lens, d.close(path)
+}
+
+// numbers reads an array of numbers at path one number at a time, and
+// returns it (nil for null) and its length. With keep false the numbers
+// are checked (finite, within MaxAbs) and not kept; kept, they count
+// against MaxTraceNumbers when trace, else MaxNumbers. They are gathered
+// in blocks and copied once: growing one slice, as append does, left
+// garbage of about twice its size behind, which a large array turned
+// into an out-of-memory death under an address-space limit.
+func numbers[T float64 | int | uint64](d *decoder, path string, keep, trace bool) ([]T, int, error) {
+	if ok, err := d.open(path, '['); !ok || err != nil {
+		return nil, 0, err
+	}
+	count, limit, what := &d.numbers, MaxNumbers, "outside traces"
+	if trace {
+		count, limit, what = &d.traced, MaxTraceNumbers, "in traces"
+	}
+	const block = 1 << 16
+	var full [][]T
+	cur := []T{}
+	n := 0
+	for ; d.dec.More(); n++ {
+		var x T
+		if err := d.dec.Decode(&x); err != nil {
+			return nil, 0, d.valueErr(fmt.Sprintf("%s[%d]", path, n), err)
+		}
+		if !keep {
+			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > MaxAbs {
+				return nil, 0, fmt.Errorf("%s[%d] = %v: numbers must be finite and within ±%g", path, n, x, MaxAbs)
+			}
+			continue
+		}
+		if *count++; *count > limit {
+			return nil, 0, fmt.Errorf("%s[%d]: more than %d numbers %s (%d MiB in memory), the most bench reads from one results file", path, n, limit, what, limit*8>>20)
+		}
+		if len(cur) == block {
+			full, cur = append(full, cur), make([]T, 0, block)
+		}
+		cur = append(cur, x)
+	}
+	if full != nil {
+		out := make([]T, 0, len(full)*block+len(cur))
+		for _, b := range full {
+			out = append(out, b...)
+		}
+		cur = append(out, cur...)
+	}
+	return cur, n, d.close(path)
+}
+
+// streamed reads the value at path into v when it is an array of numbers,
+// a map of them, or a struct that holds them (Series, DiagSeries, Shard),
+// number by number; it returns false for any other value, which the
+// caller decodes whole.
+func (d *decoder) streamed(path string, v any) (bool, error) {
+	var err error
+	switch v := v.(type) {
+	case *[]float64:
+		*v, _, err = numbers[float64](d, path, true, false)
+	case *[]int:
+		*v, _, err = numbers[int](d, path, true, false)
+	case *[]uint64:
+		*v, _, err = numbers[uint64](d, path, true, false)
+	case *map[string][]float64:
+		*v, err = streamedMap(d, path, func(path string) ([]float64, error) {
+			xs, _, err := numbers[float64](d, path, true, false)
+			return xs, err
+		})
+	case *map[string]DiagSeries:
+		*v, err = streamedMap(d, path, func(path string) (DiagSeries, error) {
+			var s DiagSeries
+			_, err := d.streamed(path, &s)
+			return s, err
+		})
+	case *Series, *DiagSeries, *Shard:
+		var ok bool
+		if ok, err = d.open(path, '{'); ok && err == nil {
+			err = d.members(path, v, nil)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// streamedMap reads an object into a map, each member's value by read;
+// null is a nil map.
+func streamedMap[V any](d *decoder, path string, read func(path string) (V, error)) (map[string]V, error) {
 	if ok, err := d.open(path, '{'); !ok || err != nil {
 		return nil, err
 	}
-	m := map[string][][]float64{}
-	err := d.object(path, func(name string) error {
-		rows, err := d.rows(join(path, name))
-		m[name] = rows
+	m := map[string]V{}
+	err := d.object(path, func(key string) error {
+		v, err := read(join(path, key))
+		m[key] = v
 		return err
 	})
 	return m, err
-}
-
-// rows reads an array of rows of numbers, decoding one row at a time.
-func (d *decoder) rows(path string) ([][]float64, error) {
-	if ok, err := d.open(path, '['); !ok || err != nil {
-		return nil, err
-	}
-	rows := [][]float64{}
-	for c := 0; d.dec.More(); c++ {
-		var row []float64
-		if err := d.valueErr(fmt.Sprintf("%s[%d]", path, c), d.dec.Decode(&row)); err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
-	}
-	return rows, d.close(path)
 }
 
 // members reads the members of an object whose '{' open has read into the
@@ -199,7 +365,11 @@ func (d *decoder) members(path string, v any, walk map[string]func(string) error
 			}
 			return fmt.Errorf("%sunknown field %q", where(path), key)
 		}
-		return d.value(sub, rv.Field(i).Addr().Interface())
+		v := rv.Field(i).Addr().Interface()
+		if ok, err := d.streamed(sub, v); ok {
+			return err
+		}
+		return d.value(sub, v)
 	})
 }
 
@@ -269,12 +439,20 @@ func (d *decoder) token(path string) (json.Token, error) {
 }
 
 // value decodes the next value into v, naming path in its errors. The
-// value is read whole first, and its keys checked as CheckKeys checks a
-// document's, before it is decoded: json.Decoder checks unknown keys only.
-// Trace rows, which hold no keys, are decoded straight (rows).
+// value is read whole first, no further than what remains of MaxText,
+// and its keys checked as CheckKeys checks a document's, before it is
+// decoded: json.Decoder checks unknown keys only. Arrays of numbers,
+// which hold no keys, are read number by number instead (streamed).
 func (d *decoder) value(path string, v any) error {
 	var raw json.RawMessage
+	// Bytes the decoder has already read ahead come on top: at most its
+	// buffer, which only values decoded whole (each within MaxText) grow.
+	d.r.stop = d.r.n + (MaxText - d.text) + 1
 	err := d.dec.Decode(&raw)
+	d.r.stop = 0
+	if d.text += int64(len(raw)); errors.Is(err, errTextBound) || d.text > MaxText {
+		return fmt.Errorf("%s: more than %d MiB of JSON in the values bench decodes whole (parameters, errors, the scenario...), the most it reads from one results file", path, MaxText>>20)
+	}
 	if err == nil {
 		ks := &keyScanner{data: raw}
 		if err := ks.value(elem(reflect.TypeOf(v)), path, 0); err != nil && !ks.invalid {

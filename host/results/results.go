@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime/debug"
 	"sort"
+	"strings"
 
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/metric"
@@ -280,6 +281,107 @@ type Policy struct {
 	// files carry it so that `bench merge` can rebuild the exact means and
 	// standard errors of the unsharded run; other files omit it.
 	Traces *Traces `json:"traces,omitempty"`
+
+	// dropped is the shape of the traces that ReadFileWithoutTraces read
+	// and did not keep, for Check.
+	dropped *traceShapes
+	// sandboxSeen is set by SetSandbox: this process ran the plugin
+	// under Sandbox. A policy read from a file never has it.
+	sandboxSeen bool
+}
+
+// Unverified follows a sandbox level that a results file records and
+// nothing proves: a file is not signed, and anyone may edit its "sandbox"
+// field (a run with --sandbox off made to say "strict").
+const Unverified = " (as recorded, unverified)"
+
+// SetSandbox records level as the sandbox p's plugin ran under in this
+// process, which SandboxShown then states plainly.
+func (p *Policy) SetSandbox(level string) {
+	p.Sandbox, p.sandboxSeen = level, true
+}
+
+// SandboxSeen reports whether this process ran p's plugin under
+// p.Sandbox (SetSandbox), rather than read it from a file.
+func (p *Policy) SandboxSeen() bool { return p.sandboxSeen }
+
+// SandboxShown is p.Sandbox as reports and the gate show it: plainly when
+// this process ran the plugin under it (SetSandbox), else followed by
+// Unverified; "" when p records none.
+func (p *Policy) SandboxShown() string {
+	if p.Sandbox == "" || p.sandboxSeen {
+		return p.Sandbox
+	}
+	return p.Sandbox + Unverified
+}
+
+// Sandboxes says what sandbox f's policies' plugins ran under: the one
+// they share, else "per policy: " and each policy's label and sandbox;
+// "" when no policy records one (older files, plugins served in process).
+// A level read from a file is followed by Unverified (SandboxShown), once
+// at the end when no policy's was seen by this process.
+func (f *File) Sandboxes() string {
+	var per, shown []string
+	seen, unseen := 0, 0
+	for _, p := range f.Policies {
+		if p.Sandbox == "" {
+			continue
+		}
+		per = append(per, p.Label+" "+p.Sandbox)
+		shown = append(shown, p.Label+" "+p.SandboxShown())
+		if p.sandboxSeen {
+			seen++
+		} else {
+			unseen++
+		}
+	}
+	tail := ""
+	if seen == 0 && unseen > 0 {
+		tail = Unverified
+	}
+	shared, same := "", true
+	for _, p := range f.Policies {
+		if p.Sandbox != "" {
+			if shared == "" {
+				shared = p.Sandbox
+			}
+			same = same && p.Sandbox == shared
+		}
+	}
+	switch {
+	case shared == "":
+		return ""
+	case same && (seen == 0 || unseen == 0):
+		return shared + tail
+	case seen > 0 && unseen > 0:
+		return "per policy: " + strings.Join(shown, "; ") // some seen, some read back
+	}
+	return "per policy: " + strings.Join(per, "; ") + tail
+}
+
+// traceShapes are the lengths of the rows of a policy's traces, by name.
+type traceShapes struct {
+	metrics, diagnostics map[string][]int
+}
+
+// traceShapes returns the shape of p's traces, kept or dropped; nil when
+// it has none.
+func (p *Policy) traceShapes() *traceShapes {
+	if p.Traces == nil {
+		return p.dropped
+	}
+	shape := func(m map[string][][]float64) map[string][]int {
+		out := make(map[string][]int, len(m))
+		for name, rows := range m {
+			lens := make([]int, len(rows))
+			for c, row := range rows {
+				lens[c] = len(row)
+			}
+			out[name] = lens
+		}
+		return out
+	}
+	return &traceShapes{metrics: shape(p.Traces.Metrics), diagnostics: shape(p.Traces.Diagnostics)}
 }
 
 // Audit is the outcome of replaying some of a policy's replications each
@@ -361,7 +463,26 @@ func ReadFile(path string) (*File, error) {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
 	defer r.Close()
-	f, err := decode(r)
+	f, err := decode(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// ReadFileWithoutTraces reads and checks a results file as ReadFile does,
+// but does not keep its traces: their numbers are checked as they are
+// read, and their shape by Check, and the policies have no Traces. For
+// readers that need the final values and series only (bench gate): they
+// then hold about what a file without traces takes, whatever the file's
+// size.
+func ReadFileWithoutTraces(path string) (*File, error) {
+	r, err := safeio.Open(path, MaxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("results %s: %w", path, err)
+	}
+	defer r.Close()
+	f, err := decode(r, true)
 	if err != nil {
 		return nil, fmt.Errorf("results %s: %w", path, err)
 	}
@@ -387,7 +508,7 @@ func ReadFiles(paths []string) ([]*File, error) {
 // a field only when case is ignored (as CheckKeys), which encoding/json
 // would otherwise accept, keeping the last.
 func Decode(data []byte) (*File, error) {
-	return decode(bytes.NewReader(data))
+	return decode(bytes.NewReader(data), false)
 }
 
 // MaxDiagnostics bounds the diagnostics of a policy in a results file:
@@ -501,6 +622,7 @@ func (f *File) Check() error {
 		if err := checkNumbers(fmt.Sprintf("policies[%d] %q: seconds", i, p.Label), []float64{p.Seconds}); err != nil {
 			return err
 		}
+		ts := p.traceShapes()
 		for _, name := range sortedKeys(p.Diagnostics) {
 			d := p.Diagnostics[name]
 			if len(d.Mean) != len(d.Checkpoints) || len(d.SE) != len(d.Checkpoints) {
@@ -519,26 +641,29 @@ func (f *File) Check() error {
 					return err
 				}
 			}
-			if p.Traces != nil {
-				tr, ok := p.Traces.Diagnostics[name]
+			if ts != nil {
+				lens, ok := ts.diagnostics[name]
 				if !ok {
 					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s is missing (the file has traces and diagnostics.%s)", i, p.Label, name, name)
 				}
-				if len(tr) != len(d.Checkpoints) {
-					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), len(d.Checkpoints))
+				if len(lens) != len(d.Checkpoints) {
+					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has %d checkpoints, want %d", i, p.Label, name, len(lens), len(d.Checkpoints))
 				}
-				for c, row := range tr {
-					if len(row) != nrep {
-						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+				for c, n := range lens {
+					if n != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s[%d] has %d values for %d replications", i, p.Label, name, c, n, nrep)
 					}
-					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.diagnostics.%s[%d]", i, p.Label, name, c), row); err != nil {
+					if p.Traces == nil {
+						continue // dropped: checked as read
+					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.diagnostics.%s[%d]", i, p.Label, name, c), p.Traces.Diagnostics[name][c]); err != nil {
 						return err
 					}
 				}
 			}
 		}
-		if p.Traces != nil {
-			for _, name := range sortedKeys(p.Traces.Diagnostics) {
+		if ts != nil {
+			for _, name := range sortedKeys(ts.diagnostics) {
 				if _, ok := p.Diagnostics[name]; !ok {
 					return fmt.Errorf("policies[%d] %q: traces.diagnostics.%s has no diagnostics.%s", i, p.Label, name, name)
 				}
@@ -561,16 +686,19 @@ func (f *File) Check() error {
 			if err := checkNumbers(fmt.Sprintf("policies[%d] %q: final.%s", i, p.Label, name), p.Final[name]); err != nil {
 				return err
 			}
-			if p.Traces != nil {
-				tr := p.Traces.Metrics[name]
-				if len(tr) != n {
-					return fmt.Errorf("policies[%d] %q: traces.metrics.%s has %d checkpoints, want %d", i, p.Label, name, len(tr), n)
+			if ts != nil {
+				lens := ts.metrics[name]
+				if len(lens) != n {
+					return fmt.Errorf("policies[%d] %q: traces.metrics.%s has %d checkpoints, want %d", i, p.Label, name, len(lens), n)
 				}
-				for c, row := range tr {
-					if len(row) != nrep {
-						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, len(row), nrep)
+				for c, l := range lens {
+					if l != nrep {
+						return fmt.Errorf("policies[%d] %q: traces.metrics.%s[%d] has %d values for %d replications", i, p.Label, name, c, l, nrep)
 					}
-					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.metrics.%s[%d]", i, p.Label, name, c), row); err != nil {
+					if p.Traces == nil {
+						continue // dropped: checked as read
+					}
+					if err := checkNumbers(fmt.Sprintf("policies[%d] %q: traces.metrics.%s[%d]", i, p.Label, name, c), p.Traces.Metrics[name][c]); err != nil {
 						return err
 					}
 				}

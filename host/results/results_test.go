@@ -108,13 +108,13 @@ func TestBadFiles(t *testing.T) {
 		{"wrong type", bytes.Replace(valid, []byte(`"arms": 2`), []byte(`"arms": "2"`), 1), "scenario.arms: cannot unmarshal string into int"},
 		{"unknown field of a policy", bytes.Replace(valid, []byte(`"label": "TS"`), []byte(`"lable": "x", "label": "TS"`), 1), `policies[0]: unknown field "lable"`},
 		{"unknown field of traces", bytes.Replace(valid, []byte(`"metrics": {`), []byte(`"metric": {}, "metrics": {`), 1), `policies[0].traces: unknown field "metric"`},
-		{"unknown field of a series", bytes.Replace(valid, []byte(`"regret": {`), []byte(`"regret": {"median": [], `), 1), `policies[0].regret: json: unknown field "median"`},
+		{"unknown field of a series", bytes.Replace(valid, []byte(`"regret": {`), []byte(`"regret": {"median": [], `), 1), `policies[0].regret: unknown field "median"`},
 		{"policies twice", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": [], "policies": [`), 1), `key "policies" appears twice`},
 		{"traces twice", bytes.Replace(valid, []byte(`"traces": {`), []byte(`"traces": null, "traces": {`), 1), `policies[0]: key "traces" appears twice`},
 		{"policies not an array", bytes.Replace(valid, []byte(`"policies": [`), []byte(`"policies": {}, "x": [`), 1), "policies: cannot unmarshal object into an array"},
 		{"trace row not numbers", bytes.Replace(valid, []byte(`"regret": [
             [`), []byte(`"regret": [
-            ["a"], [`), 1), "policies[0].traces.metrics.regret[0]: cannot unmarshal string into float64"},
+            ["a"], [`), 1), "policies[0].traces.metrics.regret[0][0]: cannot unmarshal string into float64"},
 		{"truncated in a trace", valid[:bytes.Index(valid, []byte(`"traces"`))+40], "not valid JSON (truncated?): policies[0].traces"},
 		{"negative seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": -1`), 1), "scenario.seed: invalid seed: want a non-negative integer"},
 		{"fractional seed", bytes.Replace(valid, []byte(`"seed": 1`), []byte(`"seed": 1.5`), 1), "scenario.seed: invalid seed"},
@@ -144,7 +144,7 @@ func TestBadFiles(t *testing.T) {
 		{"diagnostic trace", edit(func(f *File) { f.Policies[0].Traces.Diagnostics["gap"] = [][]float64{{1}} }), "traces.diagnostics.gap"},
 		{"overflowing number", bytes.Replace(valid, []byte(`"mean": [
           1,`), []byte(`"mean": [
-          1e309,`), 1), "policies[0].regret.mean: cannot unmarshal number 1e309 into float64"},
+          1e309,`), 1), "policies[0].regret.mean[0]: cannot unmarshal number 1e309 into float64"},
 		{"mean near the largest float", edit(func(f *File) { f.Policies[0].Regret.Mean[1] = 1.7e308 }),
 			`policies[0] "TS": regret.mean[1] = 1.7e+308: numbers must be finite and within ±1e+300`},
 		{"se beyond MaxAbs", edit(func(f *File) { f.Policies[0].Under.SE[0] = -2e300 }), `underestimation.se[0] = -2e+300`},
@@ -183,7 +183,31 @@ func TestBadFiles(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error\n\t%v\nlacks %q", err, c.want)
 			}
+			// Read without its traces (bench gate), the file is refused
+			// too: their numbers are checked as read, their shape by Check.
+			if f, err := decode(bytes.NewReader(c.data), true); err == nil {
+				t.Errorf("read without traces: no error; decoded %+v", f)
+			}
 		})
+	}
+}
+
+// TestDecodeWithoutTraces: a file read without its traces holds what it
+// holds read with them, but no traces.
+func TestDecodeWithoutTraces(t *testing.T) {
+	data := encoded(t, validFile())
+	f, err := decode(bytes.NewReader(data), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Policies[0].Traces != nil {
+		t.Errorf("traces kept: %+v", f.Policies[0].Traces)
+	}
+	want := validFile()
+	want.Policies[0].Traces = nil
+	f.Policies[0].dropped = nil
+	if got, want := encoded(t, f), encoded(t, want); !bytes.Equal(got, want) {
+		t.Errorf("read without traces:\n%s\nwant\n%s", got, want)
 	}
 }
 

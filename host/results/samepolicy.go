@@ -3,7 +3,21 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
+
+// FormatParams writes resolved parameters as messages show them: compact
+// JSON, keys sorted, < > & as they are (not \u003c \u003e \u0026, the
+// default of encoding/json, for JSON put inside HTML).
+func FormatParams(params map[string]any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return "(unprintable)"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // SamePolicy names the first field, as results files spell it, in which
 // b differs from a, two records of what must be one policy run by one

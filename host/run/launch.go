@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/regretbench/regretbench/host/engine"
@@ -21,12 +22,25 @@ import (
 // startTimeout, and checks its Describe. A plugin that describes itself
 // under another name than its file's is started, with a warning written
 // to warn.
+//
+// The first launch of each plugin name states, on warn, each executable of
+// that name later on the search path that the one found shadows
+// (registry.Plugin.ShadowWarnings): a plugin named like a shipped one runs
+// in its place, and the run says so, not only bench plugins.
 func Launcher(dirs registry.Path, startTimeout time.Duration, plan *sandbox.Plan, warn io.Writer) engine.Launcher {
+	var mu sync.Mutex
+	warned := map[string]bool{}
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		path, err := dirs.Find(p.Plugin)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
 		}
+		mu.Lock()
+		if !warned[p.Plugin] {
+			warned[p.Plugin] = true
+			WarnShadowed(warn, dirs, p.Plugin)
+		}
+		mu.Unlock()
 		// A FIFO, a device or a dangling link fails the policy (as a
 		// file without an exec bit does) before anything opens it.
 		sum, err := registry.SHA256(path)
@@ -72,6 +86,16 @@ func LimitsRecord(l sandbox.Limits) *results.Limits {
 	}
 	r := l.Record()
 	return &results.Limits{Memory: r.Memory, Tasks: r.Tasks, Files: r.Files, Disk: r.Disk, DiskFiles: r.DiskFiles, By: r.By, Unlimited: r.Unlimited}
+}
+
+// WarnShadowed writes to w a line per executable of plugin name that the
+// one dirs finds shadows (registry.Plugin.ShadowWarnings).
+func WarnShadowed(w io.Writer, dirs registry.Path, name string) {
+	if pl, ok := dirs.Lookup(name); ok {
+		for _, line := range pl.ShadowWarnings() {
+			fmt.Fprintf(w, "bench: warning: %s\n", line)
+		}
+	}
 }
 
 // DescribeErr reports a Describe answer bench cannot use: parameters of an

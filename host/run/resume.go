@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -173,9 +172,7 @@ func (c *checker) differs(ctx context.Context, p *results.Policy, pol scenario.P
 	case "feedback":
 		return fmt.Sprintf("feedback was %s, now %s", orImmediate(p.Feedback), orImmediate(now.Feedback))
 	case "params":
-		was, _ := json.Marshal(p.Params)
-		is, _ := json.Marshal(resolved)
-		return fmt.Sprintf("params were %s, now %s", was, is)
+		return fmt.Sprintf("params were %s, now %s", results.FormatParams(p.Params), results.FormatParams(resolved))
 	}
 	if resolveErr != nil {
 		return fmt.Sprintf("params: %v", resolveErr)

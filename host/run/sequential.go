@@ -67,6 +67,9 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 	}
 	p := &results.Policy{Label: s.meta.Label, Plugin: s.meta.Plugin, PluginVersion: s.meta.PluginVersion, PluginSHA256: s.meta.PluginSHA256,
 		Sandbox: s.meta.Sandbox, Limits: s.meta.Limits, Params: s.meta.Params, Feedback: s.meta.Feedback, Status: results.StatusOK, Seconds: s.seconds}
+	if s.meta.SandboxSeen() {
+		p.SetSandbox(s.meta.Sandbox)
+	}
 	p.Summarize(s.meta.Checkpoints, s.metrics, s.diags, false)
 	if s.reps < runs {
 		p.Replications = s.reps

@@ -117,8 +117,9 @@ func (s *Scenario) requiredChangeKeys() []struct{ key, what string } {
 // strictly increasing in (1, horizon] with one valid mean per arm; a rate
 // in (0, 1] and bounds lo <= hi valid for the family. checkMean judges one
 // mean as environment.means are judged. It returns the largest |mean x
-// scale| it saw, for the overflow bound.
-func (s *Scenario) checkChanges(bad func(field, format string, args ...any), checkMean func(field string, m float64) bool, horizonOK bool) float64 {
+// scale| it saw, for the overflow bound, and the field that holds it
+// ("environment.drift[2].means[1]"), which an overflow error names.
+func (s *Scenario) checkChanges(bad func(field, format string, args ...any), checkMean func(field string, m float64) bool, horizonOK bool) (float64, string) {
 	e := s.Environment
 	var given []string
 	if e.Changes != nil {
@@ -137,7 +138,13 @@ func (s *Scenario) checkChanges(bad func(field, format string, args ...any), che
 	if e.Scale > 0 {
 		scale = e.Scale
 	}
-	maxMu := 0.0
+	maxMu, maxField := 0.0, ""
+	// seen keeps the largest |mean x scale| and its field.
+	seen := func(field string, m float64) {
+		if mu := math.Abs(m * scale); mu > maxMu || maxField == "" {
+			maxMu, maxField = mu, field
+		}
+	}
 	k := len(e.Means)
 	for _, l := range []struct {
 		name   string
@@ -177,8 +184,8 @@ func (s *Scenario) checkChanges(bad func(field, format string, args ...any), che
 				continue
 			}
 			for j, m := range p.Means {
-				if checkMean(fmt.Sprintf("%s.means[%d]", pf, j), m) {
-					maxMu = max(maxMu, math.Abs(m*scale))
+				if f := fmt.Sprintf("%s.means[%d]", pf, j); checkMean(f, m) {
+					seen(f, m)
 				}
 			}
 		}
@@ -201,12 +208,13 @@ func (s *Scenario) checkChanges(bad func(field, format string, args ...any), che
 					if u[0] > u[1] {
 						bad(field+".means.uniform", "lo %v is greater than hi %v", u[0], u[1])
 					}
-					maxMu = max(maxMu, math.Abs(u[0]*scale), math.Abs(u[1]*scale))
+					seen(field+".means.uniform[0]", u[0])
+					seen(field+".means.uniform[1]", u[1])
 				}
 			}
 		}
 	}
-	return maxMu
+	return maxMu, maxField
 }
 
 // trimChanges adapts the changes to a shorter horizon T (SetHorizon), so

@@ -48,7 +48,15 @@ func TestChangesParse(t *testing.T) {
 		{"one bound", bern, "  random_changes: {rate: 0.1, means: {uniform: [0.1]}}\n", "environment.random_changes.means.uniform: want [lo, hi], two numbers, got 1"},
 		{"lo above hi", bern, "  random_changes: {rate: 0.1, means: {uniform: [0.9, 0.1]}}\n", "environment.random_changes.means.uniform: lo 0.9 is greater than hi 0.1"},
 		{"bound out of range", bern, "  random_changes: {rate: 0.1, means: {uniform: [0.1, 1.2]}}\n", "environment.random_changes.means.uniform[1]: 1.2 is outside [0, 1]"},
-		{"overflow", gauss, "  changes: [{at: 5, means: [1e150, 0, 0]}]\n", "environment.means: too large"},
+		// An overflow names the field that holds the largest mean, with
+		// its line: not environment.means, which are small.
+		{"overflow", gauss, "  changes: [{at: 5, means: [1e150, 0, 0]}]\n", "environment.changes[0].means[0]: too large: rewards reach about 1e+150"},
+		{"overflow second change", gauss, "  changes: [{at: 5, means: [1, 0, 0]}, {at: 7, means: [0, 0, -1e150]}]\n", "environment.changes[1].means[2]: too large"},
+		{"drift overflow", gauss, "  drift: [{at: 50, means: [0, 1, 2]}, {at: 100, means: [1, 1e150, 1]}]\n", "environment.drift[1].means[1]: too large: rewards reach about 1e+150"},
+		{"random overflow hi", gauss, "  random_changes: {rate: 0.1, means: {uniform: [-2, 1e150]}}\n", "environment.random_changes.means.uniform[1]: too large"},
+		{"random overflow lo", gauss, "  random_changes: {rate: 0.1, means: {uniform: [-1e150, 2]}}\n", "environment.random_changes.means.uniform[0]: too large"},
+		{"means overflow beside a drift", "environment:\n  means: [1e150, 0.5, 0.1]\n  noise_sd: 1\n", "  drift: [{at: 50, means: [0, 1, 2]}]\n", "environment.means: too large"},
+		{"noise overflow beside a drift", "environment:\n  means: [0.9, 0.5, 0.1]\n  noise_sd: 1e149\n", "  drift: [{at: 50, means: [0, 1, 2]}]\n", "environment.noise_sd: too large"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Parse("x.yaml", []byte(c.head+c.extra+tail))

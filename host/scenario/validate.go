@@ -126,17 +126,21 @@ func (s *Scenario) Validate() error {
 		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
 			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
 	}
-	changeMu := s.checkChanges(bad, checkMean, horizonOK)
+	changeMu, changeField := s.checkChanges(bad, checkMean, horizonOK)
 	if horizonOK && noiseOK && meansOK && len(e.Means) > 0 {
 		// Rewards, their sums over the horizon and the sums of their
 		// squares (which policies form) must stay finite, or the metrics and
-		// the results file would hold Inf and NaN.
-		maxMu := changeMu
+		// the results file would hold Inf and NaN. The error names the
+		// field that holds the largest mean: environment.means, or a
+		// change, drift point or random_changes bound of its own.
+		maxMu, field := 0.0, "environment.means"
 		for _, m := range e.Means {
 			maxMu = max(maxMu, math.Abs(m*scale))
 		}
+		if changeField != "" && changeMu > maxMu {
+			maxMu, field = changeMu, changeField
+		}
 		if r := maxMu + rewardSDs*e.NoiseSD; r*r*float64(s.Horizon) > MaxRewardSquareSum {
-			field := "environment.means"
 			if rewardSDs*e.NoiseSD > maxMu {
 				field = "environment.noise_sd"
 			}
