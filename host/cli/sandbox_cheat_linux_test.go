@@ -742,10 +742,16 @@ func benchAt(t *testing.T, level string) []string {
 func TestCheatCollude(t *testing.T) {
 	skipShort(t, "the sandbox against two colluding plugins")
 	t.Parallel()
-	for _, level := range []string{"off", "strict", "fallback"} {
+	// At off the channels are open, so bench audits by default: "off"
+	// turns the audit off to show the cheat works (the teeth), and
+	// "off-audited" shows that the default audit then fails it.
+	for _, level := range []string{"off", "off-audited", "strict", "fallback"} {
 		t.Run(level, func(t *testing.T) {
 			t.Parallel()
-			argv := benchAt(t, level)
+			argv := benchAt(t, strings.TrimSuffix(level, "-audited"))
+			if level == "off" {
+				argv = append(argv, "--audit", "0")
+			}
 			dir := cheatDirOf(t, "ts", "cheat-collude")
 			for a := range 3 {
 				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("lock-%d", a)), nil, 0o644); err != nil {
@@ -765,6 +771,21 @@ policies:
 `)
 			out := filepath.Join(t.TempDir(), "r.json")
 			b := startBench(t, nil, append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q", "--jobs", "3")...)
+			if level == "off-audited" {
+				// The exploiter's replications, replayed alone, lose
+				// what it heard: the audit fails it (exit 3), and TS's
+				// results are still written.
+				code := b.exit(t, stopLimit)
+				f := readResults(t, out)
+				x := policyByLabel(f, "Exploiter")
+				if code != 3 || x.Status != results.StatusFailed || !strings.Contains(x.Error, "audit") || policyByLabel(f, "TS").Status != results.StatusOK {
+					t.Fatalf("at off bench audits by default and must fail the colluding exploiter: exit %d, exploiter %s %q; stderr:\n%s", code, x.Status, x.Error, b.stderr.String())
+				}
+				if !strings.Contains(b.stderr.String(), "leaves channels between policies open") {
+					t.Errorf("bench did not say why it audits by default; stderr:\n%s", b.stderr.String())
+				}
+				return
+			}
 			if code := b.exit(t, stopLimit); code != 0 {
 				t.Fatalf("exit %d; stderr:\n%s", code, b.stderr.String())
 			}
