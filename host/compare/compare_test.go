@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -418,5 +419,158 @@ func TestSpecLeftOut(t *testing.T) {
 	spec.LeftOut = append(spec.LeftOut, LeftOut{Baseline: "M=2"})
 	if _, err := Compute(f, spec, DefaultOptions); err == nil {
 		t.Error("a baseline also left out was accepted")
+	}
+}
+
+// TestAllPairs: with every policy under comparison, each of the k(k-1)/2
+// pairs is tested once, all in one Holm family (the p-values are
+// gate.Test's over exactly those pairs), and each policy's row holds its
+// difference from every other: the test of the pair seen from its side
+// (the difference negated, better and worse swapped).
+func TestAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	labels := []string{"A", "B", "C", "D", "E"}
+	vals := map[string][]float64{}
+	var ps []*results.Policy
+	for i, l := range labels {
+		x := make([]float64, 40)
+		for j := range x {
+			x[j] = 10 + 0.4*float64(i) + r.NormFloat64()
+		}
+		vals[l] = x
+		ps = append(ps, pol(l, x...))
+	}
+	s, err := Compute(file(ps...), Spec{Policies: labels}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(labels)
+	if s.Comparisons != k*(k-1)/2 {
+		t.Fatalf("Holm family of %d, want k(k-1)/2 = %d", s.Comparisons, k*(k-1)/2)
+	}
+	var pairs []gate.Pair
+	idx := map[[2]string]int{}
+	for i := range labels {
+		for j := i + 1; j < k; j++ {
+			idx[[2]string{labels[i], labels[j]}] = len(pairs)
+			pairs = append(pairs, gate.Pair{Base: vals[labels[j]], Cur: vals[labels[i]]})
+		}
+	}
+	fam := gate.Test(pairs, true, gate.Options{Alpha: DefaultOptions.Alpha})
+	outcomes := 0
+	for _, p := range s.Policies {
+		if len(p.Diffs) != k-1 {
+			t.Errorf("%s: %d differences, want one from each of the %d others", p.Label, len(p.Diffs), k-1)
+		}
+		for _, d := range p.Diffs {
+			if !d.Tested() {
+				t.Errorf("%s vs %s not tested", p.Label, d.Baseline)
+				continue
+			}
+			outcomes++
+			row, direct := fam.Rows[idx[[2]string{p.Label, d.Baseline}]], true
+			if _, ok := idx[[2]string{p.Label, d.Baseline}]; !ok {
+				row, direct = fam.Rows[idx[[2]string{d.Baseline, p.Label}]], false
+			}
+			delta, pb, pw := row.Estimate.Delta, row.PBetter, row.PWorse
+			if !direct {
+				delta, pb, pw = -delta, pw, pb
+			}
+			if d.Delta != delta || d.PBetter != pb || d.PWorse != pw {
+				t.Errorf("%s vs %s: delta %v p %v/%v, want gate's over the %d pairs: %v %v/%v", p.Label, d.Baseline, d.Delta, d.PBetter, d.PWorse, len(pairs), delta, pb, pw)
+			}
+		}
+	}
+	if outcomes != k*(k-1) {
+		t.Errorf("%d cells, want k(k-1) = %d", outcomes, k*(k-1))
+	}
+	// The matrix: W above L mirrored, the diagonal, no long list.
+	m := NewMatrix(s)
+	for i := range labels {
+		for j := range labels {
+			a, b := m.Symbol(i, j), m.Symbol(j, i)
+			want := map[string]string{"W": "L", "L": "W", "T": "T", "·": "·"}[a]
+			if b != want {
+				t.Errorf("cell %d,%d = %q but %d,%d = %q", i, j, a, j, i, b)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "\n| "); n != k+1 {
+		t.Errorf("%d table lines, want a header and one row per policy (%d):\n%s", n, k+1, b.String())
+	}
+	if !strings.Contains(b.String(), "Holm-adjusted over the 10 comparisons of this table (all pairs)") {
+		t.Errorf("the table does not name its Holm family:\n%s", b.String())
+	}
+}
+
+// TestIdenticalPolicies: a policy with the same executable digest,
+// parameters and feedback as an earlier one of the same run is reported as
+// identical to it, neither tested nor ranked twice; a differing parameter
+// makes it a policy of its own.
+func TestIdenticalPolicies(t *testing.T) {
+	mk := func(label string, params map[string]any, final ...float64) *results.Policy {
+		p := pol(label, final...)
+		p.Plugin, p.PluginSHA256, p.Params = "remaxgrad", "abc", params
+		return p
+	}
+	f := file(
+		mk("ReMaxGrad M=2", map[string]any{"m": 2.0}, 1, 2, 3, 4),
+		pol("TS", 3, 4, 5, 6),
+		mk("remaxgrad", map[string]any{"m": 2.0}, 1, 2, 3, 4),
+		mk("M=3", map[string]any{"m": 3.0}, 2, 3, 4, 5),
+	)
+	s, err := Compute(f, Spec{Policies: []string{"ReMaxGrad M=2", "TS", "remaxgrad", "M=3"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Comparisons != 3 || s.Ranked != 3 {
+		t.Errorf("%d comparisons among %d ranked, want 3 among 3 (remaxgrad once)", s.Comparisons, s.Ranked)
+	}
+	id := s.Policies[2]
+	if id.IdenticalTo != "ReMaxGrad M=2" || id.Rank != s.Policies[0].Rank || s.Policies[3].IdenticalTo != "" {
+		t.Errorf("identical: %+v; M=3: %+v", id, s.Policies[3])
+	}
+	for _, d := range id.Diffs {
+		if d.Tested() {
+			t.Errorf("remaxgrad tested against %s", d.Baseline)
+		}
+	}
+	m := NewMatrix(s)
+	if m.Symbol(2, 0) != "=" || m.Symbol(0, 2) != "=" || m.RankText(2) != "= 1/3" {
+		t.Errorf("matrix cells %q %q, rank %q", m.Symbol(2, 0), m.Symbol(0, 2), m.RankText(2))
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "remaxgrad is identical to ReMaxGrad M=2 (the same executable, parameters, seed and feedback)") {
+		t.Errorf("the table does not say remaxgrad is identical:\n%s", b.String())
+	}
+}
+
+// TestSmallSampleWarning: a comparison on fewer than 30 replications
+// warns as bench gate does, in the data and under the table; 30 do not.
+func TestSmallSampleWarning(t *testing.T) {
+	for _, n := range []int{29, 30} {
+		a, c := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], c[i] = float64(i%7), float64(i%5)
+		}
+		s, err := Compute(file(pol("A", a...), pol("C", c...)), Spec{Policies: []string{"A", "C"}}, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, s, report.FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.Contains(s.Warnings, gate.SmallNWarning) && strings.Contains(b.String(), "warning: "+gate.SmallNWarning)
+		if warned != (n < 30) {
+			t.Errorf("n=%d: warned %v, want %v:\n%s", n, warned, n < 30, b.String())
+		}
 	}
 }

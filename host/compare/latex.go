@@ -259,10 +259,10 @@ func rankCaption(a *ranktest.Analysis) string {
 	s := fmt.Sprintf("over the $N=%d$ experiments %s, the %d policies that ran in all of them; 1 is the lowest mean in an experiment, ties share the average rank", a.Friedman.N, strings.Join(exps, ", "), a.Friedman.K)
 	var not []string
 	for _, l := range a.NotRankedText() {
-		not = append(not, table.LatexText(l))
+		not = append(not, table.LatexText(strings.TrimSuffix(l, ".")))
 	}
 	if len(not) > 0 {
-		s += ". " + strings.Join(not, " ")
+		s += "; " + strings.Join(not, "; ")
 	}
 	return s
 }
@@ -349,8 +349,8 @@ func WriteRanksLatex(w io.Writer, a *ranktest.Analysis) {
 		}
 		t.Rows = append(t.Rows, []string{table.LatexText(a.Policies[i]), c})
 	}
-	t.Caption = fmt.Sprintf("Mean rank of final %s, %s. Friedman test: $\\chi^2_F = %.2f$ on %d degrees of freedom, Iman--Davenport $F_F = %s$, $p = %s$. Nemenyi critical difference at $\\alpha = %g$: $\\mathit{CD} = %.2f$.",
-		table.LatexText(a.Metric), rankCaption(a), fr.ChiSq, fr.DF, ffText(fr.FF), table.LatexText(numfmt.P(fr.PF)), a.Alpha, a.CD)
+	t.Caption = fmt.Sprintf("Mean rank of final %s, %s. Friedman test: $\\chi^2_F = %.2f$ on %d degrees of freedom, Iman--Davenport $F_F = %s$, $p %s$. Nemenyi critical difference at $\\alpha = %g$: $\\mathit{CD} = %.2f$.",
+		table.LatexText(a.Metric), rankCaption(a), fr.ChiSq, fr.DF, ffText(fr.FF), pMath(fr.PF), a.Alpha, a.CD)
 	if fr.PF < a.Alpha {
 		t.Caption += " Bold: the best and those within CD of it."
 	}
@@ -358,6 +358,18 @@ func WriteRanksLatex(w io.Writer, a *ranktest.Analysis) {
 		t.Caption += " " + table.LatexText(l)
 	}
 	t.Write(w)
+}
+
+// pMath is "= 0.0012" or "< 10^{-4}" for a p-value in math mode.
+func pMath(p float64) string {
+	s := numfmt.P(p)
+	if e, ok := strings.CutPrefix(s, "<1e-"); ok {
+		return "< 10^{-" + e + "}"
+	}
+	if strings.HasPrefix(s, "<") {
+		return "< " + strings.TrimPrefix(s, "<")
+	}
+	return "= " + s
 }
 
 func ffText(x float64) string {

@@ -146,6 +146,10 @@ func LeftOutNotes(s *Scenario) []string { return leftOutNotes(s, func(x string) 
 func leftOutNotes(s *Scenario, esc func(string) string) []string {
 	var lines []string
 	byFeedback := false
+	// Policies left out of the same pairs for the same reasons share a
+	// line, in first-seen order.
+	var whats []string
+	whos := map[string][]string{}
 	for _, p := range s.Policies {
 		if len(p.LeftOut) == 0 {
 			continue
@@ -168,7 +172,18 @@ func leftOutNotes(s *Scenario, esc func(string) string) []string {
 		if ShowsFeedback(s) {
 			who += " (feedback " + FeedbackName(p.Feedback) + ")"
 		}
-		lines = append(lines, fmt.Sprintf("left out: %s is not compared with %s", who, strings.Join(parts, "; ")))
+		what := strings.Join(parts, "; ")
+		if _, seen := whos[what]; !seen {
+			whats = append(whats, what)
+		}
+		whos[what] = append(whos[what], who)
+	}
+	for _, what := range whats {
+		verb := "is"
+		if len(whos[what]) > 1 {
+			verb = "are"
+		}
+		lines = append(lines, fmt.Sprintf("left out: %s %s not compared with %s", strings.Join(whos[what], ", "), verb, what))
 	}
 	if byFeedback {
 		lines = append(lines, "only policies under the same feedback mode are compared and ranked together; delay 0, batch 1 and geometric mean 0 count as immediate (each delivers every reward at the next round)")

@@ -161,7 +161,13 @@ func sameRun(f, g *results.File, metric string) bool {
 func Across(files []*results.File, metric string, alpha float64) *Analysis {
 	a := &Analysis{Metric: metric, Alpha: alpha, SameRun: map[string]string{}, Identical: map[string]string{}}
 	var counted []*results.File
+	var seen []string // every policy, in first-seen order
 	for _, f := range files {
+		for _, p := range f.Policies {
+			if !slices.Contains(seen, p.Label) {
+				seen = append(seen, p.Label)
+			}
+		}
 		if i := slices.IndexFunc(counted, func(c *results.File) bool { return sameRun(c, f, metric) }); i >= 0 {
 			a.SameRun[f.Scenario.Name] = counted[i].Scenario.Name
 			a.SameRunOrder = append(a.SameRunOrder, f.Scenario.Name)
@@ -170,17 +176,11 @@ func Across(files []*results.File, metric string, alpha float64) *Analysis {
 		counted = append(counted, f)
 	}
 	files = counted
-	var seen []string
 	for _, f := range files {
 		a.Experiments = append(a.Experiments, f.Scenario.Name)
 		for l, x := range Identical(f) {
 			if _, ok := a.Identical[l]; !ok {
 				a.Identical[l] = x
-			}
-		}
-		for _, p := range f.Policies {
-			if !slices.Contains(seen, p.Label) {
-				seen = append(seen, p.Label)
 			}
 		}
 	}
