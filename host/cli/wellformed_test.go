@@ -197,7 +197,12 @@ func TestPaperWithHostileLabel(t *testing.T) {
 	}
 	noJSONEscapes(t, "comparison.json", data)
 	var sum compare.Summary
-	if err := json.Unmarshal(data, &sum); err != nil || len(sum.Totals) != 1 || sum.Totals[0].Label != hostileLabel {
+	err = json.Unmarshal(data, &sum)
+	hostile := false
+	for _, x := range sum.Totals {
+		hostile = hostile || x.Label == hostileLabel
+	}
+	if err != nil || !hostile {
 		t.Errorf("comparison.json read back: %v %+v", err, sum.Totals)
 	}
 }
