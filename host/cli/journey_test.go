@@ -149,7 +149,7 @@ func TestNewUserJourney(t *testing.T) {
 			t.Errorf("%s.tex: %v", name, err)
 			continue
 		}
-		for _, want := range []string{`\toprule`, `\bottomrule`, "% Comparison in " + name, "ucb1-example & $", "eps-greedy & $"} {
+		for _, want := range []string{`\toprule`, `\bottomrule`, "% Comparison in " + name, "ucb1-example & ", "eps-greedy & "} {
 			if !strings.Contains(string(tex), want) {
 				t.Errorf("%s.tex lacks %q:\n%s", name, want, tex)
 			}

@@ -1,43 +1,49 @@
 // Package compare computes the comparison section of a run or of bench
-// paper: how the policies under comparison (added with --with, or named by
-// --compare-to) fare against the others of each scenario.
+// paper: every policy of the comparison against every other (with --with:
+// the scenario's own and the added ones), or one reference against each
+// other (--compare-to), shown as a policy x policy matrix.
 //
 // # Per scenario
 //
-// For every policy under comparison: its final value of the metric (regret
-// by default) at the horizon, mean ± standard error over replications; its
-// rank among every policy of the scenario that ran (1 = lowest mean;
-// policies with equal means share the average of their ranks); and its
-// paired difference from each baseline policy, delta = mean over
-// replications of (policy - baseline), with a two-sided (1 - alpha)
-// confidence interval and a Holm-adjusted p-value.
+// For every policy: its final value of the metric (regret by default) at
+// the horizon, mean ± standard error over replications; its rank in this
+// scenario among every policy of it that ran (1 = lowest mean; policies
+// with equal means share the average of their ranks); and its paired
+// difference from each other policy, delta = mean over replications of
+// (policy - other), with a two-sided (1 - alpha) confidence interval and a
+// Holm-adjusted p-value.
 //
-// The statistics are bench gate's (gate.Test), with a margin of 0: all
-// policies of a run face the same reward streams replication by
-// replication (common random numbers), so the test is the paired t-test on
-// the per-replication differences. For each difference there are two
-// one-sided tests, "better" (H0: delta >= 0) and "worse" (H0: delta <= 0);
-// every "better" p-value of the scenario (all policies under comparison x
-// all baselines) is adjusted together by Holm's method, and the "worse"
-// p-values likewise. The p reported is the adjusted one-sided p-value in the
-// direction delta points to, as in gate's table. The outcome is
+// The tested pairs are every unordered pair of Spec.Policies, and each of
+// Spec.Policies with each of Spec.Baselines; each pair is tested once, and
+// the other policy's row shows the same test from its side (the difference
+// negated, better and worse swapped). The statistics are bench gate's
+// (gate.Test), with a margin of 0: all policies of a run face the same
+// reward streams replication by replication (common random numbers), so
+// the test is the paired t-test on the per-replication differences. For
+// each pair there are two one-sided tests, "better" (H0: delta >= 0) and
+// "worse" (H0: delta <= 0); every "better" p-value of the table is
+// adjusted together by Holm's method (one family of k(k-1)/2 for k
+// policies, all pairs), and the "worse" p-values likewise. The p reported
+// is the adjusted one-sided p-value in the direction delta points to, as
+// in gate's table. The outcome is
 //
-//   - win: adjusted p(better) < alpha (significantly lower than the baseline);
-//   - loss: adjusted p(worse) < alpha (significantly higher);
-//   - tie: neither.
+//   - win (W): adjusted p(better) < alpha (significantly lower);
+//   - loss (L): adjusted p(worse) < alpha (significantly higher);
+//   - tie (T): neither.
 //
-// So in each scenario (each comparison table: one Holm family per table)
-// the chance of reporting any false win is at most alpha (0.01 by
-// default), and likewise for losses. Identical policies give delta 0, CI
-// [0, 0] and a tie; a policy whose every replication is worse by the same
-// constant c gives delta c, CI [c, c] and a loss.
+// So in each table the chance of reporting any false win is at most alpha
+// (0.01 by default), and likewise for losses. A policy identical to an
+// earlier one of the run (ranktest.Identical: the same executable digest,
+// parameters, feedback and seed) is reported as identical to it, "=" in
+// the matrix, and neither tested nor ranked twice (it shows its twin's
+// rank). Tests on fewer than 30 replications add gate's warning.
 //
 // # Feedback modes
 //
 // Only policies under the same feedback mode (design §3; results.Policy
 // Feedback) are compared: a policy that sees every reward at once would
 // "win" against one that waits 100 rounds for it, which says nothing of
-// either. A baseline under another mode is left out of the policy's
+// either. A policy under another mode is left out of the policy's
 // differences and listed in its LeftOut, and the rank counts only the
 // policies under the policy's mode. Modes that deliver every reward at the
 // start of the next round, {delay: 0}, {batch: 1} and {delay: {geometric:
@@ -46,9 +52,10 @@
 //
 // # Across scenarios
 //
-// Summary counts, for each policy under comparison and each baseline label,
-// the scenarios it won, tied and lost against that baseline, and its mean
-// rank over the scenarios where it ran.
+// Summarize counts, for each policy, its wins, ties and losses over every
+// pair tested in every scenario, and takes its mean rank from host/ranktest
+// (Across), whose package doc defines the one mean rank of every table and
+// figure; a policy it does not rank says why.
 package compare
 
 import (
