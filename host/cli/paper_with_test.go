@@ -204,3 +204,57 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 		}
 	}
 }
+
+// TestPaperWithIdentical: bench paper --with remaxgrad adds the shipped
+// ReMaxGrad M=2 again (the same executable, parameters and seed): in each
+// sweep it is reported as identical to ReMaxGrad M=2, neither tested nor
+// ranked twice, and the mean rank counts each sweep once with its base
+// instance (issue 34).
+func TestPaperWithIdentical(t *testing.T) {
+	skipShort(t, "bench paper --with remaxgrad (every scenario of the paper, small scale)")
+	t.Parallel()
+	dir := t.TempDir()
+	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--plot-format", "svg", "-q", "--with", "remaxgrad")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
+		s, err := compare.FromFile(readResults(t, filepath.Join(dir, name+".json")))
+		if err != nil || s == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ranks := map[string]float64{}
+		for _, p := range s.Policies {
+			ranks[p.Label] = p.Rank
+			if p.Label != "remaxgrad" {
+				continue
+			}
+			if p.IdenticalTo != "ReMaxGrad M=2" {
+				t.Errorf("%s: remaxgrad identical to %q, want ReMaxGrad M=2", name, p.IdenticalTo)
+			}
+			for _, d := range p.Diffs {
+				if d.Tested() {
+					t.Errorf("%s: remaxgrad tested against %s", name, d.Baseline)
+				}
+			}
+		}
+		// Ranked once: the other policies' ranks run 1..k-1 with no
+		// gap left for a second copy.
+		if s.Ranked != len(s.Policies)+3-1 || ranks["remaxgrad"] != ranks["ReMaxGrad M=2"] {
+			t.Errorf("%s: %d ranked of %d policies (+3 left to the base), ranks %v", name, s.Ranked, len(s.Policies), ranks)
+		}
+		txt, _ := os.ReadFile(filepath.Join(dir, name+".txt"))
+		if !strings.Contains(string(txt), "remaxgrad is identical to ReMaxGrad M=2 (the same executable, parameters, seed and feedback)") {
+			t.Errorf("%s.txt does not say remaxgrad is identical to ReMaxGrad M=2", name)
+		}
+	}
+	for _, want := range []string{"N = 6 experiments (two_arm, three_arm, ten_arm, failure_mode, obd, movielens)",
+		"Counted once: remaxgrad_two_arm (the run of two_arm), remaxgrad_three_arm (the run of three_arm), remaxgrad_ten_arm (the run of ten_arm)."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if n := strings.Count(stdout, "\n| remaxgrad "); n != 1 {
+		t.Errorf("remaxgrad has %d rows in the totals, want 1:\n%s", n, stdout)
+	}
+}
