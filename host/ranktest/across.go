@@ -33,8 +33,9 @@ type Analysis struct {
 	// experiment: the Friedman test needs every policy in every one.
 	LeftOut []string
 	// Identical are the policies not ranked because they are identical
-	// (Identical) to an earlier one in some experiment: label mapped to
-	// that policy's label. IdenticalOrder lists its keys in first-seen
+	// (Identical) to an earlier one of some experiment that is ranked:
+	// label mapped to that policy's label. (One identical to a policy that
+	// is not ranked is ranked in its stead.) IdenticalOrder lists its keys in first-seen
 	// order.
 	Identical      map[string]string
 	IdenticalOrder []string
@@ -184,11 +185,6 @@ func Across(files []*results.File, metric string, alpha float64) *Analysis {
 			}
 		}
 	}
-	for _, l := range seen {
-		if _, ok := a.Identical[l]; ok {
-			a.IdenticalOrder = append(a.IdenticalOrder, l)
-		}
-	}
 	score := func(f *results.File, label string) (float64, bool) {
 		p := f.Policy(label)
 		if p == nil || p.Status != results.StatusOK {
@@ -204,18 +200,27 @@ func Across(files []*results.File, metric string, alpha float64) *Analysis {
 		}
 		return m, !math.IsNaN(m)
 	}
-	for _, l := range seen {
-		if _, ok := a.Identical[l]; ok {
-			continue
-		}
-		ok := true
+	inAll := func(l string) bool {
 		for _, f := range files {
 			if _, in := score(f, l); !in {
-				ok = false
-				break
+				return false
 			}
 		}
-		if ok {
+		return true
+	}
+	// A policy identical to another is not ranked twice: left out when its
+	// twin is ranked (in every experiment), ranked in its stead otherwise.
+	for l, x := range a.Identical {
+		if _, twinIdentical := a.Identical[x]; twinIdentical || !inAll(x) {
+			delete(a.Identical, l)
+		}
+	}
+	for _, l := range seen {
+		if _, ok := a.Identical[l]; ok {
+			a.IdenticalOrder = append(a.IdenticalOrder, l)
+			continue
+		}
+		if inAll(l) {
 			a.Policies = append(a.Policies, l)
 		} else {
 			a.LeftOut = append(a.LeftOut, l)

@@ -149,6 +149,15 @@ func TestSameRunAndIdentical(t *testing.T) {
 			t.Errorf("%q lacks %q", text, want)
 		}
 	}
+	// A policy identical to one that is not ranked (missing from some
+	// experiment) is ranked in its stead: ranked once, not left out.
+	base2 := withPlugin(experiment("two_arm", map[string][]float64{"A": {1, 2}, "Q": {3, 4}}, "A", "Q"))
+	other2 := withPlugin(experiment("ten_arm", map[string][]float64{"A": {5, 5}, "Y": {1, 1}, "Q": {1, 1}}, "A", "Y", "Q"))
+	other2.Policy("Q").Params = map[string]any{"label": "Y"}
+	b := ranktest.Across([]*results.File{base2, other2}, "regret", 0.05)
+	if !slices.Equal(b.Policies, []string{"A", "Q"}) || len(b.Identical) != 0 || !slices.Equal(b.LeftOut, []string{"Y"}) {
+		t.Errorf("twin not ranked: policies %v, identical %v, left out %v; want A and Q ranked, Y left out", b.Policies, b.Identical, b.LeftOut)
+	}
 	// Another seed: another run, counted.
 	sweep.Scenario.Seed = seed.Int(7)
 	if a := ranktest.Across([]*results.File{base, sweep, other}, "regret", 0.05); len(a.Experiments) != 3 {

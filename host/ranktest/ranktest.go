@@ -35,7 +35,8 @@
 //     anywhere, and is listed as such; a policy identical to an earlier one
 //     of an experiment (Identical: same executable digest, parameters,
 //     feedback and run, so seed) is listed as "identical to X" and not
-//     ranked twice.
+//     ranked twice: left out when X is ranked, ranked in its stead when X
+//     is not (X missing from some experiment).
 //   - Ranks: within each experiment, by mean final value of the metric over
 //     the replications, 1 for the lowest; equal means share the average of
 //     the ranks they span. The mean rank is the mean over the experiments.
