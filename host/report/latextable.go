@@ -21,9 +21,11 @@ import (
 //
 //	\usepackage{booktabs}
 //	\usepackage{siunitx}
+//	\usepackage{graphicx}
 //
-// LatexPreamble is those lines.
-const LatexPreamble = "\\usepackage{booktabs}\n\\usepackage{siunitx}\n"
+// (graphicx shrinks a table wider than the text to its width, as one of
+// 20 policies x 9 experiments is). LatexPreamble is those lines.
+const LatexPreamble = "\\usepackage{booktabs}\n\\usepackage{siunitx}\n\\usepackage{graphicx}\n"
 
 // siSetup is set at the start of each table environment (so only for it):
 // the uncertainty after \pm, and bold numbers when a cell says \bfseries.
@@ -126,6 +128,8 @@ func (t LatexTable) Write(w io.Writer) {
 			spec[j] = "S[table-format=" + siFormat(cells) + "]"
 		}
 	}
+	// Shrunk to the text width when wider, never enlarged.
+	fmt.Fprintf(w, "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%%\n")
 	fmt.Fprintf(w, "\\begin{tabular}{%s}\n\\toprule\n", strings.Join(spec, " "))
 	h := make([]string, len(t.Header))
 	for j, c := range t.Header {
@@ -138,5 +142,5 @@ func (t LatexTable) Write(w io.Writer) {
 	for _, r := range t.Rows {
 		fmt.Fprintf(w, "%s \\\\\n", strings.Join(r, " & "))
 	}
-	fmt.Fprintf(w, "\\bottomrule\n\\end{tabular}\n\\end{%s}\n", env)
+	fmt.Fprintf(w, "\\bottomrule\n\\end{tabular}}\n\\end{%s}\n", env)
 }

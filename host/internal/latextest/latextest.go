@@ -16,11 +16,11 @@ import (
 )
 
 // Wrapper is the document each body is \input into: the packages bench's
-// LaTeX asks for (compare.LatexPreamble) and nothing else.
+// LaTeX asks for (report.LatexPreamble) and nothing else.
 const Wrapper = `\documentclass{article}
-\usepackage[margin=1cm,landscape]{geometry}
 \usepackage{booktabs}
 \usepackage{siunitx}
+\usepackage{graphicx}
 \begin{document}
 \input{body}
 \end{document}
