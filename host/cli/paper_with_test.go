@@ -29,13 +29,23 @@ func TestPaperWith(t *testing.T) {
 	}
 	var sum compare.Summary
 	data, err := os.ReadFile(filepath.Join(dir, "comparison.json"))
-	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Scenarios) != 9 || len(sum.Totals) != 1 || sum.Totals[0].Scenarios != 9 {
+	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Scenarios) != 9 {
 		t.Fatalf("comparison.json: %v %+v", err, sum.Totals)
+	}
+	found := false
+	for _, x := range sum.Totals {
+		if x.Label == "TS x2" {
+			found = x.Scenarios == 9 && x.Ranked
+		}
+	}
+	if !found {
+		t.Errorf("comparison.json: TS x2's total in %+v, want 9 scenarios and a mean rank", sum.Totals)
 	}
 	// Each experiment's file holds exactly the comparison that
 	// comparison.json shows for it, p-values included (one Holm family per
-	// table), and each pair of policies is tested in one table only: a
-	// sweep leaves its ReMax, TS and KL-UCB rows to its base experiment.
+	// table), every pair of its policies is tested (issue 34), and each
+	// pair once across the tables: a sweep leaves its ReMax, TS and KL-UCB
+	// rows to its base experiment.
 	tested := map[string]string{} // "TS x2 vs TS in two_arm's instance" -> the table
 	for i, name := range []string{"two_arm", "three_arm", "ten_arm", "failure_mode", "obd", "movielens", "remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
 		f := readResults(t, filepath.Join(dir, name+".json"))
@@ -43,27 +53,34 @@ func TestPaperWith(t *testing.T) {
 			t.Errorf("%s: last policy %q, want TS x2", name, last.Label)
 		}
 		s, err := compare.FromFile(f)
-		if err != nil || s == nil || s.Policies[0].Label != "TS x2" {
+		if err != nil || s == nil {
 			t.Fatalf("%s: comparison %v %+v", name, err, s)
 		}
 		if got := sum.Scenarios[i]; got.Name != name || !reflect.DeepEqual(got, *s) {
 			t.Errorf("comparison.json's %s differs from %s.json's comparison:\n%+v\n%+v", got.Name, name, got, *s)
 		}
-		p := s.Policies[0]
-		wantDiffs, wantLeft := len(f.Policies)-1, 0
+		k, wantLeft := len(f.Policies), 0
 		if strings.HasPrefix(name, "remaxgrad_") {
-			wantDiffs, wantLeft = len(f.Policies)-4, 3
+			k, wantLeft = len(f.Policies)-3, 3
 		}
-		if len(p.Diffs) != wantDiffs || len(p.LeftOut) != wantLeft || s.Comparisons != wantDiffs {
-			t.Errorf("%s: %d differences, %d left out, Holm over %d; want %d, %d, %d", name, len(p.Diffs), len(p.LeftOut), s.Comparisons, wantDiffs, wantLeft, wantDiffs)
+		if len(s.Policies) != k || s.Comparisons != k*(k-1)/2 {
+			t.Errorf("%s: %d policies compared, Holm over %d; want %d and all pairs, %d", name, len(s.Policies), s.Comparisons, k, k*(k-1)/2)
 		}
 		instance := strings.TrimPrefix(name, "remaxgrad_")
-		for _, d := range p.Diffs {
-			key := d.Baseline + " in " + instance
-			if other, dup := tested[key]; dup {
-				t.Errorf("TS x2 against %s is tested in %s and in %s", key, other, name)
+		for _, p := range s.Policies {
+			if len(p.Diffs) != k-1 || len(p.LeftOut) != wantLeft {
+				t.Errorf("%s: %s has %d differences, %d left out; want %d, %d", name, p.Label, len(p.Diffs), len(p.LeftOut), k-1, wantLeft)
 			}
-			tested[key] = name
+			for _, d := range p.Diffs {
+				if !d.Tested() || p.Label > d.Baseline {
+					continue
+				}
+				key := p.Label + " vs " + d.Baseline + " in " + instance
+				if other, dup := tested[key]; dup {
+					t.Errorf("%s is tested in %s and in %s", key, other, name)
+				}
+				tested[key] = name
+			}
 		}
 		txt, _ := os.ReadFile(filepath.Join(dir, name+".txt"))
 		want := fmt.Sprintf("Holm-adjusted over the %d comparisons of this table", s.Comparisons)
@@ -86,8 +103,8 @@ func TestPaperWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`9 experiments.`, `<h2>Comparison across 9 experiments</h2>`, `id="exp-5-obd-comparison-table"`, `id="exp-1-two_arm-comparison-table"`, `<th scope="row" rowspan="3">TS x2</th>`,
-		"TS x2 is not compared with ReMax, TS, KL-UCB (compared in two_arm, the same run)"} {
+	for _, want := range []string{`9 experiments.`, `<h2>Comparison across 9 experiments</h2>`, `id="exp-5-obd-comparison-table"`, `id="exp-1-two_arm-comparison-table"`, `<th scope="row">TS x2</th>`,
+		"TS x2 are not compared with ReMax, TS, KL-UCB (compared in two_arm, the same run)"} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}
@@ -185,5 +202,59 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %s", want)
 		}
+	}
+}
+
+// TestPaperWithIdentical: bench paper --with remaxgrad adds the shipped
+// ReMaxGrad M=2 again (the same executable, parameters and seed): in each
+// sweep it is reported as identical to ReMaxGrad M=2, neither tested nor
+// ranked twice, and the mean rank counts each sweep once with its base
+// instance (issue 34).
+func TestPaperWithIdentical(t *testing.T) {
+	skipShort(t, "bench paper --with remaxgrad (every scenario of the paper, small scale)")
+	t.Parallel()
+	dir := t.TempDir()
+	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--plot-format", "svg", "-q", "--with", "remaxgrad")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
+		s, err := compare.FromFile(readResults(t, filepath.Join(dir, name+".json")))
+		if err != nil || s == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ranks := map[string]float64{}
+		for _, p := range s.Policies {
+			ranks[p.Label] = p.Rank
+			if p.Label != "remaxgrad" {
+				continue
+			}
+			if p.IdenticalTo != "ReMaxGrad M=2" {
+				t.Errorf("%s: remaxgrad identical to %q, want ReMaxGrad M=2", name, p.IdenticalTo)
+			}
+			for _, d := range p.Diffs {
+				if d.Tested() {
+					t.Errorf("%s: remaxgrad tested against %s", name, d.Baseline)
+				}
+			}
+		}
+		// Ranked once: the other policies' ranks run 1..k-1 with no
+		// gap left for a second copy.
+		if s.Ranked != len(s.Policies)+3-1 || ranks["remaxgrad"] != ranks["ReMaxGrad M=2"] {
+			t.Errorf("%s: %d ranked of %d policies (+3 left to the base), ranks %v", name, s.Ranked, len(s.Policies), ranks)
+		}
+		txt, _ := os.ReadFile(filepath.Join(dir, name+".txt"))
+		if !strings.Contains(string(txt), "remaxgrad is identical to ReMaxGrad M=2 (the same executable, parameters, seed and feedback)") {
+			t.Errorf("%s.txt does not say remaxgrad is identical to ReMaxGrad M=2", name)
+		}
+	}
+	for _, want := range []string{"N = 6 experiments (two_arm, three_arm, ten_arm, failure_mode, obd, movielens)",
+		"Counted once: remaxgrad_two_arm (the run of two_arm), remaxgrad_three_arm (the run of three_arm), remaxgrad_ten_arm (the run of ten_arm)."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if n := strings.Count(stdout, "\n| remaxgrad "); n != 1 {
+		t.Errorf("remaxgrad has %d rows in the totals, want 1:\n%s", n, stdout)
 	}
 }

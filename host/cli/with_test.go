@@ -51,15 +51,23 @@ func TestWithKeepsOtherRows(t *testing.T) {
 	if err != nil || s == nil {
 		t.Fatalf("comparison from the file: %v %v", s, err)
 	}
-	if !reflect.DeepEqual(s.Spec, compare.Spec{Policies: []string{"TS x2", "klucb", "TS copy"}, Baselines: []string{"TS", "KL-UCB"}}) {
+	// Every pair of the five (issue 34), but TS copy, the same executable,
+	// parameters, seed and feedback as TS: identical to it, not tested or
+	// ranked twice.
+	if !reflect.DeepEqual(s.Spec, compare.Spec{Policies: []string{"TS", "KL-UCB", "TS x2", "klucb", "TS copy"}}) {
 		t.Errorf("spec %+v", s.Spec)
 	}
-	copyVsTS := s.Policies[2].Diffs[0]
-	if copyVsTS.Baseline != "TS" || copyVsTS.Delta != 0 || copyVsTS.Lo != 0 || copyVsTS.Hi != 0 || copyVsTS.Outcome != compare.Tie {
-		t.Errorf("TS copy against TS: %+v, want delta 0, CI [0, 0], tie", copyVsTS)
+	tsCopy := s.Policies[4]
+	if tsCopy.IdenticalTo != "TS" || tsCopy.Rank != s.Policies[0].Rank || !reflect.DeepEqual(b.Policy("TS copy").Final, b.Policy("TS").Final) {
+		t.Errorf("TS copy: %+v, want identical to TS, with its rank and its values", tsCopy)
 	}
-	if s.Comparisons != 6 || s.Ranked != 5 {
-		t.Errorf("comparisons %d ranked %d, want 6 and 5", s.Comparisons, s.Ranked)
+	for _, d := range tsCopy.Diffs {
+		if d.Tested() {
+			t.Errorf("TS copy tested against %s", d.Baseline)
+		}
+	}
+	if s.Comparisons != 6 || s.Ranked != 4 {
+		t.Errorf("comparisons %d ranked %d, want 6 (4 policies, all pairs) and 4", s.Comparisons, s.Ranked)
 	}
 }
 
@@ -97,7 +105,7 @@ func TestComparisonFormats(t *testing.T) {
 		t.Errorf("markdown: exit %d\n%s\n%s", code, out, stderr)
 	}
 	out, _, _ = bench(t, args...)
-	if !strings.Contains(out, "Comparison in quick") || !strings.Contains(out, "Holm-adjusted over the 2 comparisons of this table") {
+	if !strings.Contains(out, "Comparison in quick") || !strings.Contains(out, "Holm-adjusted over the 3 comparisons of this table (all pairs)") {
 		t.Errorf("table:\n%s", out)
 	}
 	out, _, _ = bench(t, append(args, "--format", "csv")...)
@@ -106,7 +114,7 @@ func TestComparisonFormats(t *testing.T) {
 		t.Fatalf("csv: no empty line before the comparison:\n%s", out)
 	}
 	rows, err := csv.NewReader(strings.NewReader(out[i+2:])).ReadAll()
-	if err != nil || len(rows) != 3 || !reflect.DeepEqual(rows[0], compare.CSVHeader) || rows[1][1] != "TS x3" || rows[1][6] != "TS" {
+	if err != nil || len(rows) != 1+3*2 || !reflect.DeepEqual(rows[0], compare.CSVHeader) || rows[5][1] != "TS x3" || rows[5][6] != "TS" {
 		t.Errorf("comparison csv %v: %q", err, rows)
 	}
 	out, _, _ = bench(t, append(args, "--format", "json")...)
@@ -115,7 +123,7 @@ func TestComparisonFormats(t *testing.T) {
 		t.Fatalf("json is not a results file: %v", err)
 	}
 	s, err := compare.FromFile(f)
-	if err != nil || s == nil || s.Policies[0].Label != "TS x3" || len(s.Policies[0].Diffs) != 2 {
+	if err != nil || s == nil || s.Policies[2].Label != "TS x3" || len(s.Policies[2].Diffs) != 2 {
 		t.Errorf("json comparison: %v %+v", err, s)
 	}
 }
@@ -208,9 +216,9 @@ func TestWithDelayedScenario(t *testing.T) {
 		compared []string
 		left     int
 	}{
-		{"X", []string{"ReMax d=0", "TS d=0", "KL-UCB d=0"}, 12},
-		{"X d=100", []string{"ReMax d=100", "TS d=100", "KL-UCB d=100"}, 12},
-		{"X batch=20", nil, 15},
+		{"X", []string{"ReMax d=0", "TS d=0", "KL-UCB d=0"}, 14},
+		{"X d=100", []string{"ReMax d=100", "TS d=100", "KL-UCB d=100"}, 14},
+		{"X batch=20", nil, 17},
 	} {
 		var p compare.Policy
 		for _, q := range s.Policies {
@@ -225,24 +233,28 @@ func TestWithDelayedScenario(t *testing.T) {
 		if !reflect.DeepEqual(got, c.compared) || len(p.LeftOut) != c.left {
 			t.Errorf("%s: compared with %v, %d left out; want %v, %d", c.label, got, len(p.LeftOut), c.compared, c.left)
 		}
-		if c.compared != nil && p.Ranked != 4 {
-			t.Errorf("%s: ranked among %d, want the 4 under its feedback", c.label, p.Ranked)
+		// X d=100 is TS d=100 (the same plugin, parameters, seed and
+		// feedback): identical to it, ranked once among the 3 of its mode.
+		if want := map[string]int{"X": 4, "X d=100": 3}[c.label]; c.compared != nil && p.Ranked != want {
+			t.Errorf("%s: ranked among %d, want the %d under its feedback", c.label, p.Ranked, want)
 		}
-		for _, d := range p.Diffs {
-			if d.Baseline == "TS d=100" && (d.Delta != 0 || d.Outcome != compare.Tie) {
-				t.Errorf("X d=100 against TS d=100 (the same policy under the same feedback): %+v, want delta 0, tie", d)
-			}
+		if c.label == "X d=100" && p.IdenticalTo != "TS d=100" {
+			t.Errorf("X d=100: identical to %q, want TS d=100", p.IdenticalTo)
 		}
 	}
-	if s.Comparisons != 6 {
-		t.Errorf("Holm family of %d comparisons, want the 6 tested", s.Comparisons)
+	// All pairs within each feedback mode: immediate (the d=0 rows and X)
+	// 6, delay 10, delay 100 (X d=100 once), geometric 100 and batch 100
+	// 3 each.
+	if s.Comparisons != 18 {
+		t.Errorf("Holm family of %d comparisons, want the 18 tested", s.Comparisons)
 	}
 	for _, want := range []string{
-		"| feedback  |",
-		"left out: X (feedback immediate) is not compared with ReMax d=10, TS d=10, KL-UCB d=10 (feedback delay 10);",
+		"|      feedback      |    regret    | rank  |",
+		"X (feedback immediate) are not compared with ReMax d=10, TS d=10, KL-UCB d=10 (feedback delay 10);",
 		"left out: X batch=20 (feedback batch 20) is not compared with ReMax d=0, TS d=0, KL-UCB d=0 (feedback delay 0);",
 		"only policies under the same feedback mode are compared",
-		"Holm-adjusted over the 6 comparisons of this table",
+		"Holm-adjusted over the 18 comparisons of this table",
+		"X d=100 is identical to TS d=100",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -260,8 +272,8 @@ func TestWithDelayedScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<th scope="col">feedback</th>`, `<td>delay 100</td>`, "left out: X (feedback immediate) is not compared with",
-		"Holm-adjusted over the 6 comparisons of this table"} {
+	for _, want := range []string{`<th scope="col">feedback</th>`, `<td>delay 100</td>`, "X (feedback immediate) are not compared with",
+		"Holm-adjusted over the 18 comparisons of this table"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the HTML report lacks %q", want)
 		}

@@ -1,43 +1,49 @@
 // Package compare computes the comparison section of a run or of bench
-// paper: how the policies under comparison (added with --with, or named by
-// --compare-to) fare against the others of each scenario.
+// paper: every policy of the comparison against every other (with --with:
+// the scenario's own and the added ones), or one reference against each
+// other (--compare-to), shown as a policy x policy matrix.
 //
 // # Per scenario
 //
-// For every policy under comparison: its final value of the metric (regret
-// by default) at the horizon, mean ± standard error over replications; its
-// rank among every policy of the scenario that ran (1 = lowest mean;
-// policies with equal means share the average of their ranks); and its
-// paired difference from each baseline policy, delta = mean over
-// replications of (policy - baseline), with a two-sided (1 - alpha)
-// confidence interval and a Holm-adjusted p-value.
+// For every policy: its final value of the metric (regret by default) at
+// the horizon, mean ± standard error over replications; its rank in this
+// scenario among every policy of it that ran (1 = lowest mean; policies
+// with equal means share the average of their ranks); and its paired
+// difference from each other policy, delta = mean over replications of
+// (policy - other), with a two-sided (1 - alpha) confidence interval and a
+// Holm-adjusted p-value.
 //
-// The statistics are bench gate's (gate.Test), with a margin of 0: all
-// policies of a run face the same reward streams replication by
-// replication (common random numbers), so the test is the paired t-test on
-// the per-replication differences. For each difference there are two
-// one-sided tests, "better" (H0: delta >= 0) and "worse" (H0: delta <= 0);
-// every "better" p-value of the scenario (all policies under comparison x
-// all baselines) is adjusted together by Holm's method, and the "worse"
-// p-values likewise. The p reported is the adjusted one-sided p-value in the
-// direction delta points to, as in gate's table. The outcome is
+// The tested pairs are every unordered pair of Spec.Policies, and each of
+// Spec.Policies with each of Spec.Baselines; each pair is tested once, and
+// the other policy's row shows the same test from its side (the difference
+// negated, better and worse swapped). The statistics are bench gate's
+// (gate.Test), with a margin of 0: all policies of a run face the same
+// reward streams replication by replication (common random numbers), so
+// the test is the paired t-test on the per-replication differences. For
+// each pair there are two one-sided tests, "better" (H0: delta >= 0) and
+// "worse" (H0: delta <= 0); every "better" p-value of the table is
+// adjusted together by Holm's method (one family of k(k-1)/2 for k
+// policies, all pairs), and the "worse" p-values likewise. The p reported
+// is the adjusted one-sided p-value in the direction delta points to, as
+// in gate's table. The outcome is
 //
-//   - win: adjusted p(better) < alpha (significantly lower than the baseline);
-//   - loss: adjusted p(worse) < alpha (significantly higher);
-//   - tie: neither.
+//   - win (W): adjusted p(better) < alpha (significantly lower);
+//   - loss (L): adjusted p(worse) < alpha (significantly higher);
+//   - tie (T): neither.
 //
-// So in each scenario (each comparison table: one Holm family per table)
-// the chance of reporting any false win is at most alpha (0.01 by
-// default), and likewise for losses. Identical policies give delta 0, CI
-// [0, 0] and a tie; a policy whose every replication is worse by the same
-// constant c gives delta c, CI [c, c] and a loss.
+// So in each table the chance of reporting any false win is at most alpha
+// (0.01 by default), and likewise for losses. A policy identical to an
+// earlier one of the run (ranktest.Identical: the same executable digest,
+// parameters, feedback and seed) is reported as identical to it, "=" in
+// the matrix, and neither tested nor ranked twice (it shows its twin's
+// rank). Tests on fewer than 30 replications add gate's warning.
 //
 // # Feedback modes
 //
 // Only policies under the same feedback mode (design §3; results.Policy
 // Feedback) are compared: a policy that sees every reward at once would
 // "win" against one that waits 100 rounds for it, which says nothing of
-// either. A baseline under another mode is left out of the policy's
+// either. A policy under another mode is left out of the policy's
 // differences and listed in its LeftOut, and the rank counts only the
 // policies under the policy's mode. Modes that deliver every reward at the
 // start of the next round, {delay: 0}, {batch: 1} and {delay: {geometric:
@@ -46,9 +52,10 @@
 //
 // # Across scenarios
 //
-// Summary counts, for each policy under comparison and each baseline label,
-// the scenarios it won, tied and lost against that baseline, and its mean
-// rank over the scenarios where it ran.
+// Summarize counts, for each policy, its wins, ties and losses over every
+// pair tested in every scenario, and takes its mean rank from host/ranktest
+// (Across), whose package doc defines the one mean rank of every table and
+// figure; a policy it does not rank says why.
 package compare
 
 import (
@@ -62,6 +69,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -154,6 +162,10 @@ type Policy struct {
 	// Ranked is how many policies the rank is among.
 	Ranked int    `json:"ranked"`
 	Diffs  []Diff `json:"diffs"`
+	// IdenticalTo names the earlier policy of the scenario this one is
+	// identical to (ranktest.Identical): its values are that policy's, so
+	// it is neither tested nor ranked twice (its rank is that policy's).
+	IdenticalTo string `json:"identical_to,omitempty"`
 	// LeftOut are the baselines not compared with this policy: under
 	// another feedback mode, or left out by the Spec.
 	LeftOut []LeftOut `json:"left_out,omitempty"`
@@ -170,23 +182,27 @@ type Scenario struct {
 	Ranked      int      `json:"ranked"`      // policies that ran (status ok); each rank counts those under its policy's feedback mode (Policy.Ranked)
 	Comparisons int      `json:"comparisons"` // size of each Holm family: the tested differences of this table
 	Policies    []Policy `json:"policies"`
+	// Baselines are Spec.Baselines' own mean, SE and rank (their
+	// differences are in Policies, seen from the policy).
+	Baselines []Policy `json:"baselines,omitempty"`
+	// Warnings are gate's: fewer than 30 replications.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Record counts one policy's outcomes against one baseline across
-// scenarios.
-type Record struct {
-	Baseline string `json:"baseline"`
-	Wins     int    `json:"wins"`
-	Ties     int    `json:"ties"`
-	Losses   int    `json:"losses"`
-}
-
-// Total is one policy under comparison across scenarios.
+// Total is one policy across scenarios.
 type Total struct {
-	Label     string   `json:"label"`
-	Scenarios int      `json:"scenarios"` // scenarios where it ran (status ok)
-	MeanRank  float64  `json:"mean_rank"` // over those scenarios; 0 when none
-	Records   []Record `json:"records"`   // one per baseline label, in first-seen order
+	Label     string `json:"label"`
+	Scenarios int    `json:"scenarios"` // scenarios where it ran (status ok)
+	// MeanRank is ranktest's mean rank (the package doc of host/ranktest
+	// defines it), when Ranked; NotRanked says why not otherwise.
+	MeanRank  float64 `json:"mean_rank"`
+	Ranked    bool    `json:"ranked"`
+	NotRanked string  `json:"not_ranked,omitempty"`
+	// Wins, Ties and Losses count its outcomes over every pair tested in
+	// every scenario (each scenario's Holm family).
+	Wins   int `json:"wins"`
+	Ties   int `json:"ties"`
+	Losses int `json:"losses"`
 }
 
 // Summary is the comparison across scenarios (bench paper).
@@ -195,6 +211,8 @@ type Summary struct {
 	Alpha     float64    `json:"alpha"`
 	Scenarios []Scenario `json:"scenarios"`
 	Totals    []Total    `json:"totals"`
+	// Ranks is the mean-rank analysis the totals' mean ranks are from.
+	Ranks *ranktest.Analysis `json:"-"`
 }
 
 // Check validates o.
@@ -202,9 +220,10 @@ func (o Options) Check() error {
 	return gate.Options{Metric: o.Metric, Alpha: o.Alpha}.Check()
 }
 
-// Compute compares, in f, each policy of spec.Policies with each of
-// spec.Baselines (see the package doc). Every label must be in f; a policy
-// may not be its own baseline.
+// Compute compares, in f, every pair of policies of spec.Policies and
+// each of spec.Policies with each of spec.Baselines (see the package
+// doc), in one Holm family. Every label must be in f; a policy may not be
+// its own baseline.
 func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
@@ -227,15 +246,17 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		}
 	}
 	s := &Scenario{Name: f.Scenario.Name, Horizon: f.Scenario.Horizon, Metric: opt.Metric, Alpha: opt.Alpha, Spec: spec}
+	identical := ranktest.Identical(f)
 
-	// Ranks among the policies that ran under the same feedback mode.
+	// Ranks among the policies that ran under the same feedback mode,
+	// each identical policy once (its twin's rank is its own).
 	type ranked struct {
 		label, class string
 		mean         float64
 	}
 	var rs []ranked
 	for _, p := range f.Policies {
-		if ok(p, opt.Metric) {
+		if _, twin := identical[p.Label]; ok(p, opt.Metric) && !twin {
 			rs = append(rs, ranked{p.Label, FeedbackClass(p.Feedback), mean(p.Final[opt.Metric])})
 		}
 	}
@@ -259,22 +280,27 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		rank[a.label], among[a.label] = r, n
 	}
 
-	// One family: every (policy, baseline) pair that can be tested.
+	// One family: every pair that can be tested, once.
 	var pairs []gate.Pair
 	type at struct{ p, d int }
 	var where []at
-	for _, l := range spec.Policies {
+	tested := map[[2]string]int{} // (policy, other) -> index in where
+	for pi, l := range spec.Policies {
 		fp := f.Policy(l)
-		cp := Policy{Label: l, Plugin: fp.Plugin, Feedback: fp.Feedback, Status: fp.Status, Diffs: []Diff{}}
+		cp := Policy{Label: l, Plugin: fp.Plugin, Feedback: fp.Feedback, Status: fp.Status, Diffs: []Diff{}, IdenticalTo: identical[l]}
 		if !ok(fp, opt.Metric) {
 			cp.Status, cp.Error = results.StatusFailed, fp.Error
 		} else {
 			x := fp.Final[opt.Metric]
 			cp.Mean, cp.SE, cp.N = mean(x), se(x), len(x)
 			cp.Rank, cp.Ranked = rank[l], among[l]
+			if cp.IdenticalTo != "" {
+				cp.Rank, cp.Ranked = rank[cp.IdenticalTo], among[cp.IdenticalTo]
+			}
 		}
 		class := FeedbackClass(fp.Feedback)
-		for _, b := range spec.Baselines {
+		others := slices.Concat(spec.Policies[:pi], spec.Policies[pi+1:], spec.Baselines)
+		for _, b := range others {
 			fb := f.Policy(b)
 			if FeedbackClass(fb.Feedback) != class {
 				cp.LeftOut = append(cp.LeftOut, LeftOut{Baseline: b, Feedback: FeedbackName(fb.Feedback),
@@ -291,19 +317,40 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 				d.Note = l + " failed"
 			case !ok(fb, opt.Metric):
 				d.Note = b + " failed"
+			case cp.IdenticalTo != "" || identical[b] != "":
+				d.Note = "identical policies are not tested: " + identicalNote(l, b, identical)
 			default:
-				pairs = append(pairs, gate.Pair{Base: fb.Final[opt.Metric], Cur: fp.Final[opt.Metric]})
-				where = append(where, at{len(s.Policies), len(cp.Diffs)})
+				if _, mirrored := tested[[2]string{b, l}]; !mirrored {
+					tested[[2]string{l, b}] = len(where)
+					pairs = append(pairs, gate.Pair{Base: fb.Final[opt.Metric], Cur: fp.Final[opt.Metric]})
+					where = append(where, at{len(s.Policies), len(cp.Diffs)})
+				}
 			}
 			cp.Diffs = append(cp.Diffs, d)
 		}
 		cp.LeftOut = append(cp.LeftOut, spec.LeftOut...)
 		s.Policies = append(s.Policies, cp)
 	}
+	for _, b := range spec.Baselines {
+		fb := f.Policy(b)
+		bp := Policy{Label: b, Plugin: fb.Plugin, Feedback: fb.Feedback, Status: fb.Status, Diffs: []Diff{}, IdenticalTo: identical[b]}
+		if !ok(fb, opt.Metric) {
+			bp.Status, bp.Error = results.StatusFailed, fb.Error
+		} else {
+			x := fb.Final[opt.Metric]
+			bp.Mean, bp.SE, bp.N = mean(x), se(x), len(x)
+			bp.Rank, bp.Ranked = rank[b], among[b]
+			if bp.IdenticalTo != "" {
+				bp.Rank, bp.Ranked = rank[bp.IdenticalTo], among[bp.IdenticalTo]
+			}
+		}
+		s.Baselines = append(s.Baselines, bp)
+	}
 	// Every policy of a run faces the same reward streams in replication r
 	// (common random numbers, DESIGN §4): the values are paired.
 	fam := gate.Test(pairs, true, gate.Options{Metric: opt.Metric, Margin: 0, Alpha: opt.Alpha})
 	s.Comparisons = fam.Comparisons
+	smallN := false
 	for k, w := range where {
 		row := fam.Rows[k]
 		d := &s.Policies[w.p].Diffs[w.d]
@@ -314,6 +361,7 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		d.Delta, d.DeltaSE, d.N = row.Estimate.Delta, row.Estimate.SE, row.Estimate.N
 		d.Lo, d.Hi = row.Lo, row.Hi
 		d.PBetter, d.PWorse, d.P = row.PBetter, row.PWorse, row.P()
+		smallN = smallN || d.N < 30
 		switch row.Verdict {
 		case gate.Better:
 			d.Outcome = Win
@@ -323,7 +371,46 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 			d.Outcome = Tie
 		}
 	}
+	// The other direction of each pair tested: the same test, seen from
+	// the other policy (the difference negated, better and worse swapped).
+	for pi := range s.Policies {
+		p := &s.Policies[pi]
+		for di := range p.Diffs {
+			d := &p.Diffs[di]
+			if d.Tested() || d.Note != "" {
+				continue
+			}
+			k, isMirror := tested[[2]string{d.Baseline, p.Label}]
+			if !isMirror {
+				continue
+			}
+			src := s.Policies[where[k].p].Diffs[where[k].d]
+			d.Delta, d.DeltaSE, d.N = -src.Delta, src.DeltaSE, src.N
+			d.Lo, d.Hi = -src.Hi, -src.Lo
+			d.PBetter, d.PWorse, d.P = src.PWorse, src.PBetter, src.P
+			d.Note = src.Note
+			switch src.Outcome {
+			case Win:
+				d.Outcome = Loss
+			case Loss:
+				d.Outcome = Win
+			default:
+				d.Outcome = src.Outcome
+			}
+		}
+	}
+	if smallN {
+		s.Warnings = append(s.Warnings, gate.SmallNWarning)
+	}
 	return s, nil
+}
+
+// identicalNote says which of a and b is identical to which policy.
+func identicalNote(a, b string, identical map[string]string) string {
+	if x := identical[a]; x != "" {
+		return a + " is identical to " + x
+	}
+	return b + " is identical to " + identical[b]
 }
 
 // FeedbackClass returns the class of a feedback mode as results record it
@@ -377,16 +464,17 @@ func se(x []float64) float64 {
 	return math.Sqrt(ss / float64(n-1) / float64(n))
 }
 
-// Summarize adds up scenarios: for each policy under comparison (in
-// first-seen order) its mean rank and, per baseline label, its wins, ties
-// and losses.
-func Summarize(scenarios []*Scenario) *Summary {
-	sum := &Summary{Metric: DefaultOptions.Metric, Alpha: DefaultOptions.Alpha}
+// Summarize adds up scenarios: for each policy of any scenario (in
+// first-seen order) its wins, ties and losses over every pair tested in
+// every scenario, and its mean rank as ranks defines it (ranktest's, the
+// one mean rank of every table and figure); nil ranks leave every policy
+// unranked.
+func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
+	sum := &Summary{Metric: DefaultOptions.Metric, Alpha: DefaultOptions.Alpha, Ranks: ranks}
 	if len(scenarios) > 0 {
 		sum.Metric, sum.Alpha = scenarios[0].Metric, scenarios[0].Alpha
 	}
 	idx := map[string]int{}
-	rankSum := map[string]float64{}
 	for _, s := range scenarios {
 		sum.Scenarios = append(sum.Scenarios, *s)
 		for _, p := range s.Policies {
@@ -394,34 +482,30 @@ func Summarize(scenarios []*Scenario) *Summary {
 			if !seen {
 				i = len(sum.Totals)
 				idx[p.Label] = i
-				sum.Totals = append(sum.Totals, Total{Label: p.Label, Records: []Record{}})
+				sum.Totals = append(sum.Totals, Total{Label: p.Label})
 			}
 			t := &sum.Totals[i]
 			if p.Status == results.StatusOK {
 				t.Scenarios++
-				rankSum[p.Label] += p.Rank
 			}
 			for _, d := range p.Diffs {
-				j := slices.IndexFunc(t.Records, func(r Record) bool { return r.Baseline == d.Baseline })
-				if j < 0 {
-					j = len(t.Records)
-					t.Records = append(t.Records, Record{Baseline: d.Baseline})
-				}
 				switch d.Outcome {
 				case Win:
-					t.Records[j].Wins++
+					t.Wins++
 				case Tie:
-					t.Records[j].Ties++
+					t.Ties++
 				case Loss:
-					t.Records[j].Losses++
+					t.Losses++
 				}
 			}
 		}
 	}
 	for i := range sum.Totals {
 		t := &sum.Totals[i]
-		if t.Scenarios > 0 {
-			t.MeanRank = rankSum[t.Label] / float64(t.Scenarios)
+		if r, ok := ranks.MeanRank(t.Label); ok {
+			t.MeanRank, t.Ranked = r, true
+		} else {
+			t.NotRanked = ranks.NotRanked(t.Label)
 		}
 	}
 	return sum

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,22 +82,27 @@ func TestSameAsGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam := gate.Test([]gate.Pair{{Base: a, Cur: c}, {Base: b, Cur: c}, {Base: a, Cur: d}, {Base: b, Cur: d}}, true, gate.Options{Alpha: 0.01})
-	k := 0
+	// The family, in Compute's order: C-D, C-A, C-B, then D-A, D-B (D-C
+	// is C-D seen from D).
+	fam := gate.Test([]gate.Pair{{Base: d, Cur: c}, {Base: a, Cur: c}, {Base: b, Cur: c}, {Base: a, Cur: d}, {Base: b, Cur: d}}, true, gate.Options{Alpha: 0.01})
+	rows := map[[2]string]gate.Row{{"C", "D"}: fam.Rows[0], {"C", "A"}: fam.Rows[1], {"C", "B"}: fam.Rows[2], {"D", "A"}: fam.Rows[3], {"D", "B"}: fam.Rows[4]}
 	for _, p := range s.Policies {
 		for _, df := range p.Diffs {
-			row := fam.Rows[k]
-			k++
+			row, direct := rows[[2]string{p.Label, df.Baseline}]
+			if !direct {
+				row = rows[[2]string{df.Baseline, p.Label}]
+				row.Estimate.Delta, row.Lo, row.Hi, row.PBetter, row.PWorse = -row.Estimate.Delta, -row.Hi, -row.Lo, row.PWorse, row.PBetter
+			}
 			if df.Delta != row.Estimate.Delta || df.Lo != row.Lo || df.Hi != row.Hi || df.PBetter != row.PBetter || df.PWorse != row.PWorse {
 				t.Errorf("%s vs %s: %+v differs from gate's %+v", p.Label, df.Baseline, df, row)
 			}
 		}
 	}
-	if s.Comparisons != 4 {
-		t.Errorf("Holm family of %d, want 4", s.Comparisons)
+	if s.Comparisons != 5 {
+		t.Errorf("Holm family of %d, want 5", s.Comparisons)
 	}
-	if s.Policies[0].Diffs[0].Outcome != Loss || s.Policies[1].Diffs[0].Outcome != Win {
-		t.Errorf("C (+1) vs A: %s, D (-1) vs A: %s; want loss and win", s.Policies[0].Diffs[0].Outcome, s.Policies[1].Diffs[0].Outcome)
+	if s.Policies[0].Diffs[1].Outcome != Loss || s.Policies[1].Diffs[1].Outcome != Win || s.Policies[1].Diffs[0].Outcome != Win {
+		t.Errorf("C (+1) vs A: %s, D (-1) vs A: %s, D vs C: %s; want loss, win, win", s.Policies[0].Diffs[1].Outcome, s.Policies[1].Diffs[1].Outcome, s.Policies[1].Diffs[0].Outcome)
 	}
 }
 
@@ -138,14 +144,13 @@ func TestSummarize(t *testing.T) {
 		}
 		return s
 	}
-	sum := Summarize([]*Scenario{mk("x", -1), mk("y", 0), mk("z", 1), mk("w", -2)})
+	sum := Summarize([]*Scenario{mk("x", -1), mk("y", 0), mk("z", 1), mk("w", -2)}, nil)
 	if len(sum.Totals) != 1 {
 		t.Fatalf("totals %+v", sum.Totals)
 	}
 	tot := sum.Totals[0]
-	want := Record{Baseline: "A", Wins: 2, Ties: 1, Losses: 1}
-	if tot.Records[0] != want || tot.Scenarios != 4 || tot.MeanRank != (1+1.5+2+1)/4.0 {
-		t.Errorf("total %+v, want record %+v and mean rank %v", tot, want, (1+1.5+2+1)/4.0)
+	if tot.Label != "B" || tot.Wins != 2 || tot.Ties != 1 || tot.Losses != 1 || tot.Scenarios != 4 || tot.Ranked {
+		t.Errorf("total %+v, want B with 2 wins, 1 tie, 1 loss, unranked (no analysis)", tot)
 	}
 	for _, format := range report.Formats() {
 		var b bytes.Buffer
@@ -156,7 +161,7 @@ func TestSummarize(t *testing.T) {
 		switch format {
 		case report.FormatJSON:
 			var back Summary
-			if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Totals[0].Records[0] != want {
+			if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Totals[0] != tot {
 				t.Errorf("json round trip: %v %+v", err, back.Totals)
 			}
 		case report.FormatCSV:
@@ -229,7 +234,7 @@ func TestJSONPlainText(t *testing.T) {
 	if err := f.Encode(&file); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSummary(&sum, Summarize([]*Scenario{s, s}), report.FormatJSON); err != nil {
+	if err := WriteSummary(&sum, Summarize([]*Scenario{s, s}, nil), report.FormatJSON); err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{"comparison member": f.Comparison, "results file": file.Bytes(), "json summary": sum.Bytes()} {
@@ -268,7 +273,7 @@ func TestHostileStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := Summarize([]*Scenario{s})
+	sum := Summarize([]*Scenario{s}, nil)
 	md := func(s string) string { return strings.ReplaceAll(s, `\`, `\\`) } // Markdown escapes backslashes
 	for _, tc := range []struct {
 		format report.Format
@@ -331,8 +336,8 @@ func TestFeedbackModes(t *testing.T) {
 		rank           float64
 		ranked         int
 	}{
-		{s.Policies[0], "A,A d=0,A batch=1", "A d=100=delay 100,A batch=20=batch 20", 1, 4},
-		{s.Policies[1], "A d=100", "A=immediate,A d=0=delay 0,A batch=20=batch 20,A batch=1=batch 1", 1, 2},
+		{s.Policies[0], "A,A d=0,A batch=1", "Y d=100=delay 100,A d=100=delay 100,A batch=20=batch 20", 1, 4},
+		{s.Policies[1], "A d=100", "X=immediate,A=immediate,A d=0=delay 0,A batch=20=batch 20,A batch=1=batch 1", 1, 2},
 	} {
 		compared, left := baselines(c.p)
 		if strings.Join(compared, ",") != c.compared || strings.Join(left, ",") != c.left {
@@ -362,7 +367,7 @@ func TestFeedbackModes(t *testing.T) {
 		out := b.String()
 		for _, want := range []string{
 			"feedback", "immediate", "delay 100", "1/4", "1/2",
-			"left out: X (feedback immediate) is not compared with A d=100 (feedback delay 100); A batch=20 (feedback batch 20)",
+			"left out: X (feedback immediate) is not compared with Y d=100, A d=100 (feedback delay 100); A batch=20 (feedback batch 20)",
 			"only policies under the same feedback mode are compared",
 			"Holm-adjusted over the 4 comparisons of this table",
 		} {
@@ -414,5 +419,158 @@ func TestSpecLeftOut(t *testing.T) {
 	spec.LeftOut = append(spec.LeftOut, LeftOut{Baseline: "M=2"})
 	if _, err := Compute(f, spec, DefaultOptions); err == nil {
 		t.Error("a baseline also left out was accepted")
+	}
+}
+
+// TestAllPairs: with every policy under comparison, each of the k(k-1)/2
+// pairs is tested once, all in one Holm family (the p-values are
+// gate.Test's over exactly those pairs), and each policy's row holds its
+// difference from every other: the test of the pair seen from its side
+// (the difference negated, better and worse swapped).
+func TestAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	labels := []string{"A", "B", "C", "D", "E"}
+	vals := map[string][]float64{}
+	var ps []*results.Policy
+	for i, l := range labels {
+		x := make([]float64, 40)
+		for j := range x {
+			x[j] = 10 + 0.4*float64(i) + r.NormFloat64()
+		}
+		vals[l] = x
+		ps = append(ps, pol(l, x...))
+	}
+	s, err := Compute(file(ps...), Spec{Policies: labels}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(labels)
+	if s.Comparisons != k*(k-1)/2 {
+		t.Fatalf("Holm family of %d, want k(k-1)/2 = %d", s.Comparisons, k*(k-1)/2)
+	}
+	var pairs []gate.Pair
+	idx := map[[2]string]int{}
+	for i := range labels {
+		for j := i + 1; j < k; j++ {
+			idx[[2]string{labels[i], labels[j]}] = len(pairs)
+			pairs = append(pairs, gate.Pair{Base: vals[labels[j]], Cur: vals[labels[i]]})
+		}
+	}
+	fam := gate.Test(pairs, true, gate.Options{Alpha: DefaultOptions.Alpha})
+	outcomes := 0
+	for _, p := range s.Policies {
+		if len(p.Diffs) != k-1 {
+			t.Errorf("%s: %d differences, want one from each of the %d others", p.Label, len(p.Diffs), k-1)
+		}
+		for _, d := range p.Diffs {
+			if !d.Tested() {
+				t.Errorf("%s vs %s not tested", p.Label, d.Baseline)
+				continue
+			}
+			outcomes++
+			row, direct := fam.Rows[idx[[2]string{p.Label, d.Baseline}]], true
+			if _, ok := idx[[2]string{p.Label, d.Baseline}]; !ok {
+				row, direct = fam.Rows[idx[[2]string{d.Baseline, p.Label}]], false
+			}
+			delta, pb, pw := row.Estimate.Delta, row.PBetter, row.PWorse
+			if !direct {
+				delta, pb, pw = -delta, pw, pb
+			}
+			if d.Delta != delta || d.PBetter != pb || d.PWorse != pw {
+				t.Errorf("%s vs %s: delta %v p %v/%v, want gate's over the %d pairs: %v %v/%v", p.Label, d.Baseline, d.Delta, d.PBetter, d.PWorse, len(pairs), delta, pb, pw)
+			}
+		}
+	}
+	if outcomes != k*(k-1) {
+		t.Errorf("%d cells, want k(k-1) = %d", outcomes, k*(k-1))
+	}
+	// The matrix: W above L mirrored, the diagonal, no long list.
+	m := NewMatrix(s)
+	for i := range labels {
+		for j := range labels {
+			a, b := m.Symbol(i, j), m.Symbol(j, i)
+			want := map[string]string{"W": "L", "L": "W", "T": "T", "·": "·"}[a]
+			if b != want {
+				t.Errorf("cell %d,%d = %q but %d,%d = %q", i, j, a, j, i, b)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "\n| "); n != k+1 {
+		t.Errorf("%d table lines, want a header and one row per policy (%d):\n%s", n, k+1, b.String())
+	}
+	if !strings.Contains(b.String(), "Holm-adjusted over the 10 comparisons of this table (all pairs)") {
+		t.Errorf("the table does not name its Holm family:\n%s", b.String())
+	}
+}
+
+// TestIdenticalPolicies: a policy with the same executable digest,
+// parameters and feedback as an earlier one of the same run is reported as
+// identical to it, neither tested nor ranked twice; a differing parameter
+// makes it a policy of its own.
+func TestIdenticalPolicies(t *testing.T) {
+	mk := func(label string, params map[string]any, final ...float64) *results.Policy {
+		p := pol(label, final...)
+		p.Plugin, p.PluginSHA256, p.Params = "remaxgrad", "abc", params
+		return p
+	}
+	f := file(
+		mk("ReMaxGrad M=2", map[string]any{"m": 2.0}, 1, 2, 3, 4),
+		pol("TS", 3, 4, 5, 6),
+		mk("remaxgrad", map[string]any{"m": 2.0}, 1, 2, 3, 4),
+		mk("M=3", map[string]any{"m": 3.0}, 2, 3, 4, 5),
+	)
+	s, err := Compute(f, Spec{Policies: []string{"ReMaxGrad M=2", "TS", "remaxgrad", "M=3"}}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Comparisons != 3 || s.Ranked != 3 {
+		t.Errorf("%d comparisons among %d ranked, want 3 among 3 (remaxgrad once)", s.Comparisons, s.Ranked)
+	}
+	id := s.Policies[2]
+	if id.IdenticalTo != "ReMaxGrad M=2" || id.Rank != s.Policies[0].Rank || s.Policies[3].IdenticalTo != "" {
+		t.Errorf("identical: %+v; M=3: %+v", id, s.Policies[3])
+	}
+	for _, d := range id.Diffs {
+		if d.Tested() {
+			t.Errorf("remaxgrad tested against %s", d.Baseline)
+		}
+	}
+	m := NewMatrix(s)
+	if m.Symbol(2, 0) != "=" || m.Symbol(0, 2) != "=" || m.RankText(2) != "= 1/3" {
+		t.Errorf("matrix cells %q %q, rank %q", m.Symbol(2, 0), m.Symbol(0, 2), m.RankText(2))
+	}
+	var b bytes.Buffer
+	if err := Write(&b, s, report.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "remaxgrad is identical to ReMaxGrad M=2 (the same executable, parameters, seed and feedback)") {
+		t.Errorf("the table does not say remaxgrad is identical:\n%s", b.String())
+	}
+}
+
+// TestSmallSampleWarning: a comparison on fewer than 30 replications
+// warns as bench gate does, in the data and under the table; 30 do not.
+func TestSmallSampleWarning(t *testing.T) {
+	for _, n := range []int{29, 30} {
+		a, c := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], c[i] = float64(i%7), float64(i%5)
+		}
+		s, err := Compute(file(pol("A", a...), pol("C", c...)), Spec{Policies: []string{"A", "C"}}, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, s, report.FormatMarkdown); err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.Contains(s.Warnings, gate.SmallNWarning) && strings.Contains(b.String(), "warning: "+gate.SmallNWarning)
+		if warned != (n < 30) {
+			t.Errorf("n=%d: warned %v, want %v:\n%s", n, warned, n < 30, b.String())
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/latextest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -40,19 +41,21 @@ func TestLatexGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteSummary(&b, Summarize([]*Scenario{s1, s2}), report.FormatLatex); err != nil {
+	if err := WriteSummary(&b, Summarize([]*Scenario{s1, s2}, nil), report.FormatLatex); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{`TS\_\{old\} \& 50\%`, `Mine\textasciitilde{}v2 \#1 \$\textbackslash{}alpha\$`, `Broken\textasciicircum{}2`,
-		`\toprule`, `\midrule`, `\bottomrule`, "& W/T/L \\\\", "& win \\\\", "delay 100"} {
+		`\toprule`, `\midrule`, `\bottomrule`, `\caption{two\_arm:`, `\label{tab:comparison-two-arm}`, `S[table-format=`, `\bfseries 1.80 +- 0.37`, "delay 100"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if n := strings.Count(out, `\begin{tabular}`); n != 3 || strings.Count(out, `\end{tabular}`) != 3 {
-		t.Errorf("%d tabulars, want 3 (two scenarios and the totals)", n)
+	if n := strings.Count(out, `\begin{table}`); n != 3 || strings.Count(out, `\end{tabular}`) != 3 {
+		t.Errorf("%d tables, want 3 (one per scenario and the totals)", n)
 	}
+	text := latextest.Compile(t, out)
+	latextest.Contains(t, text, "1.80 ± 0.37", "6.40 ± 0.51", "3.33 ± 0.88", "60.00 ± 3.54", "#1 $\\alpha$", "{old} & 50%", "Table 3", "Same – 2 0 3 1")
 	path := filepath.Join("testdata", "comparison.tex")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

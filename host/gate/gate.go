@@ -263,10 +263,14 @@ func Compare(base, cur *results.File, opt Options) (*Report, error) {
 	}
 	rep.Comparisons = fam.Comparisons
 	if smallN {
-		rep.Warnings = append(rep.Warnings, "fewer than 30 replications: the t-test leans on the central limit theorem; use more")
+		rep.Warnings = append(rep.Warnings, SmallNWarning)
 	}
 	return rep, nil
 }
+
+// SmallNWarning is the warning of every test run on fewer than 30
+// replications (bench gate's and the comparisons').
+const SmallNWarning = "fewer than 30 replications: the t-test leans on the central limit theorem; use more"
 
 // Pair is one comparison of a family: the per-replication final values of
 // the baseline policy and of the current one (lower is better). When the

@@ -50,6 +50,7 @@ import (
 	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -81,8 +82,14 @@ var funcs = template.FuncMap{
 	"pct": func(f float64) string {
 		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 	},
-	"first": func(i int) bool { return i == 0 },
-	"sub1":  func(x float64) float64 { return 1 - x },
+	"first":    func(i int) bool { return i == 0 },
+	"matrix":   matrixView,
+	"notes":    compare.Notes,
+	"totals":   compare.TotalsOrder,
+	"totRank":  compare.RankText,
+	"totNotes": compare.TotalsNotes,
+	"totTitle": compare.TotalsTitle,
+	"sub1":     func(x float64) float64 { return 1 - x },
 }
 
 // styleSheet is the page's CSS: our own file, inlined.
@@ -282,8 +289,15 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	if o.Summary != nil {
 		p.Summary = summaryTable(o.Summary)
 	}
+	// The one mean rank (host/ranktest): of o.MeanRanks, or else of the
+	// page's experiments, in every table and figure of the page.
+	rankFiles := o.MeanRanks
+	if rankFiles == nil {
+		rankFiles = files
+	}
+	analysis := ranktest.Across(rankFiles, metricOf(o), alphaOf(o))
 	if o.MeanRanks != nil {
-		p.Ranks = meanRanks(o)
+		p.Ranks = meanRanks(analysis)
 		if p.Ranks.Error != "" {
 			p.failed = append(p.failed, "mean-rank figure: "+p.Ranks.Error)
 		}
@@ -336,7 +350,7 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	}
 	p.FontFaces = ff
 	if p.Comparison == nil && len(cmps) > 0 {
-		p.Comparison = compare.Summarize(cmps)
+		p.Comparison = compare.Summarize(cmps, analysis)
 	}
 	if p.Comparison != nil && len(p.Comparison.Scenarios) < 2 {
 		p.Comparison = nil // one experiment's section says it all

@@ -18,6 +18,7 @@ import (
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/seed"
 )
@@ -448,19 +449,24 @@ func TestComparison(t *testing.T) {
 		t.Fatalf("no comparison table in the experiment's section")
 	}
 	rows := all(all(tb[0], tag("tbody"))[0], tag("tr"))
-	if len(rows) != 3 {
-		t.Fatalf("%d comparison rows, want one per baseline (3)", len(rows))
+	if len(rows) != 4 {
+		t.Fatalf("%d comparison rows, want one per policy of the matrix (4)", len(rows))
 	}
 	p := want.Policies[0]
 	first := text(rows[0])
 	d := p.Diffs[0]
 	delta, ci := compare.DeltaText(d)
-	for _, cell := range []string{"TS", numfmt.PM(p.Mean, p.SE), fmt.Sprintf("/%d", p.Ranked), "ReMaxGrad M=2", delta, ci, string(d.Outcome)} {
+	sym := map[compare.Outcome]string{compare.Win: "W", compare.Tie: "T", compare.Loss: "L"}[d.Outcome]
+	for _, cell := range []string{"TS", numfmt.PM(p.Mean, p.SE), fmt.Sprintf("/%d", p.Ranked), "·", sym} {
 		if !strings.Contains(first, cell) {
 			t.Errorf("first comparison row %q lacks %q", first, cell)
 		}
 	}
-	if last := text(rows[2]); !strings.Contains(last, "Broken FAILED - - - -") {
+	dt := all(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == "exp-1-small-comparison-deltas" })
+	if len(dt) != 1 || !strings.Contains(text(dt[0]), delta+" "+ci) {
+		t.Errorf("no table of the paired differences with %s %s", delta, ci)
+	}
+	if last := text(rows[3]); !strings.Contains(last, "Broken FAILED - -") {
 		t.Errorf("the failed baseline's row %q: want FAILED and no test", last)
 	}
 	if notes := text(doc); !strings.Contains(notes, "TS against Broken: not tested") {
@@ -482,10 +488,12 @@ func TestComparison(t *testing.T) {
 	if len(sec) != 1 || !strings.Contains(text(sec[0]), "Comparison across 2 experiments") {
 		t.Fatalf("two experiments: want the summary across them")
 	}
-	sum := compare.Summarize([]*compare.Scenario{want, want})
+	// The page's mean rank is ranktest's over its experiments: here one
+	// run twice, counted once, so none.
+	sum := compare.Summarize([]*compare.Scenario{want, want}, ranktest.Across(files, "regret", 0.01))
 	tot := text(all(sec[0], tag("tbody"))[0])
-	for _, r := range sum.Totals[0].Records {
-		row := fmt.Sprintf("%s %d %d %d", r.Baseline, r.Wins, r.Ties, r.Losses)
+	for _, r := range sum.Totals {
+		row := fmt.Sprintf("%s %s 2 %d %d %d", r.Label, compare.RankText(r), r.Wins, r.Ties, r.Losses)
 		if !strings.Contains(tot, row) {
 			t.Errorf("totals %q lack %q", tot, row)
 		}

@@ -37,16 +37,22 @@ type rankRow struct {
 	MeanRank string
 }
 
-// meanRanks computes the section of o.MeanRanks.
-func meanRanks(o Options) *ranks {
-	metric, alpha := o.Metric, o.Alpha
-	if metric == "" {
-		metric = compare.DefaultOptions.Metric
+func metricOf(o Options) string {
+	if o.Metric == "" {
+		return compare.DefaultOptions.Metric
 	}
-	if alpha == 0 {
-		alpha = compare.DefaultOptions.Alpha
+	return o.Metric
+}
+
+func alphaOf(o Options) float64 {
+	if o.Alpha == 0 {
+		return compare.DefaultOptions.Alpha
 	}
-	a := ranktest.Across(o.MeanRanks, metric, alpha)
+	return o.Alpha
+}
+
+// meanRanks is the mean-rank section of a.
+func meanRanks(a *ranktest.Analysis) *ranks {
 	r := &ranks{Text: RanksText(a)}
 	if a.Friedman == nil {
 		return r
@@ -80,10 +86,16 @@ func meanRanks(o Options) *ranks {
 }
 
 // RanksFigure is the mean-rank figure of a (which must have a Friedman
-// test), as the page and bench paper's mean_ranks files show it.
+// test), as the page and bench paper's mean_ranks files show it: its
+// axis spans the ranks 1..k, and when the CD separates no pair, its last
+// note says so (ranktest's CDNote).
 func RanksFigure(a *ranktest.Analysis) plot.Figure {
-	return plot.MeanRanks(a.Policies, a.Friedman.MeanRanks, a.CD,
+	fig := plot.MeanRanks(a.Policies, a.Friedman.MeanRanks, a.CD,
 		fmt.Sprintf("Mean rank of %s at T over %d experiments (Nemenyi CD = %.2f, α = %g)", a.Metric, a.Friedman.N, a.CD, a.Alpha))
+	if l := a.CDNote(); l != "" {
+		fig.Notes = append(fig.Notes, l)
+	}
+	return fig
 }
 
 // RanksText says what the mean-rank analysis a rests on, in sentences:
@@ -106,10 +118,54 @@ func RanksText(a *ranktest.Analysis) []string {
 	if !(fr.PF < a.Alpha) {
 		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p = %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, numfmt.P(fr.PF)))
 	}
-	if len(a.LeftOut) > 0 {
-		out = append(out, "Not ranked (missing from or failed in some experiment): "+strings.Join(a.LeftOut, ", ")+".")
+	if l := a.CDLine(); l != "" {
+		out = append(out, l)
 	}
-	return out
+	return append(out, a.NotRankedText()...)
+}
+
+// matrixData is a comparison's policy x policy matrix as the page shows
+// it (compare.Matrix).
+type matrixData struct {
+	Cols []int
+	Rows []matrixRow
+}
+
+type matrixRow struct {
+	N                           int
+	Label, Feedback, Mean, Rank string
+	Cells                       []matrixCell
+}
+
+type matrixCell struct {
+	Sym, Delta, Class string
+}
+
+// matrixView is s's matrix: per row its mean, rank and, per column, the
+// outcome symbol and the difference with its CI.
+func matrixView(s *compare.Scenario) matrixData {
+	m := compare.NewMatrix(s)
+	var d matrixData
+	for j := range m.Labels {
+		d.Cols = append(d.Cols, j+1)
+	}
+	for i, p := range m.Rows {
+		row := matrixRow{N: i + 1, Label: p.Label, Feedback: compare.FeedbackName(p.Feedback), Mean: "FAILED", Rank: m.RankText(i)}
+		if p.Status == "ok" {
+			row.Mean = numfmt.PM(p.Mean, p.SE)
+		}
+		for j := range m.Labels {
+			c := matrixCell{Sym: m.Symbol(i, j)}
+			if x, ok := m.Cell(i, j); ok && x.Tested() {
+				delta, ci := compare.DeltaText(x)
+				c.Delta = delta + " " + ci
+				c.Class = "verdict-" + string(x.Outcome)
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d
 }
 
 func num(x float64) string {

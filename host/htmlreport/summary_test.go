@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -92,5 +93,31 @@ func TestSummaryAndMeanRanks(t *testing.T) {
 	}
 	if strings.Contains(b.String(), `id="summary-table"`) {
 		t.Error("a summary table without Summary")
+	}
+}
+
+// TestHonestCD: the mean-rank figure's axis spans the ranks 1..k, and when
+// the critical difference separates no pair, the figure's notes and the
+// page's text say so in one line, with the experiments it would take;
+// with enough experiments they say nothing of the kind.
+func TestHonestCD(t *testing.T) {
+	for _, n := range []int{2, 40} {
+		files := experiments(t, n)
+		a := ranktest.Across(files, "regret", 0.01)
+		if a.Friedman == nil {
+			t.Fatalf("n=%d: no test: %s", n, a.Reason)
+		}
+		fig := htmlreport.RanksFigure(a)
+		if fig.Plot.X.Min != 1 || fig.Plot.X.Max != float64(a.Friedman.K) {
+			t.Errorf("n=%d: axis %v..%v, want 1..%d", n, fig.Plot.X.Min, fig.Plot.X.Max, a.Friedman.K)
+		}
+		text := strings.Join(htmlreport.RanksText(a), "\n")
+		said := strings.Contains(text, "no pair of the") && strings.Contains(strings.Join(fig.Notes, "\n"), "no pair separated")
+		if said != !a.Separates() {
+			t.Errorf("n=%d: CD %.2f, spread %.2f: said %v\n%s\n%v", n, a.CD, a.Spread(), said, text, fig.Notes)
+		}
+		if n == 2 && (a.Separates() || !strings.Contains(text, fmt.Sprintf("N = %d experiments to separate", ranktest.NeededN(a.Friedman.K, 0.01, a.Spread())))) {
+			t.Errorf("n=2: want no pair separated and the N it would take:\n%s", text)
+		}
 	}
 }

@@ -75,14 +75,10 @@ func MeanRanks(labels []string, ranks []float64, cd float64, title string) Figur
 		p.Y.Tick.Label.Font.Size = legendSize
 	}
 	p.Y.Min, p.Y.Max = -0.6, float64(k)-0.4
-	// Ranks run from 1 to k; the bars may reach past either end.
+	// The axis spans the ranks, 1 to k, and no more: a bar or the dashed
+	// line past either end is cut there (a CD too large to separate any
+	// pair is said in a note, not shown by an axis wider than the ranks).
 	p.X.Min, p.X.Max = 1, float64(max(k, 2))
-	for _, r := range ranks {
-		p.X.Min, p.X.Max = min(p.X.Min, r-cd/2), max(p.X.Max, r+cd/2)
-	}
-	if k > 0 {
-		p.X.Max = max(p.X.Max, ranks[order[0]]+cd)
-	}
 	fig := Figure{Name: "mean_ranks", Plot: p}
 	fig.Notes = []string{fmt.Sprintf("Bars: ± CD/2 = %.2f: policies whose bars do not overlap differ significantly. Dashed: best + CD.", cd/2)}
 	fig.height = vg.Points(float64(k*boxRow) + 120)

@@ -18,6 +18,31 @@
 //     difference CD = q_alpha sqrt(k(k+1)/(6N)), where q_alpha is the
 //     studentized range statistic for k means and infinite degrees of
 //     freedom, divided by sqrt 2 (Demšar's Table 5).
+//
+// # Mean rank
+//
+// bench has one mean rank, Across's, and every table, figure and format
+// (text, markdown, CSV, JSON, HTML, LaTeX, the critical-difference figure)
+// shows that number or none:
+//
+//   - Experiments: every results file given, but one that reuses the run of
+//     an earlier one counts once (same seed, horizon and runs, and
+//     bit-identical final values for every policy they share: bench paper's
+//     remaxgrad_two_arm is two_arm's run). The later one is listed as
+//     counted once.
+//   - Policies: those that ran (status ok) in every experiment counted. A
+//     policy missing from, or failed in, some experiment is not ranked
+//     anywhere, and is listed as such; a policy identical to an earlier one
+//     of an experiment (Identical: same executable digest, parameters,
+//     feedback and run, so seed) is listed as "identical to X" and not
+//     ranked twice: left out when X is ranked, ranked in its stead when X
+//     is not (X missing from some experiment).
+//   - Ranks: within each experiment, by mean final value of the metric over
+//     the replications, 1 for the lowest; equal means share the average of
+//     the ranks they span. The mean rank is the mean over the experiments.
+//
+// A comparison table's per-scenario rank (host/compare) is the rank in that
+// one experiment among its own policies, and is labelled so.
 package ranktest
 
 import (

@@ -3,55 +3,132 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"strings"
 
+	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/table"
 )
 
-// writeLatex writes the regret of f as a booktabs tabular, ready to
-// \input into a paper's table environment (no preamble; the only package
-// it needs is booktabs): per policy, the final regret and, with at, the
-// regret at those rounds, then the separated-regret columns of the text
-// tables (regret_under, regret_not_under, share under), each mean ±
-// standard error. A "feedback" column follows the policy when some
-// policy's feedback is not immediate, as in every table of bench; a
-// failed policy's cells are dashes. The title and caption come first as
-// LaTeX comments.
+// LatexAlpha is the level of the paired tests that decide which values a
+// LaTeX table of one run sets in bold (those not significantly above the
+// column's lowest): the comparisons' default.
+const LatexAlpha = 0.01
+
+// writeLatex writes the regret of f as a floating table (LatexTable):
+// per policy, with at the regret at those rounds, then the final regret
+// and its separated parts (regret_under, regret_not_under, share under),
+// each mean ± standard error in an S column. In the final columns the
+// lowest mean is bold, with every value not significantly higher by the
+// paired t-test on the per-replication finals (Holm over the column's
+// comparisons with it, alpha LatexAlpha). A "feedback" column follows the
+// policy when some policy's feedback is not immediate, as in every table
+// of bench; a failed policy's cells are "failed".
 func writeLatex(w io.Writer, f *results.File, at []int) error {
-	table.LatexComment(w, Title(f))
-	table.LatexComment(w, fmt.Sprintf("Regret at T=%d and its parts: %s; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's", f.Scenario.Horizon, overReplications(f)))
 	fb := hasFeedback(f)
-	t := Table{Header: []string{"policy"}, Right: []bool{false}}
+	t := LatexTable{
+		Label:    LatexLabel("tab:regret-", f.Scenario.Name),
+		Comments: []string{Title(f)},
+		Cols:     []string{"l"},
+		Header:   []string{"policy"},
+	}
 	if fb {
-		t.Header, t.Right = append(t.Header, "feedback"), append(t.Right, false)
+		t.Cols, t.Header = append(t.Cols, "l"), append(t.Header, "feedback")
 	}
 	for _, r := range at {
-		t.Header, t.Right = append(t.Header, fmt.Sprintf("regret $t=%d$", r)), append(t.Right, true)
+		t.Cols, t.Header = append(t.Cols, "S"), append(t.Header, fmt.Sprintf("regret $t=%d$", r))
 	}
-	t.Header = append(t.Header, metric.Regret, metric.RegretUnder, metric.RegretNotUnder, "share under")
-	t.Right = append(t.Right, true, true, true, true)
-	t.Math = t.Right // every number column
+	finals := []string{metric.Regret, metric.RegretUnder, metric.RegretNotUnder}
+	bold := map[string]map[string]bool{}
+	for _, m := range finals {
+		t.Cols, t.Header = append(t.Cols, "S"), append(t.Header, table.LatexText(m))
+		bold[m] = BestByTest(f, m, LatexAlpha)
+	}
+	t.Cols, t.Header = append(t.Cols, "r"), append(t.Header, "share under")
 	for _, p := range f.Policies {
-		row := []string{p.Label}
+		row := []string{table.LatexText(p.Label)}
 		if fb {
-			row = append(row, feedbackName(p.Feedback))
+			row = append(row, table.LatexText(feedbackName(p.Feedback)))
 		}
 		if p.Status == results.StatusFailed {
-			for range len(at) + 4 {
-				row = append(row, "-")
+			for range len(at) + len(finals) {
+				row = append(row, "{failed}")
 			}
-			t.Append(row...)
+			t.Rows = append(t.Rows, append(row, "--"))
 			continue
 		}
 		for _, r := range at {
 			m, se := seriesAt(p.Regret, p.Checkpoints, r)
-			row = append(row, meanSE(p, m, se))
+			row = append(row, siMeanSE(p, m, se, false))
 		}
-		rm, rs := last(p.Regret)
-		um, us := last(p.RegretUnder)
-		nm, ns := last(p.RegretNot)
-		t.Append(append(row, meanSE(p, rm, rs), meanSE(p, um, us), meanSE(p, nm, ns), shareUnder(p))...)
+		for i, s := range []results.Series{p.Regret, p.RegretUnder, p.RegretNot} {
+			m, se := last(s)
+			row = append(row, siMeanSE(p, m, se, bold[finals[i]][p.Label]))
+		}
+		t.Rows = append(t.Rows, append(row, table.LatexText(shareUnder(p))))
 	}
-	return t.Render(w, table.LaTeX)
+	t.Caption = fmt.Sprintf("%s: regret at $T=%d$ and its parts, %s; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's. Bold: the lowest final value of a column and every value not significantly higher (paired $t$-test on the per-replication values, Holm-adjusted over the column, $p < %g$).",
+		table.LatexText(f.Scenario.Name), f.Scenario.Horizon, strings.ReplaceAll(table.LatexText(overReplications(f)), "±", `$\pm$`), LatexAlpha)
+	t.Write(w)
+	return nil
+}
+
+// siMeanSE is an S cell of p's mean ± SE, the mean alone over one
+// replication (meanSE).
+func siMeanSE(p *results.Policy, mean, se float64, bold bool) string {
+	if oneReplication(p) || math.IsNaN(se) {
+		se = -1
+	}
+	return SICell(mean, se, bold)
+}
+
+// BestByTest returns the policies of f that a LaTeX table sets in bold
+// for metric: the one with the lowest mean final value, and every other
+// whose paired difference from it (gate.Test, Holm over the column's
+// comparisons with it, margin 0) is not significantly above 0 at alpha.
+// Policies that failed or lack the metric are not in it.
+func BestByTest(f *results.File, metricName string, alpha float64) map[string]bool {
+	out := map[string]bool{}
+	var best *results.Policy
+	mean := func(x []float64) float64 {
+		s := 0.0
+		for _, v := range x {
+			s += v
+		}
+		return s / float64(len(x))
+	}
+	for _, p := range f.Policies {
+		if p.Status != results.StatusOK || len(p.Final[metricName]) == 0 {
+			continue
+		}
+		if best == nil || mean(p.Final[metricName]) < mean(best.Final[metricName]) {
+			best = p
+		}
+	}
+	if best == nil {
+		return out
+	}
+	out[best.Label] = true
+	var pairs []gate.Pair
+	var labels []string
+	for _, p := range f.Policies {
+		x := p.Final[metricName]
+		if p == best || p.Status != results.StatusOK || len(x) != len(best.Final[metricName]) {
+			continue
+		}
+		pairs = append(pairs, gate.Pair{Base: best.Final[metricName], Cur: x})
+		labels = append(labels, p.Label)
+	}
+	if len(pairs) == 0 {
+		return out
+	}
+	fam := gate.Test(pairs, true, gate.Options{Metric: metricName, Alpha: alpha})
+	for i, row := range fam.Rows {
+		if row.Verdict != gate.Worse {
+			out[labels[i]] = true
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/internal/latextest"
 	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
@@ -570,12 +571,16 @@ func TestOneReplicationHasNoSE(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			if tc.want && !strings.Contains(out, "±") {
+			pm := "±"
+			if tc.format == report.FormatLatex {
+				pm = " +- " // siunitx's uncertainty, in S columns
+			}
+			if tc.want && !strings.Contains(out, pm) {
 				t.Errorf("standard errors missing:\n%s", out)
 			}
 			if !tc.want {
 				for _, l := range strings.Split(out, "\n") {
-					if strings.Contains(l, "±") {
+					if strings.Contains(l, pm) {
 						t.Errorf("a standard error over one replication: %q", l)
 					}
 				}
@@ -593,5 +598,27 @@ func TestOneReplicationHasNoSE(t *testing.T) {
 		if !strings.HasSuffix(l, ",") {
 			t.Errorf("CSV row %q: want an empty se over one replication", l)
 		}
+	}
+}
+
+// TestLatexCompiles: the LaTeX tables of a run (the goldens: plain, with
+// --at, with hostile labels) compile with pdflatex, one floating table
+// each, and the PDF shows their numbers and labels.
+func TestLatexCompiles(t *testing.T) {
+	for _, name := range []string{"latex.golden", "latex_at.golden", "latex_hostile.golden"} {
+		t.Run(name, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(body), `\begin{table}`); n != 1 || !strings.Contains(string(body), `\caption{`) || !strings.Contains(string(body), `\label{tab:regret-`) {
+				t.Errorf("%d tables, want one with a caption and a label", n)
+			}
+			text := latextest.Compile(t, string(body))
+			latextest.Contains(t, text, "Table 1", "6.36 ± 1.42", "8.60 ± 1.34", "36%")
+			if name == "latex_hostile.golden" {
+				latextest.Contains(t, text, "100% $5 #2", "delay 10")
+			}
+		})
 	}
 }

@@ -44,8 +44,10 @@ func AddWith(ctx context.Context, launch engine.Launcher, sc *scenario.Scenario,
 }
 
 // Comparison returns what a run of sc compares, nil for nothing: the
-// compareTo policy (bench run --compare-to) against every other, or else
-// the added policies (--with, already in sc) against the scenario's own.
+// compareTo policy (bench run --compare-to) against every other, or else,
+// with added policies (--with, already in sc), every policy against every
+// other (the scenario's own and the added ones: all pairs, one Holm
+// family).
 // A compareTo that is not a policy of sc, or that has no other policy to
 // compare with, is an InputError.
 func Comparison(sc *scenario.Scenario, added []scenario.Policy, compareTo string) (*compare.Spec, error) {
@@ -73,7 +75,7 @@ func Comparison(sc *scenario.Scenario, added []scenario.Policy, compareTo string
 	case compareTo != "":
 		spec.Policies = []string{compareTo}
 	case len(added) > 0:
-		spec.Policies = addedLabels
+		spec.Policies, spec.Baselines = Labels(sc), nil
 	default:
 		return nil, nil
 	}

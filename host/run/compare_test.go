@@ -57,7 +57,7 @@ func TestComparison(t *testing.T) {
 	}{
 		{name: "nothing", policies: pol("A", "B")},
 		{name: "with", policies: pol("A", "B", "X", "Y"), added: pol("X", "Y"),
-			want: &compare.Spec{Policies: []string{"X", "Y"}, Baselines: []string{"A", "B"}}},
+			want: &compare.Spec{Policies: []string{"A", "B", "X", "Y"}}},
 		{name: "compare-to", policies: pol("A", "B", "C"), compareTo: "B",
 			want: &compare.Spec{Policies: []string{"B"}, Baselines: []string{"A", "C"}}},
 		{name: "compare-to beats with", policies: pol("A", "B", "X"), added: pol("X"), compareTo: "A",

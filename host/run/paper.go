@@ -193,17 +193,14 @@ func attachComparison(f *results.File, added []string, leftOut []compare.LeftOut
 		return nil, nil
 	}
 	spec := compare.Spec{LeftOut: leftOut}
+	has := false
 	for _, p := range f.Policies {
-		if !slices.Contains(added, p.Label) && !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
-			spec.Baselines = append(spec.Baselines, p.Label)
+		if !slices.ContainsFunc(leftOut, func(lo compare.LeftOut) bool { return lo.Baseline == p.Label }) {
+			spec.Policies = append(spec.Policies, p.Label)
+			has = has || slices.Contains(added, p.Label)
 		}
 	}
-	for _, l := range added {
-		if f.Policy(l) != nil {
-			spec.Policies = append(spec.Policies, l)
-		}
-	}
-	if len(spec.Policies) == 0 || len(spec.Baselines) == 0 {
+	if !has || len(spec.Policies) < 2 {
 		return nil, nil
 	}
 	s, err := compare.Attach(f, spec, opt)

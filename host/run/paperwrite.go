@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/regretbench/regretbench/host/compare"
@@ -59,7 +60,8 @@ type PaperWritten struct {
 // WritePaper writes into o.Dir what a paper run played (All's results
 // of PaperScenarios): per experiment (PaperExperiments) its results
 // file, text report, LaTeX tables and figures; the mean-ranks figure;
-// index.html, one page of every experiment; with added policies the
+// index.html, one page of every experiment; paper.tex, the wide policy x
+// experiment table and the mean-rank table; with added policies the
 // comparison sections, as comparison.txt, .md, .csv, .json and .tex. It
 // prints the summary table, the comparison sections and the mean ranks
 // to o.Stdout. An output that cannot be written costs only itself: it
@@ -121,49 +123,54 @@ func WritePaper(played *AllResults, o PaperOutput) (*PaperWritten, error) {
 			cmps = append(cmps, c)
 		}
 	}
-	// The mean ranks over the distinct instances: a sweep's shared rows
-	// are its base experiment's, the same run.
-	var instances []*results.File
+	var page []*results.File // the experiments in the page's order
 	for _, name := range PaperOrder {
-		if f := written[name]; f != nil && !strings.HasPrefix(name, "remaxgrad_") {
-			instances = append(instances, f)
+		if f := written[name]; f != nil {
+			page = append(page, f)
 		}
 	}
+	// The one mean rank (host/ranktest) of every output: over the
+	// experiments of the page, a sweep counted once with its base
+	// instance (the same run).
+	var ranks *ranktest.Analysis
 	var rankText []string
-	if len(instances) > 0 {
-		a := ranktest.Across(instances, cmpOpt.Metric, cmpOpt.Alpha)
-		rankText = htmlreport.RanksText(a)
-		if a.Friedman != nil {
-			if _, err := plot.WriteFigure(htmlreport.RanksFigure(a), dir, "mean_ranks", o.Formats...); err != nil {
+	if len(page) > 0 {
+		ranks = ranktest.Across(page, cmpOpt.Metric, cmpOpt.Alpha)
+		rankText = htmlreport.RanksText(ranks)
+		if ranks.Friedman != nil {
+			if _, err := plot.WriteFigure(htmlreport.RanksFigure(ranks), dir, "mean_ranks", o.Formats...); err != nil {
 				warn(err)
 			}
 		}
 	}
-	if len(written) > 0 {
-		var page []*results.File
-		for _, name := range PaperOrder {
-			if f := written[name]; f != nil {
-				page = append(page, f)
-			}
-		}
+	summary := PaperSummaryFiles(page, played.Added)
+	var sum *compare.Summary
+	if len(cmps) > 0 {
+		sum = compare.Summarize(cmps, ranks) // across the runs, as stdout prints it
+	}
+	if len(page) > 0 {
 		index := filepath.Join(dir, "index.html")
-		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.LogX, LogY: o.LogY, Styles: styles, Summary: all,
-			MeanRanks: instances, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha}
-		if len(cmps) > 0 {
-			opts.Comparison = compare.Summarize(cmps) // across the runs, as stdout prints it
-		}
+		opts := htmlreport.Options{Title: "regretbench: the ReMax paper's experiments", LogX: o.LogX, LogY: o.LogY, Styles: styles, Summary: summary,
+			MeanRanks: page, Metric: cmpOpt.Metric, Alpha: cmpOpt.Alpha, Comparison: sum}
 		if err := htmlreport.WriteFile(index, page, opts); err != nil {
 			warn(fmt.Errorf("%s: %w", index, err))
+		}
+		var b bytes.Buffer
+		tex := filepath.Join(dir, "paper.tex")
+		if err := compare.WritePaperLatex(&b, summary, ranks, cmpOpt); err != nil {
+			warn(fmt.Errorf("%s: %w", tex, err))
+		} else if err := safeio.WriteFile(tex, b.Bytes()); err != nil {
+			warn(fmt.Errorf("%s: %w", tex, err))
 		}
 	}
 	if o.Written != nil {
 		o.Written(all)
 	}
-	if err := paperSummary(o.Stdout, all); err != nil {
+	if err := paperSummary(o.Stdout, summary); err != nil {
 		return pw, err
 	}
-	if len(cmps) > 0 {
-		if err := writeComparisons(o.Stdout, dir, compare.Summarize(cmps)); err != nil {
+	if sum != nil {
+		if err := writeComparisons(o.Stdout, dir, sum); err != nil {
 			warn(err)
 		}
 	}
@@ -259,6 +266,35 @@ func writeTables(path string, f *results.File, format report.Format) error {
 		return err
 	}
 	return safeio.WriteFile(path, b.Bytes())
+}
+
+// PaperSummaryFiles are the experiments of page (in PaperOrder) as the
+// summary table and paper.tex show them, each scenario its own rows: a
+// sweep without the rows it shares with its base instance (PaperBaseLabels
+// and the added policies, the same run), which the base's rows show.
+func PaperSummaryFiles(page []*results.File, added []string) []*results.File {
+	var out []*results.File
+	for _, f := range page {
+		base := ""
+		for _, pr := range PaperRuns {
+			if pr.Scenario == f.Scenario.Name {
+				base = pr.Base
+			}
+		}
+		if base == "" {
+			out = append(out, f)
+			continue
+		}
+		g := *f
+		g.Policies = nil
+		for _, p := range f.Policies {
+			if !slices.Contains(PaperBaseLabels, p.Label) && !slices.Contains(added, p.Label) {
+				g.Policies = append(g.Policies, p)
+			}
+		}
+		out = append(out, &g)
+	}
+	return out
 }
 
 // paperSummary writes the caption and the text table of
