@@ -17,7 +17,7 @@ func TestConformShebangWarning(t *testing.T) {
 	t.Parallel()
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
-		t.Skipf("no %s", py)
+		t.Skipf("the Python plugins of this test run under %s, which is missing: %v", py, err)
 	}
 	root := repoRoot(t)
 	sdk := filepath.Join(root, "sdk", "python")
