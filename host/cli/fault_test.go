@@ -311,7 +311,7 @@ func pluginProcsIn(t *testing.T, dir string) []pluginProc {
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Skipf("cannot list the processes of plugins left behind without /proc: %v", err)
 	}
 	var out []pluginProc
 	for _, e := range ents {
@@ -739,7 +739,7 @@ func TestOwnPlugins(t *testing.T) {
 	t.Parallel()
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
-		t.Skip("no sleep(1)")
+		t.Skipf("the stand-in plugin runs sleep(1), which is not in PATH: %v", err)
 	}
 	mine, other := ownPlugins(t, binDir), ownPlugins(t, binDir)
 	exe := filepath.Join(mine, "bench-plugin-sleeper")

@@ -131,7 +131,7 @@ func TestSpecialInputFiles(t *testing.T) {
 	mkfifo := func(name string) string {
 		p := filepath.Join(dir, name)
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
+			t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 		}
 		return p
 	}
@@ -211,7 +211,7 @@ func TestOutRefusesInputs(t *testing.T) {
 	}
 	fifo := filepath.Join(dir, "fifo.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 	}
 	snapshot := func() map[string]string {
 		m := map[string]string{}

@@ -57,7 +57,7 @@ func TestPluginNotRegularFile(t *testing.T) {
 	dir := freshPluginDir(t, "ts")
 	entry := func(name string) string { return filepath.Join(dir, "bench-plugin-"+name) }
 	if err := syscall.Mkfifo(entry("fifo"), 0o755); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 	}
 	target := t.TempDir() // of the link to a directory
 	for name, target := range map[string]string{

@@ -205,7 +205,7 @@ func TestInstall(t *testing.T) {
 	t.Run("make install", func(t *testing.T) {
 		t.Parallel()
 		if _, err := exec.LookPath("make"); err != nil {
-			t.Skip("no make")
+			t.Skipf("make install needs make, which is not in PATH (Debian: make): %v", err)
 		}
 		tmp := t.TempDir()
 		prefix := filepath.Join(tmp, "prefix")

@@ -17,7 +17,7 @@ func TestConformShebangWarning(t *testing.T) {
 	t.Parallel()
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
-		t.Skipf("no %s", py)
+		t.Skipf("the Python plugins of this test run under %s, which is missing: %v", py, err)
 	}
 	root := repoRoot(t)
 	sdk := filepath.Join(root, "sdk", "python")
@@ -94,6 +94,77 @@ func TestConformShebangWarning(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
+			}
+		})
+	}
+}
+
+// TestShimWarning: bench conform and bench plugins warn of a Python plugin
+// whose interpreter is a version manager's shim (a script in a shims
+// directory that runs the real interpreter from the manager's own tree,
+// as pyenv's does) or, in any directory, a wrapper that cannot start
+// under the sandbox: the sandbox lets the plugin read the shim but not
+// what it runs, so it fails with "Permission denied". The same plugin
+// conforms unconfined (--sandbox off), so the sandbox is what breaks it,
+// and there a wrapper gets no warning.
+func TestShimWarning(t *testing.T) {
+	pythonWithGRPC(t)
+	root := repoRoot(t)
+	sdk := filepath.Join(root, "sdk", "python")
+	example, err := os.ReadFile(filepath.Join(root, "examples", "python", "bench-plugin-epsgreedy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(example), "\n")
+	// A fake pyenv: shims/python3 runs libexec/pyenv, which runs the
+	// system's Python with the SDK on its path.
+	pyenv := filepath.Join(t.TempDir(), "pyenv")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(pyenv, "libexec", "pyenv"), "#!/bin/sh\nshift 2\nPYTHONPATH="+sdk+" exec /usr/bin/python3 \"$@\"\n")
+	wrapper := "#!/usr/bin/env bash\nset -e\nexec \"" + filepath.Join(pyenv, "libexec", "pyenv") + "\" exec python3 \"$@\"\n"
+	for _, c := range []struct {
+		name, dir string
+		want      string // in the warning under the sandbox
+		offWarns  bool   // warned at --sandbox off too
+	}{
+		{"shim", "shims", "is a shim, a script of a version manager", true},
+		{"wrapper", "wrap", "cannot start (sandbox ", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			interp := filepath.Join(pyenv, c.dir, "python3")
+			write(interp, wrapper)
+			plugins := filepath.Join(t.TempDir(), "plugins")
+			exe := filepath.Join(plugins, "bench-plugin-epsgreedy")
+			write(exe, "#!"+interp+"\n"+body)
+			prefix := "bench: warning: plugin " + exe + ": its interpreter " + interp + " (#!" + interp + ") "
+
+			stdout, stderr, code := bench(t, "--plugin-dir", plugins, "conform", "--quick", "--rule", "describe", "--sandbox-read", sdk, "epsgreedy")
+			if code == 0 || !strings.Contains(stderr, prefix) || !strings.Contains(stderr, c.want) {
+				t.Errorf("conform under the sandbox: exit %d, want a failure and a warning %q...%q\nstdout:\n%s\nstderr:\n%s", code, prefix, c.want, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "Permission denied") {
+				t.Errorf("conform under the sandbox: stderr does not say why the plugin failed (Permission denied):\n%s", stderr)
+			}
+			stdout, stderr, code = bench(t, "--plugin-dir", plugins, "plugins", "--sandbox-read", sdk)
+			if code != 3 || !strings.Contains(stderr, prefix) || !strings.Contains(stdout, "  warning: plugin "+exe+": ") || !strings.Contains(stderr, c.want) {
+				t.Errorf("plugins under the sandbox: exit %d, want 3 and the warning %q...%q under the plugin and on stderr\nstdout:\n%s\nstderr:\n%s", code, prefix, c.want, stdout, stderr)
+			}
+
+			// The teeth: unconfined, the same plugin starts and conforms.
+			stdout, stderr, code = bench(t, "--plugin-dir", plugins, "conform", "--quick", "--rule", "describe", "--sandbox", "off", "epsgreedy")
+			if code != 0 {
+				t.Errorf("conform --sandbox off: exit %d, want 0 (the plugin starts unconfined)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			if warned := strings.Contains(stderr, prefix); warned != c.offWarns {
+				t.Errorf("conform --sandbox off: warned %v, want %v\nstderr:\n%s", warned, c.offWarns, stderr)
 			}
 		})
 	}

@@ -432,6 +432,9 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 	if sc.Streams != "" {
 		e.Facts = append(e.Facts, fact{"reward streams", sc.Streams})
 	}
+	if a := report.AuditOutcome(f); a != "" {
+		e.Facts = append(e.Facts, fact{"audit", a})
+	}
 	for _, p := range f.Policies {
 		params, err := plainJSON(p.Params)
 		if err != nil {

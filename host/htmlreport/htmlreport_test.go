@@ -540,3 +540,38 @@ func TestSecretSeedFact(t *testing.T) {
 		t.Error("the page's title line lacks the secret seed")
 	}
 }
+
+// TestAuditFact: an audited experiment shows the audit's outcome among its
+// facts (all matched, or which policy failed), an unaudited one none.
+func TestAuditFact(t *testing.T) {
+	for _, ok := range []bool{true, false} {
+		f := read(t, "small.json")
+		for i, p := range f.Policies {
+			p.Audit = &results.Audit{Replications: []uint64{0, 3, 9}, OK: ok || i != 0}
+		}
+		var b bytes.Buffer
+		if err := htmlreport.Write(&b, []*results.File{f, read(t, "small.json")}, fixed); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var audits []string
+		for _, d := range all(doc, tag("div")) {
+			if dt, dd := all(d, tag("dt")), all(d, tag("dd")); len(dt) == 1 && len(dd) == 1 && text(dt[0]) == "audit" {
+				audits = append(audits, text(dd[0]))
+			}
+		}
+		if len(audits) != 1 {
+			t.Fatalf("ok=%v: %d audit facts, want 1 (the audited experiment's only): %q", ok, len(audits), audits)
+		}
+		want := "3 replications of each policy replayed alone: all matched the run"
+		if !ok {
+			want = "3 replications of each policy replayed alone: FAILED for " + f.Policies[0].Label
+		}
+		if !strings.Contains(audits[0], want) {
+			t.Errorf("ok=%v: audit fact %q, want it to contain %q", ok, audits[0], want)
+		}
+	}
+}

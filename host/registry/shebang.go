@@ -23,11 +23,13 @@ var isPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 // ShebangWarnings returns, for bench conform, what is wrong with the #!
 // line of the script at path, each a sentence naming the path: an
 // interpreter that does not exist, is not executable or is not found in
-// PATH (#!/usr/bin/env NAME), and, for a Python interpreter, a module it
-// cannot import (the SDK, grpc, numpy). None for an executable that is
-// not a script.
+// PATH (#!/usr/bin/env NAME), an interpreter that is a version manager's
+// shim (shimWarning), an interpreter (a Python one, or one that is itself
+// a script) that cannot start under plan ("Permission denied"), and, for
+// a Python interpreter, a module it cannot import (the SDK, grpc, numpy).
+// None for an executable that is not a script.
 //
-// The import check starts the plugin as bench would, under plan, but
+// The start and import check starts the plugin as bench would, under plan, but
 // without go-plugin's magic cookie: a Python plugin imports what it needs
 // and then (the SDK's serve) exits saying it is not meant to be run
 // directly, or dies of an ImportError, which is what is reported. So it
@@ -68,12 +70,18 @@ func ShebangWarnings(path string, plan *sandbox.Plan, timeout time.Duration) []s
 		}
 		interp = found
 	}
-	if !isPython.MatchString(filepath.Base(interp)) {
-		return nil
+	if w := shimWarning(path, interp, line); w != "" {
+		return []string{w}
+	}
+	if !isPython.MatchString(filepath.Base(interp)) && !isScript(interp) {
+		return nil // a binary interpreter: the kit's handshake says the rest
 	}
 	missing, err := probeImports(path, plan, timeout)
 	if err != nil {
-		return []string{fmt.Sprintf("plugin %s: could not check that its interpreter %s finds the Python SDK: %v", path, interp, err)}
+		return []string{fmt.Sprintf("plugin %s: could not check that its interpreter %s starts: %v", path, interp, err)}
+	}
+	if strings.HasPrefix(missing, cannotStart) {
+		return []string{fmt.Sprintf("plugin %s: its interpreter %s (#!%s) cannot start (sandbox %s): %s. A confined plugin may read only its own directory, the system's trees and its interpreter's prefix: --sandbox-read PATH adds one", path, interp, line, plan.Layers, strings.TrimPrefix(missing, cannotStart))}
 	}
 	if missing == "" {
 		return nil
@@ -82,6 +90,81 @@ func ShebangWarnings(path string, plan *sandbox.Plan, timeout time.Duration) []s
 		"Make a virtual environment that has it (python3 -m venv --system-site-packages DIR; DIR/bin/pip install regretbench's sdk/python) "+
 		"and name DIR/bin/python3 in the #! line, or keep #!/usr/bin/env python3 with DIR/bin first in PATH (docs/install.md)",
 		path, interp, line, missing)}
+}
+
+// ShimWarning says, for bench plugins, when the #! line of the script at
+// path runs a shim (see shimWarning); "" when it does not, or path is not
+// a script. It starts nothing.
+func ShimWarning(path string) string {
+	line, _, err := readShebang(path)
+	if err != nil || line == "" {
+		return ""
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return ""
+	}
+	interp := fields[0]
+	if filepath.Base(interp) == "env" {
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") && !strings.Contains(f, "=") {
+				found, err := exec.LookPath(f)
+				if err != nil {
+					return ""
+				}
+				interp = found
+				break
+			}
+		}
+	}
+	return shimWarning(path, interp, line)
+}
+
+// shimWarning says when interp, the interpreter of the plugin at path
+// (#!line), is a shim: a script in a directory named shims, as pyenv's,
+// asdf's or rbenv's, which runs the real interpreter from elsewhere (the
+// version manager's own tree). The sandbox lets a plugin read its
+// interpreter's prefix, the shims directory, but not that tree, so the
+// shim fails with "Permission denied"; unconfined it works. "" when
+// interp is no shim.
+func shimWarning(path, interp, line string) string {
+	if !isShim(interp) {
+		return ""
+	}
+	return fmt.Sprintf("plugin %s: its interpreter %s (#!%s) is a shim, a script of a version manager (pyenv, asdf) that runs the real interpreter from the manager's own directory: "+
+		"under the sandbox (bench's default) that directory is out of reach and the plugin fails with \"Permission denied\". "+
+		"Name the real interpreter in the #! line (pyenv: the path `pyenv which python3` prints; better, a venv made with it: docs/install.md), "+
+		"or put the real interpreter's bin directory before the shims in PATH", path, interp, line)
+}
+
+// isShim reports whether p (or the file it links to) is a script in a
+// directory named shims.
+func isShim(p string) bool {
+	for _, q := range []string{p, resolved(p)} {
+		if q == "" || filepath.Base(filepath.Dir(q)) != "shims" {
+			continue
+		}
+		if l, _, err := readShebang(q); err == nil && l != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// isScript reports whether p is a script (a #! line): an interpreter
+// that runs another, which may be out of the sandbox's reach.
+func isScript(p string) bool {
+	l, _, err := readShebang(p)
+	return err == nil && l != ""
+}
+
+// resolved returns p with its links resolved; "" when they cannot be.
+func resolved(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
 }
 
 // readShebang returns the #! line of the file at path, without "#!" and
@@ -172,7 +255,19 @@ func probeImports(path string, plan *sandbox.Plan, timeout time.Duration) (strin
 	cmd.Stop()
 	m := importError.FindAllStringSubmatch(stderr.String(), -1)
 	if m == nil {
+		if e := execError.FindAllString(stderr.String(), -1); e != nil {
+			return cannotStart + strings.TrimSpace(e[len(e)-1]), nil
+		}
 		return "", nil
 	}
 	return "fails an import: " + m[len(m)-1][1], nil
 }
+
+// cannotStart begins probeImports' answer when the interpreter, or what
+// it runs, could not be executed.
+const cannotStart = "cannot start: "
+
+// execError matches a line of a shell's, env's or the launcher's message
+// that a program could not be executed ("/x/shims/python3: line 3:
+// /x/libexec/pyenv: Permission denied").
+var execError = regexp.MustCompile(`(?mi)^.*(?:permission denied|exec format error|cannot execute.*|no such file or directory)\s*$`)

@@ -622,3 +622,58 @@ func TestLatexCompiles(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditLine: the text and Markdown tables end with the audit's
+// outcome in one line (how many replications of each policy were replayed
+// alone, all matched or which policies failed, and why it was on by
+// default), and an unaudited file has no such line.
+func TestAuditLine(t *testing.T) {
+	tests := []struct {
+		name   string
+		audit  func(f *results.File)
+		want   string // the line's text; "" for no line
+		absent string // text that must not appear
+	}{
+		{"unaudited", func(*results.File) {}, "", "audit:"},
+		{"all matched", func(f *results.File) {
+			for _, p := range f.Policies {
+				if p.Status != results.StatusOK {
+					continue // a failed policy is not audited
+				}
+				p.Audit = &results.Audit{Replications: []uint64{1, 4, 7}, OK: true, Default: "a sealed run (--seed random)"}
+			}
+		}, "audit: 3 replications of each policy replayed alone: all matched the run; on by default: a sealed run (--seed random)", "alone: FAILED"},
+		{"one failed", func(f *results.File) {
+			for _, p := range f.Policies {
+				p.Audit = &results.Audit{Replications: []uint64{2, 5}, OK: p != f.Policies[0]}
+			}
+		}, "", "all matched"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := small(t)
+			if len(f.Policies) < 2 || f.Policies[0].Status != results.StatusOK {
+				t.Fatalf("fixture has %d policies, want at least 2, the first one OK", len(f.Policies))
+			}
+			tt.audit(f)
+			want := tt.want
+			if tt.name == "one failed" {
+				want = "audit: 2 replications of each policy replayed alone: FAILED for " + f.Policies[0].Label + " "
+			}
+			var b bytes.Buffer
+			if err := report.Write(&b, f, report.Options{Format: report.FormatTable}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if want != "" && !strings.Contains(out, want) {
+				t.Errorf("table output lacks %q:\n%s", want, out)
+			}
+			if strings.Contains(out, tt.absent) {
+				t.Errorf("table output has %q:\n%s", tt.absent, out)
+			}
+			if got := report.AuditOutcome(f); (got == "") != (want == "") {
+				t.Errorf("AuditOutcome = %q, want a line: %v", got, want != "")
+			}
+		})
+	}
+}

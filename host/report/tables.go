@@ -38,6 +38,9 @@ func writeTables(w io.Writer, f *results.File, at []int, format table.Format) er
 			return err
 		}
 	}
+	if a := AuditOutcome(f); a != "" {
+		fmt.Fprintf(w, "\n%s\n", table.Line(format, "audit: "+a))
+	}
 	return nil
 }
 

@@ -17,7 +17,7 @@ func TestReadFileSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 	}
 	big := filepath.Join(dir, "big.json")
 	if err := os.WriteFile(big, encoded(t, validFile()), 0o644); err != nil {
@@ -69,7 +69,7 @@ func TestWriteFileTargets(t *testing.T) {
 	}
 	fifo := filepath.Join(dir, "fifo.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 	}
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {

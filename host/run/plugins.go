@@ -56,7 +56,9 @@ func DescribePlugin(pl registry.Plugin, startTimeout time.Duration, plan *sandbo
 // WritePlugins writes bench plugins' listing of the search path l to w:
 // its directories, then every plugin, described under the sandbox plan as
 // it comes (DescribePlugin), or marked FAILED with the reason. A directory
-// that cannot be read is also said on warn. Everything a plugin declares,
+// that cannot be read is also said on warn, as is a script whose #! line
+// runs a version manager's shim or, for one that FAILED, an interpreter
+// that cannot start (registry.ShimWarning, registry.ShebangWarnings). Everything a plugin declares,
 // and the names of the files in a directory, is escaped (termsafe). It
 // returns the escaped names of the plugins that FAILED.
 func WritePlugins(w, warn io.Writer, l registry.Listing, startTimeout time.Duration, plan *sandbox.Plan) (failed []string) {
@@ -75,8 +77,24 @@ func WritePlugins(w, warn io.Writer, l registry.Listing, startTimeout time.Durat
 		fmt.Fprintf(w, "  %s  (%s): %s\n", esc(d.Path), d.Origin, esc(state))
 	}
 	for _, pl := range l.Plugins {
-		if d := DescribePlugin(pl, startTimeout, plan); !writePlugin(w, d) {
+		ok := writePlugin(w, DescribePlugin(pl, startTimeout, plan))
+		if !ok {
 			failed = append(failed, esc(pl.Name))
+		}
+		// A script whose #! line runs a shim, or an interpreter that
+		// cannot start: say why, under the plugin and on warn. The start
+		// check starts the plugin again, so only one that failed pays it.
+		var warns []string
+		if ok {
+			if s := registry.ShimWarning(pl.Path); s != "" {
+				warns = append(warns, s)
+			}
+		} else {
+			warns = registry.ShebangWarnings(pl.Path, plan, startTimeout)
+		}
+		for _, s := range warns {
+			fmt.Fprintf(w, "  warning: %s\n", esc(s))
+			fmt.Fprintf(warn, "bench: warning: %s\n", esc(s))
 		}
 	}
 	return failed

@@ -135,7 +135,7 @@ func TestLoadSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skipf("cannot make the FIFO this test reads from (mkfifo, not supported by this file system?): %v", err)
 	}
 	big := filepath.Join(dir, "big.yaml")
 	if err := os.WriteFile(big, []byte(validHead), 0o644); err != nil {

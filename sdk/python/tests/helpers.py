@@ -9,11 +9,13 @@ ROOT = os.path.normpath(os.path.join(PKG, "..", ".."))
 if PKG not in sys.path:
     sys.path.insert(0, PKG)
 
+# NO_GRPC says why the tests that need grpc are skipped: "" when grpc
+# imports, else the reason (unittest.skipIf(NO_GRPC, NO_GRPC)).
 try:
     import grpc  # noqa: F401
-    HAVE_GRPC = ""
+    NO_GRPC = ""
 except ImportError as e:
-    HAVE_GRPC = "%s cannot import grpc (%s): install Debian's python3-grpcio" % (sys.executable, e)
+    NO_GRPC = "%s cannot import grpc (%s): install Debian's python3-grpcio" % (sys.executable, e)
 
 
 def example(name):

@@ -55,7 +55,7 @@ def play_socket(path, rounds, n, k, rewards):
     return out
 
 
-@unittest.skipIf(helpers.HAVE_GRPC, helpers.HAVE_GRPC)
+@unittest.skipIf(helpers.NO_GRPC, helpers.NO_GRPC)
 class ServedPluginTest(unittest.TestCase):
     def launch(self, path, env=ENV, stderr=subprocess.PIPE, version=1):
         p = subprocess.Popen([path], env=env, stdout=subprocess.PIPE, stderr=stderr)
