@@ -96,7 +96,7 @@ func writeLatexScenario(w io.Writer, s *Scenario) {
 	}
 	for _, wn := range s.Warnings {
 		if wn == gate.SmallNWarning {
-			t.Caption += fmt.Sprintf(" Fewer than 30 replications: the $t$-test leans on the central limit theorem.")
+			t.Caption += " Fewer than 30 replications: the $t$-test leans on the central limit theorem."
 		}
 	}
 	t.Write(w)

@@ -287,11 +287,9 @@ func Figures(f *results.File) ([]Figure, error) { return FiguresWith(f, Options{
 // FiguresWith builds the figures of f as o says, without writing them.
 func FiguresWith(f *results.File, o Options) ([]Figure, error) {
 	var ok []*results.Policy
-	var labels []string
 	for _, p := range f.Policies {
 		if p.Status != results.StatusFailed && len(p.Checkpoints) > 0 {
 			ok = append(ok, p)
-			labels = append(labels, p.Label)
 		}
 	}
 	if len(ok) == 0 {

@@ -471,9 +471,8 @@ type suiteState struct {
 	sdk string // the SDK the plugin reports in Describe
 	// The checks the step timeout cut short, and over each transport the
 	// first of them: see hangSkip.
-	hangs   []string
-	hungOn  map[*transport]string
-	hungErr string // the first hang's call, for the reasons
+	hangs  []string
+	hungOn map[*transport]string
 }
 
 // maxHangs is how many checks may hit the step timeout before the kit
