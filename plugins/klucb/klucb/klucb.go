@@ -322,7 +322,7 @@ func (p *bernoulli) fastSelect(l float64) (int, bool) {
 			return 0, false
 		}
 		f := n[a]*kl(mean[a], up) - l
-		est[a] = newton(mean[a], n[a], up, f)
+		est[a] = newton(mean[a], n[a], l, up, f)
 		if !(f < -2*fErr(n[a], l)) {
 			return 0, false
 		}
@@ -337,7 +337,7 @@ func (p *bernoulli) fastSelect(l float64) (int, bool) {
 			return 0, false
 		}
 		f := n[i]*kl(mean[i], down) - l
-		est[i] = newton(mean[i], n[i], down, f)
+		est[i] = newton(mean[i], n[i], l, down, f)
 		if !(f > 2*fErr(n[i], l)) {
 			return 0, false
 		}
@@ -346,21 +346,22 @@ func (p *bernoulli) fastSelect(l float64) (int, bool) {
 }
 
 // newton is one Newton step from q towards the root of n*kl(p, .) = l, given
-// f = n*kl(p, q) - l, kept in [p, 1]: an estimate for fastSelect only.
-func newton(p, n, q, f float64) float64 {
+// f = n*kl(p, q) - l, kept in [p, pinsker]: an estimate for fastSelect only.
+func newton(p, n, l, q, f float64) float64 {
+	hi := pinsker(p, n, l)
 	if !(q > p && q < 1) {
-		return q
+		return hi
 	}
 	next := q - f*q*(1-q)/(n*(q-p))
 	if !(next >= p) { // also NaN
 		return p
 	}
-	return min(next, 1)
+	return min(next, hi)
 }
 
 // newtonFrom is newton from q, evaluating f there.
 func newtonFrom(p, n, l, q float64) float64 {
-	return newton(p, n, q, n*kl(p, q)-l)
+	return newton(p, n, l, q, n*kl(p, q)-l)
 }
 
 // Observe adds the reward, clamped to [0, 1], to the pulled arm.
