@@ -207,11 +207,18 @@ type bernoulli struct {
 	c    float64
 	arms armstat.Stats // Sum is S_i, the sum of clamped rewards
 	est  []float64     // an estimate of each arm's index, for fastSelect
+	// kz and kv cache, per arm, the last point z at which fastSelect
+	// evaluated kl and kv = n*kl(p, z) as computed; z is NaN (no cache)
+	// once the arm's p or n changed.
+	kz, kv []float64
 }
 
 func newBernoulli(k int, c float64) *bernoulli {
 	p := &bernoulli{c: c}
-	p.arms = armstat.New(k, &p.est)
+	p.arms = armstat.New(k, &p.est, &p.kz, &p.kv)
+	for i := range p.kz {
+		p.kz[i] = math.NaN()
+	}
 	return p
 }
 
@@ -278,14 +285,19 @@ func fErr(n, l float64) float64 { return 1e-12 * (n + 2*l + 1) }
 // fErr(n, l), the computed index v in a final bracket [lo, hi] of width
 // <= bisectTol < fastDelta with f(lo) <= 0 (or lo = p) and f(hi) > 0:
 //
-//   - v > x if p > x (v >= p), or if f(x+fastDelta) < -2E with
-//     x+fastDelta < pinsker: else v <= x gives hi < x+fastDelta, so the
-//     true f at x+fastDelta exceeds the true f(hi) > -E, and the computed
-//     one exceeds -2E; hi = 1 is impossible (x+fastDelta < 1), and the early
-//     return of pinsker itself gives v = pinsker > x.
-//   - v < x if pinsker < x (v <= pinsker), or if f(x-fastDelta) > 2E with
-//     p < x-fastDelta: else v >= x gives lo > x-fastDelta, so the true f at
-//     x-fastDelta is below the true f(lo) <= E, the computed one below 2E.
+//   - v > x if p > x (v >= p), or if f(z) < -2E at a z in
+//     [x+fastDelta, pinsker): else v <= x gives hi < x+fastDelta <= z, so
+//     the true f(z) exceeds the true f(hi) > -E, and the computed one
+//     exceeds -2E; hi = 1 is impossible (z < 1), and the early return of
+//     pinsker itself gives v = pinsker > z > x.
+//   - v < x if pinsker < x (v <= pinsker), or if f(z) > 2E at a z in
+//     (p, x-fastDelta]: else v >= x gives lo > x-fastDelta >= z, so the
+//     true f(z) is below the true f(lo) <= E, the computed one below 2E.
+//
+// z is x+fastDelta or x-fastDelta, a point a little further from x, or the
+// point of the arm's last evaluation if its p and n did not change since:
+// f(z) = n*kl(p, z) - l computed from the cached n*kl(p, z) is the very
+// value evaluating it again gives.
 //
 // It returns false, deciding nothing, when a bound fails.
 func (p *bernoulli) fastSelect(l float64) (int, bool) {
@@ -318,13 +330,20 @@ func (p *bernoulli) fastSelect(l float64) (int, bool) {
 	// The leader: v_a > x.
 	if mean[a] <= x {
 		up := x + fastDelta
-		if !(up < pinsker(mean[a], n[a], l)) {
+		pk := pinsker(mean[a], n[a], l)
+		if !(up < pk) {
 			return 0, false
 		}
-		f := n[a]*kl(mean[a], up) - l
-		est[a] = newton(mean[a], n[a], l, up, f)
-		if !(f < -2*fErr(n[a], l)) {
-			return 0, false
+		// A cached n*kl at z >= up gives the same computed f at z as
+		// evaluating it again, and f at z < -2E proves v_a > x as at up.
+		if z := p.kz[a]; !(z >= up && z < pk && p.kv[a]-l < -2*fErr(n[a], l)) {
+			nkl := n[a] * kl(mean[a], up)
+			p.kz[a], p.kv[a] = up, nkl
+			f := nkl - l
+			est[a] = newton(mean[a], n[a], l, up, f)
+			if !(f < -2*fErr(n[a], l)) {
+				return 0, false
+			}
 		}
 	}
 	// Every other arm: v_i < x.
@@ -336,10 +355,26 @@ func (p *bernoulli) fastSelect(l float64) (int, bool) {
 		if !(mean[i] < down) {
 			return 0, false
 		}
-		f := n[i]*kl(mean[i], down) - l
-		est[i] = newton(mean[i], n[i], l, down, f)
-		if !(f > 2*fErr(n[i], l)) {
-			return 0, false
+		// The same for a cached point z in (p, down]: f at z > 2E proves
+		// v_i < x as at down.
+		if z := p.kz[i]; z <= down && z > mean[i] && p.kv[i]-l > 2*fErr(n[i], l) {
+			continue
+		}
+		// Evaluate a little below down, so that the point stays usable
+		// while x moves down a little; at down if that fails.
+		y := down - 0.25*max(0, down-max(est[i], mean[i]))
+		for {
+			nkl := n[i] * kl(mean[i], y)
+			p.kz[i], p.kv[i] = y, nkl
+			f := nkl - l
+			est[i] = newton(mean[i], n[i], l, y, f)
+			if f > 2*fErr(n[i], l) {
+				break
+			}
+			if y == down {
+				return 0, false
+			}
+			y = down
 		}
 	}
 	return a, true
@@ -367,4 +402,5 @@ func newtonFrom(p, n, l, q float64) float64 {
 // Observe adds the reward, clamped to [0, 1], to the pulled arm.
 func (p *bernoulli) Observe(t, arm int, reward float64) {
 	p.arms.Observe(arm, min(max(reward, 0), 1))
+	p.kz[arm] = math.NaN()
 }
