@@ -22,6 +22,12 @@
 // instead of the ~N_i kl'(q) * 1e-9 of plain bisection.
 // The bisection starts from the Pinsker bound q <= muhat + sqrt(L/(2N)),
 // which is also used to skip arms that cannot beat the current best.
+// Select solves for an index only when it must: most rounds it shows, with
+// one kl evaluation per contending arm at a threshold just above and just
+// below the midpoint of the two largest estimated indices, that one arm's
+// computed index is strictly above every other's, so that the arm is the one
+// the full argmax of the computed indices would pick (see fastSelect); the
+// chosen arms are bit for bit those of solving every index.
 // Indices closer than ~1e-9 are thus not reliably ordered. When the exact
 // index lies within float64 resolution of 1 (muhat near 1 with few pulls,
 // e.g. muhat = 0.999, N = 50, t = 5000, where it is ~1 - 1e-77), the
@@ -200,35 +206,201 @@ const newtonSteps = 4
 type bernoulli struct {
 	c    float64
 	arms armstat.Stats // Sum is S_i, the sum of clamped rewards
+	est  []float64     // an estimate of each arm's index, for fastSelect
+	// kz and kv cache, per arm, the last point z at which fastSelect
+	// evaluated kl and kv = n*kl(p, z) as computed; z is NaN (no cache)
+	// once the arm's p or n changed.
+	kz, kv []float64
 }
 
 func newBernoulli(k int, c float64) *bernoulli {
-	return &bernoulli{c: c, arms: armstat.New(k)}
+	p := &bernoulli{c: c}
+	p.arms = armstat.New(k, &p.est, &p.kz, &p.kv)
+	for i := range p.kz {
+		p.kz[i] = math.NaN()
+	}
+	return p
 }
 
 // Select returns the argmax of the Bernoulli KL-UCB indices, lowest index on
-// ties. An arm whose Pinsker bound (an upper bound on its computed index)
-// does not exceed the best index so far cannot win and is skipped.
+// ties. fastSelect decides most rounds by evaluating kl at two points around
+// the leader instead of solving for every index; when it cannot, the exact
+// argmax below decides. Both return the same arm (see fastSelect).
 func (p *bernoulli) Select(t int) int {
 	if i, ok := p.arms.FirstUnpulled(); ok {
 		return i
 	}
 	l := level(t, p.c)
+	for range fastTries {
+		if i, ok := p.fastSelect(l); ok {
+			return i
+		}
+	}
+	return p.exactSelect(l)
+}
+
+// exactSelect is the argmax of the indices bernoulliIndex computes, lowest
+// index on ties. An arm whose Pinsker bound (an upper bound on its computed
+// index) does not exceed the best index so far cannot win and is skipped.
+// It refreshes the estimates of fastSelect.
+func (p *bernoulli) exactSelect(l float64) int {
 	mean := p.arms.Mean
 	n := p.arms.N[:len(mean)]
+	est := p.est[:len(mean)]
 	best, bestV := 0, bernoulliIndex(mean[0], n[0], l)
+	est[0] = bestV
 	for i := 1; i < len(mean); i++ {
-		if pinsker(mean[i], n[i], l) <= bestV {
+		if b := pinsker(mean[i], n[i], l); b <= bestV {
+			est[i] = newtonFrom(mean[i], n[i], l, b)
 			continue
 		}
-		if v := bernoulliIndex(mean[i], n[i], l); v > bestV {
+		v := bernoulliIndex(mean[i], n[i], l)
+		est[i] = v
+		if v > bestV {
 			best, bestV = i, v
 		}
 	}
 	return best
 }
 
+// fastTries is how many times Select tries fastSelect, whose failed tries
+// improve its estimates, before exactSelect.
+const fastTries = 3
+
+// fastDelta is the half-width of the window around the threshold x in which
+// fastSelect does not decide: 10 times bisectTol, so that an index computed
+// by bernoulliIndex lies within bisectTol of points where kl was evaluated.
+const fastDelta = 10 * bisectTol
+
+// fErr bounds the rounding error of the computed n*kl(p, q) - l at any q in
+// [p, 1) with n*kl(p, q) <= l + 1: a few ulps of n*(1 + kl) + l (terms of
+// magnitude at most n/e + n*kl each, logs accurate to 1 ulp), times 1000.
+func fErr(n, l float64) float64 { return 1e-12 * (n + 2*l + 1) }
+
+// fastSelect tries to show that one arm a has a computed index
+// (bernoulliIndex, as exactSelect computes it) strictly above a threshold x
+// and every other arm one strictly below x; then a is exactSelect's argmax,
+// ties impossible. The threshold is the midpoint between the two largest
+// estimates. Proof of the bounds, f(q) = n*kl(p, q) - l as computed, E =
+// fErr(n, l), the computed index v in a final bracket [lo, hi] of width
+// <= bisectTol < fastDelta with f(lo) <= 0 (or lo = p) and f(hi) > 0:
+//
+//   - v > x if p > x (v >= p), or if f(z) < -2E at a z in
+//     [x+fastDelta, pinsker): else v <= x gives hi < x+fastDelta <= z, so
+//     the true f(z) exceeds the true f(hi) > -E, and the computed one
+//     exceeds -2E; hi = 1 is impossible (z < 1), and the early return of
+//     pinsker itself gives v = pinsker > z > x.
+//   - v < x if pinsker < x (v <= pinsker), or if f(z) > 2E at a z in
+//     (p, x-fastDelta]: else v >= x gives lo > x-fastDelta >= z, so the
+//     true f(z) is below the true f(lo) <= E, the computed one below 2E.
+//
+// z is x+fastDelta or x-fastDelta, a point a little further from x, or the
+// point of the arm's last evaluation if its p and n did not change since:
+// f(z) = n*kl(p, z) - l computed from the cached n*kl(p, z) is the very
+// value evaluating it again gives.
+//
+// It returns false, deciding nothing, when a bound fails.
+func (p *bernoulli) fastSelect(l float64) (int, bool) {
+	mean := p.arms.Mean
+	k := len(mean)
+	if k == 1 {
+		return 0, true
+	}
+	if !(l > 0) {
+		return 0, false
+	}
+	n := p.arms.N[:k]
+	est := p.est[:k]
+	a := 0
+	for i := 1; i < k; i++ {
+		if est[i] > est[a] {
+			a = i
+		}
+	}
+	second := math.Inf(-1)
+	for i, e := range est {
+		if i != a && e > second {
+			second = e
+		}
+	}
+	x := 0.5 * (est[a] + second)
+	if !(x > 0 && x < 1) {
+		return 0, false
+	}
+	// The leader: v_a > x.
+	if mean[a] <= x {
+		up := x + fastDelta
+		pk := pinsker(mean[a], n[a], l)
+		if !(up < pk) {
+			return 0, false
+		}
+		// A cached n*kl at z >= up gives the same computed f at z as
+		// evaluating it again, and f at z < -2E proves v_a > x as at up.
+		if z := p.kz[a]; !(z >= up && z < pk && p.kv[a]-l < -2*fErr(n[a], l)) {
+			nkl := n[a] * kl(mean[a], up)
+			p.kz[a], p.kv[a] = up, nkl
+			f := nkl - l
+			est[a] = newton(mean[a], n[a], l, up, f)
+			if !(f < -2*fErr(n[a], l)) {
+				return 0, false
+			}
+		}
+	}
+	// Every other arm: v_i < x.
+	down := x - fastDelta
+	for i := range k {
+		if i == a || pinsker(mean[i], n[i], l) < x {
+			continue
+		}
+		if !(mean[i] < down) {
+			return 0, false
+		}
+		// The same for a cached point z in (p, down]: f at z > 2E proves
+		// v_i < x as at down.
+		if z := p.kz[i]; z <= down && z > mean[i] && p.kv[i]-l > 2*fErr(n[i], l) {
+			continue
+		}
+		// Evaluate a little below down, so that the point stays usable
+		// while x moves down a little; at down if that fails.
+		y := down - 0.25*max(0, down-max(est[i], mean[i]))
+		for {
+			nkl := n[i] * kl(mean[i], y)
+			p.kz[i], p.kv[i] = y, nkl
+			f := nkl - l
+			est[i] = newton(mean[i], n[i], l, y, f)
+			if f > 2*fErr(n[i], l) {
+				break
+			}
+			if y == down {
+				return 0, false
+			}
+			y = down
+		}
+	}
+	return a, true
+}
+
+// newton is one Newton step from q towards the root of n*kl(p, .) = l, given
+// f = n*kl(p, q) - l, kept in [p, pinsker]: an estimate for fastSelect only.
+func newton(p, n, l, q, f float64) float64 {
+	hi := pinsker(p, n, l)
+	if !(q > p && q < 1) {
+		return hi
+	}
+	next := q - f*q*(1-q)/(n*(q-p))
+	if !(next >= p) { // also NaN
+		return p
+	}
+	return min(next, hi)
+}
+
+// newtonFrom is newton from q, evaluating f there.
+func newtonFrom(p, n, l, q float64) float64 {
+	return newton(p, n, l, q, n*kl(p, q)-l)
+}
+
 // Observe adds the reward, clamped to [0, 1], to the pulled arm.
 func (p *bernoulli) Observe(t, arm int, reward float64) {
 	p.arms.Observe(arm, min(max(reward, 0), 1))
+	p.kz[arm] = math.NaN()
 }

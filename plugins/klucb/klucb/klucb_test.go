@@ -344,3 +344,185 @@ func BenchmarkRound(b *testing.B) {
 func BenchmarkRoundBernoulli(b *testing.B) {
 	simtest.BenchRounds(b, newPolicy, func(k int) sdk.Session { return bernSession(k, 0) })
 }
+
+// changingAbrupt plays one replication of the changing_abrupt scenario's
+// environment (3 Bernoulli arms whose means switch at rounds 3000 and 6000,
+// T = 10000, one initial pull per arm) on p, with rewards from rng, and
+// calls check (if not nil) with each round and the arm Select chose.
+func changingAbrupt(p *bernoulli, rng *rand.Rand, check func(t, arm int)) {
+	means := [][]float64{{0.9, 0.5, 0.1}, {0.1, 0.5, 0.9}, {0.5, 0.9, 0.1}}
+	for t := 1; t <= 10000; t++ {
+		a := p.Select(t)
+		if check != nil {
+			check(t, a)
+		}
+		r := 0.0
+		if rng.Float64() < means[min(t/3000, 2)][a] {
+			r = 1
+		}
+		p.Observe(t, a, r)
+	}
+}
+
+// BenchmarkBernoulliChanging measures a round of the changing_abrupt
+// scenario's environment (ns per Select + Observe over whole replications),
+// where the arms' indices cross after each change.
+func BenchmarkBernoulliChanging(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	b.ReportAllocs()
+	for b.Loop() {
+		changingAbrupt(newBernoulli(3, 0), rng, nil)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/round")
+}
+
+// bruteArgmax is the unpruned argmax of the computed indices, lowest index
+// on ties: what Select must return once every arm is pulled.
+func bruteArgmax(p *bernoulli, l float64) int {
+	want, wantV := 0, math.Inf(-1)
+	for i := range p.arms.Mean {
+		if v := bernoulliIndex(p.arms.Mean[i], p.arms.N[i], l); v > wantV {
+			want, wantV = i, v
+		}
+	}
+	return want
+}
+
+// setArms gives p the arms (sum, n), every n >= 1.
+func setArms(p *bernoulli, arms [][2]float64) {
+	for i, a := range arms {
+		p.arms.Observe(i, 0) // counts the arm as pulled
+		p.arms.Sum[i], p.arms.N[i] = a[0], a[1]
+		p.arms.Mean[i] = a[0] / a[1]
+	}
+}
+
+// TestFastSelectMatchesExact checks fastSelect's argmax against the
+// unpruned one on edge cases (p = 0, p = 1, tied arms, a single arm, l = 0)
+// and on random states, each with several kinds of estimates: none, random,
+// the exact indices, and the exact indices moved by a few ulps or by about
+// fastDelta, which put the threshold right at an index.
+func TestFastSelectMatchesExact(t *testing.T) {
+	type state struct {
+		name string
+		arms [][2]float64 // (sum, n) per arm
+		t    int
+	}
+	states := []state{
+		{"p=0 and p=1", [][2]float64{{0, 10}, {10, 10}, {5, 10}}, 100},
+		{"all p=0", [][2]float64{{0, 3}, {0, 50}, {0, 7}}, 100},
+		{"all p=1", [][2]float64{{3, 3}, {50, 50}}, 1000},
+		{"p=1 few pulls", [][2]float64{{999, 1000}, {1, 1}}, 5000},
+		{"tie of identical arms", [][2]float64{{30, 100}, {60, 100}, {60, 100}}, 500},
+		{"tie first", [][2]float64{{60, 100}, {60, 100}, {10, 100}}, 500},
+		{"tie behind", [][2]float64{{6, 10}, {60, 100}, {60, 100}}, 500},
+		{"single arm", [][2]float64{{3, 7}}, 50},
+		{"t=1, l=0", [][2]float64{{1, 2}, {1, 3}}, 1},
+		{"t=2", [][2]float64{{1, 1}, {0, 1}}, 2},
+		{"near 1 with many pulls", [][2]float64{{9999, 10000}, {9998, 9999}}, 20000},
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 3000 {
+		k := 2 + rng.IntN(5)
+		arms := make([][2]float64, k)
+		for a := range arms {
+			n := float64(1 + rng.IntN([]int{5, 100, 5000}[rng.IntN(3)]))
+			switch rng.IntN(8) {
+			case 0:
+				arms[a] = [2]float64{0, n}
+			case 1:
+				arms[a] = [2]float64{n, n}
+			case 2:
+				if a > 0 {
+					arms[a] = arms[rng.IntN(a)] // an exact tie
+					continue
+				}
+				fallthrough
+			default:
+				arms[a] = [2]float64{float64(rng.IntN(int(n) + 1)), n}
+			}
+		}
+		states = append(states, state{fmt.Sprint("random ", i), arms, 2 + rng.IntN(20000)})
+	}
+	fastDecided := 0
+	for _, st := range states {
+		for c := range 2 {
+			p := newBernoulli(len(st.arms), float64(c)*3)
+			setArms(p, st.arms)
+			l := level(st.t, p.c)
+			want := bruteArgmax(p, l)
+			v := make([]float64, len(st.arms))
+			for i := range v {
+				v[i] = bernoulliIndex(p.arms.Mean[i], p.arms.N[i], l)
+			}
+			ests := map[string]func(i int) float64{
+				"zero":   func(int) float64 { return 0 },
+				"random": func(int) float64 { return rng.Float64() },
+				"exact":  func(i int) float64 { return v[i] },
+				"ulps": func(i int) float64 {
+					return math.Float64frombits(math.Float64bits(v[i]) + uint64(rng.IntN(7)) - 3)
+				},
+				"delta": func(i int) float64 { return v[i] + (rng.Float64()*4-2)*fastDelta },
+			}
+			for name, est := range ests {
+				for i := range p.est {
+					p.est[i] = est(i)
+				}
+				for try := range fastTries {
+					if got, ok := p.fastSelect(l); ok {
+						fastDecided++
+						if got != want {
+							t.Fatalf("%s, c=%d, estimates %s, try %d: fastSelect = %d, exact argmax %d (indices %v)",
+								st.name, c, name, try, got, want, v)
+						}
+						break
+					}
+				}
+				if got := p.Select(st.t); got != want {
+					t.Fatalf("%s, c=%d, estimates %s: Select = %d, exact argmax %d (indices %v)",
+						st.name, c, name, got, want, v)
+				}
+			}
+		}
+	}
+	// The test has teeth only if the fast path decides most states.
+	if total := len(states) * 2 * 5; fastDecided < total/3 {
+		t.Fatalf("fastSelect decided only %d of %d cases", fastDecided, total)
+	}
+	t.Logf("fastSelect decided %d of %d cases", fastDecided, len(states)*2*5)
+}
+
+// TestSelectUnpulledFirst checks that arms never pulled (n = 0, possible
+// when the host forces no initial pulls) are played first, lowest first,
+// whatever the estimates say.
+func TestSelectUnpulledFirst(t *testing.T) {
+	p := newBernoulli(3, 0)
+	p.Observe(1, 1, 1)
+	for i := range p.est {
+		p.est[i] = 0.9
+	}
+	if got := p.Select(2); got != 0 {
+		t.Fatalf("Select = %d, want the unpulled arm 0", got)
+	}
+	p.Observe(2, 0, 0)
+	if got := p.Select(3); got != 2 {
+		t.Fatalf("Select = %d, want the unpulled arm 2", got)
+	}
+}
+
+// TestChangingMatchesExact replays the changing_abrupt environment and
+// checks every round's Select against the unpruned argmax.
+func TestChangingMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for rep := range 3 {
+		p := newBernoulli(3, 0)
+		changingAbrupt(p, rng, func(tt, got int) {
+			if tt <= 3 {
+				return // the initial pulls
+			}
+			if want := bruteArgmax(p, level(tt, 0)); got != want {
+				t.Fatalf("replication %d, round %d: Select %d, brute force %d", rep, tt, got, want)
+			}
+		})
+	}
+}
