@@ -37,8 +37,8 @@ run: build
 	./$(BIN)/bench --scenario $(SCENARIO)
 
 # -timeout: go test's default, 10 minutes per package, is short of what
-# host/cli takes on a loaded machine (about 3.5 minutes on 2 idle cores,
-# 10 with eight busy loops on them); a test that hangs fails on its own
+# host/cli takes (10 to 13 minutes on 2 cores, docs/development.md); a
+# test that hangs fails on its own
 # timeouts long before an hour.
 test:
 	$(GO) vet ./...
