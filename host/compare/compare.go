@@ -280,6 +280,23 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		rank[a.label], among[a.label] = r, n
 	}
 
+	// summary is policy l's row before its differences: its mean, SE and
+	// rank (an identical policy's rank is the one it is identical to).
+	summary := func(l string, fp *results.Policy) Policy {
+		p := Policy{Label: l, Plugin: fp.Plugin, Feedback: fp.Feedback, Status: fp.Status, Diffs: []Diff{}, IdenticalTo: identical[l]}
+		if !ok(fp, opt.Metric) {
+			p.Status, p.Error = results.StatusFailed, fp.Error
+			return p
+		}
+		x := fp.Final[opt.Metric]
+		p.Mean, p.SE, p.N = mean(x), se(x), len(x)
+		p.Rank, p.Ranked = rank[l], among[l]
+		if p.IdenticalTo != "" {
+			p.Rank, p.Ranked = rank[p.IdenticalTo], among[p.IdenticalTo]
+		}
+		return p
+	}
+
 	// One family: every pair that can be tested, once.
 	var pairs []gate.Pair
 	type at struct{ p, d int }
@@ -287,17 +304,7 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 	tested := map[[2]string]int{} // (policy, other) -> index in where
 	for pi, l := range spec.Policies {
 		fp := f.Policy(l)
-		cp := Policy{Label: l, Plugin: fp.Plugin, Feedback: fp.Feedback, Status: fp.Status, Diffs: []Diff{}, IdenticalTo: identical[l]}
-		if !ok(fp, opt.Metric) {
-			cp.Status, cp.Error = results.StatusFailed, fp.Error
-		} else {
-			x := fp.Final[opt.Metric]
-			cp.Mean, cp.SE, cp.N = mean(x), se(x), len(x)
-			cp.Rank, cp.Ranked = rank[l], among[l]
-			if cp.IdenticalTo != "" {
-				cp.Rank, cp.Ranked = rank[cp.IdenticalTo], among[cp.IdenticalTo]
-			}
-		}
+		cp := summary(l, fp)
 		class := FeedbackClass(fp.Feedback)
 		others := slices.Concat(spec.Policies[:pi], spec.Policies[pi+1:], spec.Baselines)
 		for _, b := range others {
@@ -332,19 +339,7 @@ func Compute(f *results.File, spec Spec, opt Options) (*Scenario, error) {
 		s.Policies = append(s.Policies, cp)
 	}
 	for _, b := range spec.Baselines {
-		fb := f.Policy(b)
-		bp := Policy{Label: b, Plugin: fb.Plugin, Feedback: fb.Feedback, Status: fb.Status, Diffs: []Diff{}, IdenticalTo: identical[b]}
-		if !ok(fb, opt.Metric) {
-			bp.Status, bp.Error = results.StatusFailed, fb.Error
-		} else {
-			x := fb.Final[opt.Metric]
-			bp.Mean, bp.SE, bp.N = mean(x), se(x), len(x)
-			bp.Rank, bp.Ranked = rank[b], among[b]
-			if bp.IdenticalTo != "" {
-				bp.Rank, bp.Ranked = rank[bp.IdenticalTo], among[bp.IdenticalTo]
-			}
-		}
-		s.Baselines = append(s.Baselines, bp)
+		s.Baselines = append(s.Baselines, summary(b, f.Policy(b)))
 	}
 	// Every policy of a run faces the same reward streams in replication r
 	// (common random numbers, DESIGN §4): the values are paired.
