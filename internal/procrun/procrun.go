@@ -183,12 +183,15 @@ func (r *Runner) wait() {
 		r.sb.Release()
 	}
 	sweepOrphans()
+	// The private directory and its owner marker go before anyone is told
+	// that the process exited: a bench that exits right after its plugins
+	// leaves neither behind.
+	removeDir(r.dir)
 	close(r.exited)
 	time.AfterFunc(pipeGrace, func() {
 		r.stdout.Close()
 		r.stderr.Close()
 	})
-	removeDir(r.dir)
 }
 
 // KillGroup kills the plugin's process group, unless the process was reaped
