@@ -128,15 +128,7 @@ func TestBreakpointsDrawn(t *testing.T) {
 // SVG at path.
 func verticalDotted(t *testing.T, path string) int {
 	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	doc, err := parseSVG(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readSVG(t, path)
 	n := 0
 	for _, p := range doc.paths() {
 		if strings.EqualFold(p.style("stroke"), "#5A5A5A") && p.style("stroke-dasharray") != "" && p.vertices() == 2 {

@@ -148,10 +148,8 @@ func near(a, b string) bool {
 	return d(r1, r2) && d(g1, g2) && d(b1, b2)
 }
 
-// dataLines returns the stroked paths with more than two vertices, by
-// stroke colour: the data lines. Legend thumbnails, ticks, axes and grid
-// lines are two-point paths.
-func dataLines(t *testing.T, path string) (map[string]int, []svgPath) {
+// readSVG parses the SVG file at path.
+func readSVG(t *testing.T, path string) *svgDoc {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {
@@ -162,6 +160,15 @@ func dataLines(t *testing.T, path string) (map[string]int, []svgPath) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return doc
+}
+
+// dataLines returns the stroked paths with more than two vertices, by
+// stroke colour: the data lines. Legend thumbnails, ticks, axes and grid
+// lines are two-point paths.
+func dataLines(t *testing.T, path string) (map[string]int, []svgPath) {
+	t.Helper()
+	doc := readSVG(t, path)
 	byColour := map[string]int{}
 	var lines []svgPath
 	for _, p := range doc.paths() {
