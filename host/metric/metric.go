@@ -36,7 +36,9 @@ const (
 // metric names. Every package that names, parses, checks or loops over
 // metrics (results, report, compare, gate, engine, shard, cli) takes them
 // from here; the JSON tags of results.Policy's series, which Go cannot
-// take from a variable, are checked against it by a test.
+// take from a variable, are checked against it by a test, and
+// TestEveryConsumerHandlesEveryName checks that each consumer handles each
+// name as that metric.
 var Names = [Count]string{Regret, Underestimation, RegretUnder, RegretNotUnder}
 
 // Count is the number of metrics.

@@ -1,22 +1,3 @@
-// Package table is the one home of bench's tables, as benchstat's texttab
-// is benchstat's: a Table value (a header, rows of cells, which columns
-// are numbers) that every table of bench is built as (reports,
-// comparisons, gate verdicts, bench paper's summary), rendered in each
-// output format by one renderer with one escaping per format:
-//
-//   - Text: ASCII borders (tablewriter), control characters of every
-//     cell made visible (host/internal/termsafe);
-//   - Markdown: a GitHub-flavoured table (tablewriter), cells escaped as
-//     Markdown escapes them, after termsafe (a terminal shows Markdown
-//     too);
-//   - CSV: RFC 4180 (encoding/csv), cells as they are;
-//   - LaTeX: a booktabs tabular, text cells through LatexText, number
-//     cells through LatexMath.
-//
-// Cells are plain text: labels and names as the results files hold them,
-// numbers as host/internal/numfmt writes them (numfmt.PM is the one
-// "mean ± standard error" of bench). "-" is the missing value of every
-// format (an en dash, LatexNA, in LaTeX).
 package table
 
 import (
