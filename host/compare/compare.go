@@ -463,15 +463,29 @@ func se(x []float64) float64 {
 // first-seen order) its wins, ties and losses over every pair tested in
 // every scenario, and its mean rank as ranks defines it (ranktest's, the
 // one mean rank of every table and figure); nil ranks leave every policy
-// unranked.
+// unranked. A scenario that reuses another's run (ranks.SameRun) counts
+// once, as in the mean rank: its policies' runs and the pairs that the
+// other scenario's table tests too are not counted again.
 func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
 	sum := &Summary{Metric: DefaultOptions.Metric, Alpha: DefaultOptions.Alpha, Ranks: ranks}
 	if len(scenarios) > 0 {
 		sum.Metric, sum.Alpha = scenarios[0].Metric, scenarios[0].Alpha
 	}
 	idx := map[string]int{}
+	byName := map[string]*Scenario{}
+	for _, s := range scenarios {
+		byName[s.Name] = s
+	}
 	for _, s := range scenarios {
 		sum.Scenarios = append(sum.Scenarios, *s)
+		// A scenario that reuses the run of another (ranks.SameRun, as the
+		// paper's remaxgrad_* experiments reuse two_arm's...) counts once:
+		// what its table repeats of the other's (a policy's run, a pair
+		// tested there too) is not counted again.
+		var base *Scenario
+		if ranks != nil {
+			base = byName[ranks.SameRun[s.Name]]
+		}
 		for _, p := range s.Policies {
 			i, seen := idx[p.Label]
 			if !seen {
@@ -480,10 +494,13 @@ func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
 				sum.Totals = append(sum.Totals, Total{Label: p.Label})
 			}
 			t := &sum.Totals[i]
-			if p.Status == results.StatusOK {
+			if p.Status == results.StatusOK && !ranIn(base, p.Label) {
 				t.Scenarios++
 			}
 			for _, d := range p.Diffs {
+				if ranIn(base, p.Label) && ranIn(base, d.Baseline) {
+					continue // this pair's test is the other scenario's
+				}
 				switch d.Outcome {
 				case Win:
 					t.Wins++
@@ -504,6 +521,20 @@ func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
 		}
 	}
 	return sum
+}
+
+// ranIn reports whether the policy labelled l ran (status ok) in s; false
+// for a nil s.
+func ranIn(s *Scenario, l string) bool {
+	if s == nil {
+		return false
+	}
+	for _, p := range s.Policies {
+		if p.Label == l {
+			return p.Status == results.StatusOK
+		}
+	}
+	return false
 }
 
 // Attach computes the comparison of f for spec and stores it in

@@ -12,6 +12,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/internal/termsafe/termsafetest"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -572,5 +573,52 @@ func TestSmallSampleWarning(t *testing.T) {
 		if warned != (n < 30) {
 			t.Errorf("n=%d: warned %v, want %v:\n%s", n, warned, n < 30, b.String())
 		}
+	}
+}
+
+// TestSummarizeSameRunOnce: a scenario that reuses another's run (as the
+// paper's remaxgrad_two_arm reuses two_arm's) adds to the totals only its
+// own policies and the pairs the other did not test; the rest counted
+// twice would double a policy's wins.
+func TestSummarizeSameRunOnce(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5, 6}
+	b := []float64{11, 12, 13, 14, 15, 16}
+	g := []float64{21, 22, 23, 24, 25, 26}
+	mk := func(name string, ps ...*results.Policy) (*results.File, *Scenario) {
+		f := file(ps...)
+		f.Scenario.Name, f.Scenario.Runs = name, len(a)
+		var labels []string
+		for _, p := range ps {
+			labels = append(labels, p.Label)
+		}
+		s, err := Compute(f, Spec{Policies: labels}, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, s
+	}
+	// base runs A and B; reuse is the same run with G added.
+	fb, sb := mk("base", pol("A", a...), pol("B", b...))
+	fr, sr := mk("reuse", pol("A", a...), pol("B", b...), pol("G", g...))
+	ranks := ranktest.Across([]*results.File{fb, fr}, "regret", DefaultOptions.Alpha)
+	if ranks.SameRun["reuse"] != "base" {
+		t.Fatalf("SameRun = %v: reuse not seen as base's run", ranks.SameRun)
+	}
+	sum := Summarize([]*Scenario{sb, sr}, ranks)
+	want := map[string]Total{
+		"A": {Scenarios: 1, Wins: 2},            // beat B (base, not again in reuse) and G (reuse)
+		"B": {Scenarios: 1, Wins: 1, Losses: 1}, // lost to A once; beat G (reuse); its run counted once
+		"G": {Scenarios: 1, Losses: 2},          // tested in reuse only
+	}
+	for _, tot := range sum.Totals {
+		w := want[tot.Label]
+		if tot.Scenarios != w.Scenarios || tot.Wins != w.Wins || tot.Ties != w.Ties || tot.Losses != w.Losses {
+			t.Errorf("%s: scenarios %d, W/T/L %d/%d/%d; want %d, %d/%d/%d", tot.Label, tot.Scenarios, tot.Wins, tot.Ties, tot.Losses, w.Scenarios, w.Wins, w.Ties, w.Losses)
+		}
+	}
+	// Without the analysis, both tables count in full: B's loss to A
+	// twice, its run twice.
+	if tot := Summarize([]*Scenario{sb, sr}, nil).Totals[1]; tot.Label != "B" || tot.Scenarios != 2 || tot.Losses != 2 {
+		t.Errorf("without ranks: %+v, want B counted in 2 scenarios with 2 losses", tot)
 	}
 }

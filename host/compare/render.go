@@ -461,7 +461,11 @@ func TotalsNotes(sum *Summary) []string {
 	} else {
 		out = append(out, "mean rank: none: "+a.Reason)
 	}
-	return append(out, a.NotRankedText()...)
+	out = append(out, a.NotRankedText()...)
+	if len(a.SameRunOrder) > 0 {
+		out = append(out, "wins, ties, losses and scenarios: a scenario counted once adds only what the run it reuses did not hold (its own policies' runs and the pairs not tested there)")
+	}
+	return out
 }
 
 // TotalsOrder returns the totals by mean rank, best first, then those not
