@@ -35,11 +35,11 @@ func TestPaperWith(t *testing.T) {
 	found := false
 	for _, x := range sum.Totals {
 		if x.Label == "TS x2" {
-			found = x.Scenarios == 9 && x.Ranked
+			found = x.Scenarios == 6 && x.Ranked // 9 experiments, the three remaxgrad_* reuse a run
 		}
 	}
 	if !found {
-		t.Errorf("comparison.json: TS x2's total in %+v, want 9 scenarios and a mean rank", sum.Totals)
+		t.Errorf("comparison.json: TS x2's total in %+v, want 6 scenarios (the runs it was in) and a mean rank", sum.Totals)
 	}
 	// Each experiment's file holds exactly the comparison that
 	// comparison.json shows for it, p-values included (one Holm family per

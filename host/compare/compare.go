@@ -472,10 +472,7 @@ func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
 		sum.Metric, sum.Alpha = scenarios[0].Metric, scenarios[0].Alpha
 	}
 	idx := map[string]int{}
-	byName := map[string]*Scenario{}
-	for _, s := range scenarios {
-		byName[s.Name] = s
-	}
+	byName := map[string]*Scenario{} // the scenarios before s, by name
 	for _, s := range scenarios {
 		sum.Scenarios = append(sum.Scenarios, *s)
 		// A scenario that reuses the run of another (ranks.SameRun, as the
@@ -484,7 +481,12 @@ func Summarize(scenarios []*Scenario, ranks *ranktest.Analysis) *Summary {
 		// tested there too) is not counted again.
 		var base *Scenario
 		if ranks != nil {
-			base = byName[ranks.SameRun[s.Name]]
+			if n, ok := ranks.SameRun[s.Name]; ok {
+				base = byName[n]
+			}
+		}
+		if _, ok := byName[s.Name]; !ok {
+			byName[s.Name] = s
 		}
 		for _, p := range s.Policies {
 			i, seen := idx[p.Label]

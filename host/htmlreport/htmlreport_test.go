@@ -493,7 +493,10 @@ func TestComparison(t *testing.T) {
 	sum := compare.Summarize([]*compare.Scenario{want, want}, ranktest.Across(files, "regret", 0.01))
 	tot := text(all(sec[0], tag("tbody"))[0])
 	for _, r := range sum.Totals {
-		row := fmt.Sprintf("%s %s 2 %d %d %d", r.Label, compare.RankText(r), r.Wins, r.Ties, r.Losses)
+		if r.Scenarios != 1 {
+			t.Errorf("%s: in %d scenarios; one run twice counts once", r.Label, r.Scenarios)
+		}
+		row := fmt.Sprintf("%s %s %d %d %d %d", r.Label, compare.RankText(r), r.Scenarios, r.Wins, r.Ties, r.Losses)
 		if !strings.Contains(tot, row) {
 			t.Errorf("totals %q lack %q", tot, row)
 		}
