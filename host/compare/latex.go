@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -165,7 +166,7 @@ func WritePaperLatex(w io.Writer, files []*results.File, a *ranktest.Analysis, o
 		t.Rows[i] = append(t.Rows[i], table.LatexText(l))
 	}
 	var exps []string
-	for _, f := range files {
+	for _, f := range sameRunColumns(files, a) {
 		exps = append(exps, table.LatexText(f.Scenario.Name))
 		t.Cols, t.Header = append(t.Cols, "S"), append(t.Header, table.LatexText(f.Scenario.Name))
 		spec := Spec{}
@@ -192,10 +193,49 @@ func WritePaperLatex(w io.Writer, files []*results.File, a *ranktest.Analysis, o
 		}
 	}
 	t.Caption = fmt.Sprintf("Final %s at $T$ of every policy in each experiment, mean $\\pm$ standard error over the replications (lower is better; empty: not in that experiment). Bold: the lowest mean of the column and every policy not significantly different from it (paired $t$-test on the per-replication differences, Holm-adjusted over the column's pairs, $p < %g$).", table.LatexText(opt.Metric), opt.Alpha)
+	if a != nil && len(a.SameRunOrder) > 0 {
+		var parts []string
+		for _, x := range a.SameRunOrder {
+			parts = append(parts, table.LatexText(x)+" in "+table.LatexText(a.SameRun[x])+"'s")
+		}
+		t.Caption += " Experiments that reuse another's run share its column: " + strings.Join(parts, ", ") + "."
+	}
 	t.Comments = []string{"Experiments: " + strings.Join(exps, ", ")}
 	t.Write(w)
 	WriteRanksLatex(w, a)
 	return nil
+}
+
+// sameRunColumns returns the files of the wide table's columns: each
+// file, except that one reusing the run of an earlier one (a.SameRun, as
+// remaxgrad_two_arm reuses two_arm's) adds its other policies to that
+// one's column, so that every policy of a run is compared with every
+// other in one Holm family, and no policy shows twice.
+func sameRunColumns(files []*results.File, a *ranktest.Analysis) []*results.File {
+	var cols []*results.File
+	at := map[string]int{}
+	for _, f := range files {
+		if a != nil {
+			if base, ok := a.SameRun[f.Scenario.Name]; ok {
+				if i, ok := at[base]; ok {
+					merged := *cols[i]
+					merged.Policies = slices.Clone(merged.Policies)
+					for _, p := range f.Policies {
+						if merged.Policy(p.Label) == nil {
+							merged.Policies = append(merged.Policies, p)
+						}
+					}
+					cols[i] = &merged
+					continue
+				}
+			}
+		}
+		if _, ok := at[f.Scenario.Name]; !ok {
+			at[f.Scenario.Name] = len(cols)
+		}
+		cols = append(cols, f)
+	}
+	return cols
 }
 
 // WriteRanksLatex writes the mean-rank table of a: the policies by mean

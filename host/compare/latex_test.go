@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/internal/latextest"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -71,5 +73,46 @@ func TestLatexGolden(t *testing.T) {
 	}
 	if out != string(want) {
 		t.Errorf("differs from %s (go test ./host/compare -run TestLatexGolden -update rewrites it); got:\n%s", path, out)
+	}
+}
+
+// TestPaperLatexSameRunColumn: the wide table gives an experiment that
+// reuses another's run (as remaxgrad_two_arm reuses two_arm's) no column
+// of its own: its policies join that run's column, tested with the rest
+// in one family, and the caption says so; a run of its own keeps its
+// column.
+func TestPaperLatexSameRunColumn(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5, 6}
+	b := []float64{11, 12, 13, 14, 15, 16}
+	g := []float64{0.5, 1.5, 2.5, 3.5, 4.5, 5.5} // beats A by 0.5 in every replication
+	mk := func(name string, s uint64, ps ...*results.Policy) *results.File {
+		f := file(ps...)
+		f.Scenario.Name, f.Scenario.Runs = name, len(a)
+		f.Scenario.Seed = seed.Int(s)
+		return f
+	}
+	files := []*results.File{
+		mk("two_arm", 1, pol("A", a...), pol("B", b...)),
+		mk("remaxgrad_two_arm", 1, pol("A", a...), pol("B", b...), pol("G", g...)),
+		mk("other", 2, pol("A", b...), pol("B", a...)),
+	}
+	an := ranktest.Across(files, "regret", DefaultOptions.Alpha)
+	var buf bytes.Buffer
+	if err := WritePaperLatex(&buf, files, an, DefaultOptions); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	head := out[strings.Index(out, `\toprule`):strings.Index(out, `\midrule`)]
+	if strings.Contains(head, "remaxgrad") || !strings.Contains(head, `two\_arm`) || !strings.Contains(head, "other") {
+		t.Errorf("header %q: want the columns two_arm and other only", head)
+	}
+	if !strings.Contains(out, `remaxgrad\_two\_arm in two\_arm's`) {
+		t.Errorf("the caption does not say which experiment shares which column:\n%s", out)
+	}
+	// G is in two_arm's column, bold (the best), and A no longer is.
+	text := latextest.Compile(t, out)
+	latextest.Contains(t, text, "G", "3.00", "remaxgrad")
+	if !strings.Contains(out, `G & \bfseries 3.00 +- 0.76 & {}`) || !strings.Contains(out, `A & 3.50 +- 0.76 & 13.50`) {
+		t.Errorf("want G's two_arm value bold and nothing in other's column, A not bold in two_arm:\n%s", out)
 	}
 }

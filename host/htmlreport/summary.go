@@ -98,6 +98,16 @@ func RanksFigure(a *ranktest.Analysis) plot.Figure {
 	return fig
 }
 
+// pRel is a p-value with its relation: "= 0.0012", or "< 1e-4" where
+// numfmt.P writes "<1e-4" (never "p = <1e-4").
+func pRel(p float64) string {
+	s := numfmt.P(p)
+	if r, ok := strings.CutPrefix(s, "<"); ok {
+		return "< " + r
+	}
+	return "= " + s
+}
+
 // RanksText says what the mean-rank analysis a rests on, in sentences:
 // the Friedman test with N, k and its statistics, the Nemenyi test with
 // alpha, q_alpha and the CD, and which policies were left out; or why
@@ -110,13 +120,13 @@ func RanksText(a *ranktest.Analysis) []string {
 	out := []string{
 		fmt.Sprintf("Policies ranked within each of the N = %d experiments (%s) by mean final %s over replications: 1 is the lowest, tied policies share the average of their ranks. k = %d policies ran in all of them.",
 			fr.N, strings.Join(a.Experiments, ", "), a.Metric, fr.K),
-		fmt.Sprintf("Friedman test (Demšar 2006) of equal mean ranks: χ²_F = %s on %d degrees of freedom, p = %s; Iman–Davenport F_F = %s on %d and %d degrees of freedom, p = %s.",
-			num(fr.ChiSq), fr.DF, numfmt.P(fr.P), num(fr.FF), fr.DF1, fr.DF2, numfmt.P(fr.PF)),
+		fmt.Sprintf("Friedman test (Demšar 2006) of equal mean ranks: χ²_F = %s on %d degrees of freedom, p %s; Iman–Davenport F_F = %s on %d and %d degrees of freedom, p %s.",
+			num(fr.ChiSq), fr.DF, pRel(fr.P), num(fr.FF), fr.DF1, fr.DF2, pRel(fr.PF)),
 		fmt.Sprintf("Nemenyi post-hoc test at α = %g: q_α = %.3f, critical difference CD = q_α √(k(k+1)/(6N)) = %.3f √(%d·%d/(6·%d)) = %.2f. Two policies whose mean ranks differ by more than CD differ significantly; in the figure, their bars (± CD/2) do not overlap.",
 			a.Alpha, a.Q, a.Q, fr.K, fr.K+1, fr.N, a.CD),
 	}
 	if !(fr.PF < a.Alpha) {
-		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p = %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, numfmt.P(fr.PF)))
+		out = append(out, fmt.Sprintf("The Friedman test does not reject equal mean ranks at α = %g (Iman–Davenport p %s), so no pair is declared different: the figure shows the ranks only.", a.Alpha, pRel(fr.PF)))
 	}
 	if l := a.CDLine(); l != "" {
 		out = append(out, l)
