@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -63,11 +64,12 @@ func TestLimitsDefaultsAndPlan(t *testing.T) {
 	if l.Memory != DefaultLimits.Memory || l.Tasks != 512 || l.Disk != 0 || l.DiskFiles != DefaultLimits.DiskFiles {
 		t.Errorf("withDefaults: %+v", l)
 	}
-	if _, err := (Limits{By: "magic"}).plan(All, true); err == nil {
-		t.Error("--limit-by magic: no error")
+	var ce *ConfigError
+	if _, err := (Limits{By: "magic"}).plan(All, true); !errors.As(err, &ce) || ce.Setting != SettingLimitBy || ce.Value != "magic" {
+		t.Errorf("limit-by magic: %v, want a ConfigError naming the setting and the value", err)
 	}
-	if _, err := (Limits{By: ByRlimit, Memory: 1 << 30}).plan(All, true); err == nil || !strings.Contains(err.Error(), FlagMemory) {
-		t.Errorf("an address-space limit under the floor: %v, want an error naming %s", err, FlagMemory)
+	if _, err := (Limits{By: ByRlimit, Memory: 1 << 30}).plan(All, true); !errors.As(err, &ce) || ce.Setting != SettingLimitMemory || ce.Value != "1GiB" {
+		t.Errorf("an address-space limit under the floor: %v, want a ConfigError naming the memory limit and 1GiB", err)
 	}
 	p, err := (Limits{By: ByRlimit}).plan(Landlock|Seccomp, true)
 	if err != nil {

@@ -474,3 +474,44 @@ func TestOpenChannels(t *testing.T) {
 		}
 	}
 }
+
+// TestConfineOrder: confine applies every step for the whole launcher
+// before the first that confines one thread (the launcher's main thread
+// stays outside the plugin's Landlock domain), builds each layer before
+// it enforces it, and enforces seccomp last of the layers.
+func TestConfineOrder(t *testing.T) {
+	at := map[string]int{}
+	firstThread := -1
+	for i, s := range order {
+		if _, dup := at[s.name]; dup {
+			t.Errorf("step %q twice", s.name)
+		}
+		at[s.name] = i
+		switch {
+		case s.thread && firstThread < 0:
+			firstThread = i
+		case !s.thread && firstThread >= 0:
+			t.Errorf("step %q applies to the whole launcher but comes after the thread step %q", s.name, order[firstThread].name)
+		}
+	}
+	for _, before := range [][2]string{
+		{"limits", "non-dumpable"}, {"namespaces", "mounts"}, {"mounts", "hostname"},
+		{"landlock ruleset", "capabilities"}, {"seccomp filter", "capabilities"},
+		{"capabilities", "no_new_privs"}, {"no_new_privs", "landlock"}, {"landlock", "seccomp"},
+		{"seccomp", "descriptors"},
+	} {
+		a, aok := at[before[0]]
+		b, bok := at[before[1]]
+		if !aok || !bok || a >= b {
+			t.Errorf("step %q must come before %q: order %v", before[0], before[1], stepNames())
+		}
+	}
+}
+
+func stepNames() []string {
+	var out []string
+	for _, s := range order {
+		out = append(out, s.name)
+	}
+	return out
+}
