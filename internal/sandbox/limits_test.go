@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -94,6 +96,30 @@ func TestLimitsClue(t *testing.T) {
 	} {
 		if got := LimitClue(line); got != want {
 			t.Errorf("LimitClue(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// TestConfigError: a Config that cannot be had says which setting and
+// which value, and names no flag (the command maps the setting to its
+// own).
+func TestConfigError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := Config{Level: Off, Read: []string{missing}}.Plan()
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Setting != SettingRead || ce.Value != missing || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing read path: %v, want a ConfigError with the path, wrapping ErrNotExist", err)
+	}
+	e := strictUnavailable("missing seccomp", Auto, Off).(*ConfigError)
+	if got, want := e.Error(), "sandbox level strict: missing seccomp (auto runs them under what it allows, off runs them unconfined)"; got != want {
+		t.Errorf("strict: %q, want %q", got, want)
+	}
+	if got, want := e.InsteadText("--sandbox "), " (--sandbox auto runs them under what it allows, --sandbox off runs them unconfined)"; got != want {
+		t.Errorf("InsteadText: %q, want %q", got, want)
+	}
+	for _, err := range []error{err, e} {
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("%q names a flag", err)
 		}
 	}
 }
