@@ -227,15 +227,8 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 		for range lines {
 		}
 	}()
-	werr := make(chan error, 1)
-	go func() { werr <- cmd.Wait() }()
-	select {
-	case err := <-werr:
-		if !stay && err != nil {
-			t.Fatalf("escape: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(escapeWait):
-		t.Fatalf("the escape program's launcher did not exit within %v of its report (stay %v)", escapeWait, stay)
+	if err := waitBounded(t, cmd, "the escape program's launcher, after its report"); !stay && err != nil {
+		t.Fatalf("escape: %v\n%s", err, stderr.String())
 	}
 	if len(pr.report) == 0 {
 		t.Fatalf("escape reported nothing; stderr:\n%s", stderr.String())
@@ -272,6 +265,24 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 		t.Logf("%s: %s", a.name, pr.report[a.name])
 	}
 	return pr
+}
+
+// waitBounded waits for c's launcher to exit, up to escapeWait; past it,
+// it fails t naming what it waited for, and kills the launcher's process
+// group.
+func waitBounded(t *testing.T, c *Cmd, what string) error {
+	t.Helper()
+	werr := make(chan error, 1)
+	go func() { werr <- c.Wait() }()
+	select {
+	case err := <-werr:
+		return err
+	case <-time.After(escapeWait):
+		c.Stop()
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		t.Errorf("waited %v for %s (pid %d) to exit; killed its process group", escapeWait, what, c.Process.Pid)
+		return <-werr
+	}
 }
 
 // survivors lists the processes whose command line holds marker.
@@ -554,7 +565,7 @@ func TestLauncherRefusesHostNamespaces(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	err = c.Wait()
+	err = waitBounded(t, c, "the launcher started without namespaces")
 	if err == nil || !strings.Contains(stderr.String(), "not the init of a new PID namespace") {
 		t.Errorf("launcher without namespaces: %v, stderr %q; want a refusal", err, stderr.String())
 	}
