@@ -160,6 +160,10 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 	k.serve(abstract)
 	dir := t.TempDir()
 	token := "tok" + marker
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(),
 		"ESCAPE_ABSTRACT=regretbench-test-"+marker,
 		"ESCAPE_HOSTPID="+strconv.Itoa(os.Getpid()),
@@ -173,6 +177,7 @@ func runEscape(t *testing.T, p Plan, stay bool) probe {
 		"ESCAPE_SCAN="+os.Args[0],
 		"ESCAPE_PRIVATE="+dir,
 		"ESCAPE_MARKER="+marker,
+		"ESCAPE_HOSTNAME="+hostname,
 		"ESCAPE_LEAK=bench-secret",
 	)
 	if stay {
@@ -342,6 +347,7 @@ var attempts = []struct {
 	{"write-beside", true, true, false},
 	{"env-leak", true, true, false},
 	{"proc-others", true, true, false},
+	{"hostname", true, true, false},
 	{"proc-scan", true, true, false},
 	{"signal-host", true, true, false},
 	{"ptrace-host", false, true, true},
@@ -388,7 +394,8 @@ var mustWork = []string{"write-private", "listen-unix", "setsid-helper"}
 // confinedOnly are the attempts that only the namespaces deny, not
 // Landlock and seccomp alone.
 var confinedOnly = map[string]bool{"mount": true, "capabilities": true, "socket-netlink": true,
-	"socket-unix-dgram": true, "read-host-cmdline": true, "ptrace-launcher": true, "vm-read-launcher": true}
+	"socket-unix-dgram": true, "read-host-cmdline": true, "ptrace-launcher": true, "vm-read-launcher": true,
+	"hostname": true}
 
 // yamaScope is Yama's ptrace_scope, 0 without Yama.
 func yamaScope() int {

@@ -35,6 +35,7 @@ type inputs struct {
 	scan                            string // what proc-scan looks for in another process's command line
 	private                         string // its private directory
 	marker                          string // in its setsid helper's command line
+	hostname                        string // the machine's host name
 }
 
 // An attempt is one way out of the sandbox: try returns what it got, or
@@ -76,6 +77,17 @@ var attempts = []attempt{
 		return "", errors.New("not in the environment")
 	}},
 	{"proc-others", procOthers},
+	{"hostname", func(in *inputs) (string, error) {
+		// The machine's name, which a UTS namespace of its own hides.
+		name, err := os.Hostname()
+		if err != nil {
+			return "", err
+		}
+		if in.hostname == "" || name != in.hostname {
+			return "", fmt.Errorf("sees host name %q, not the machine's", name)
+		}
+		return name, nil
+	}},
 	{"proc-scan", procScan},
 	{"signal-host", func(in *inputs) (string, error) {
 		if !in.hostSeen {

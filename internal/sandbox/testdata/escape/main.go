@@ -23,6 +23,7 @@
 //	ESCAPE_SCAN        what proc-scan looks for in other command lines
 //	ESCAPE_PRIVATE     its private directory, which launcher-cmdline must not show
 //	ESCAPE_MARKER      a marker for its setsid helper's command line
+//	ESCAPE_HOSTNAME    the machine's host name, which it must not see
 //	ESCAPE_LEAK        must not reach it (env-leak): the tests do not let it through
 //
 // Linked as bench-plugin-cheat-probe-NAME (host/cli's tests), it is a
@@ -89,6 +90,7 @@ func envInputs() *inputs {
 		scan:       os.Getenv("ESCAPE_SCAN"),
 		private:    os.Getenv("ESCAPE_PRIVATE"),
 		marker:     os.Getenv("ESCAPE_MARKER"),
+		hostname:   os.Getenv("ESCAPE_HOSTNAME"),
 	}
 	if in.scan == "" {
 		in.scan = "--scenario\x00"
