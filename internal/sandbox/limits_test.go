@@ -123,3 +123,20 @@ func TestConfigError(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelValue: a *Level is a flag's value, parsed once.
+func TestLevelValue(t *testing.T) {
+	var l Level
+	if err := l.Set("STRICT"); err != nil || l != Strict || l.String() != "strict" {
+		t.Errorf("Set(STRICT): %v, %v", l, err)
+	}
+	if err := l.UnmarshalText([]byte("off")); err != nil || l != Off {
+		t.Errorf("UnmarshalText(off): %v, %v", l, err)
+	}
+	if err := l.Set("none"); err == nil || l != Off {
+		t.Errorf("Set(none): %v, %v; want an error and the level unchanged", l, err)
+	}
+	if b, _ := Auto.MarshalText(); string(b) != "auto" {
+		t.Errorf("MarshalText: %q", b)
+	}
+}

@@ -108,6 +108,29 @@ func ParseLevel(s string) (Level, error) {
 	return Auto, fmt.Errorf("sandbox level %q: want %s", s, Levels)
 }
 
+// Set parses s as ParseLevel does and sets l: with Type and String, a
+// *Level is a command-line flag's value (pflag.Value, flag.Value), so
+// that a command parses the level once, where it reads the flag, and
+// carries the Level from there on.
+func (l *Level) Set(s string) error {
+	v, err := ParseLevel(s)
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// Type names a Level flag's values in help texts.
+func (l *Level) Type() string { return "level" }
+
+// UnmarshalText parses a level from a configuration file, as Set does.
+func (l *Level) UnmarshalText(b []byte) error { return l.Set(string(b)) }
+
+// MarshalText writes l's name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// String names the level: "auto", "strict" or "off".
 func (l Level) String() string {
 	switch l {
 	case Strict:
