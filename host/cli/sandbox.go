@@ -82,7 +82,7 @@ func (o *sandboxOptions) limits() (sandbox.Limits, error) {
 		l.By, err = sandbox.ParseBy(o.limitBy)
 	}
 	if err != nil {
-		return l, withCode(ExitInput, err)
+		return l, withCode(ExitInput, sandboxFlagError(err))
 	}
 	return l, nil
 }
@@ -116,7 +116,7 @@ func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
 	limits, _ := o.limits()
 	p, err := client.Plan(sandbox.Config{Level: level, Read: o.read, Limits: limits})
 	if err != nil {
-		return nil, withCode(ExitInput, err)
+		return nil, withCode(ExitInput, sandboxFlagError(err))
 	}
 	if w := p.Warning(); w != "" {
 		fmt.Fprintf(stderr, "bench: %s\n", w)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -126,7 +127,7 @@ func ParseBy(s string) (string, error) {
 	case ByCgroup, ByRlimit:
 		return v, nil
 	}
-	return "", fmt.Errorf("%s %q: want auto, cgroup or rlimit", FlagBy, s)
+	return "", &ConfigError{Setting: SettingLimitBy, Value: s, Err: errors.New("want auto, cgroup or rlimit")}
 }
 
 // String says the limits in one line, as bench plugins shows them:

@@ -31,6 +31,9 @@ type launchLimits struct {
 	FSize   uint64   `json:"fsize,omitempty"`
 }
 
+// joinLimits applies the spec's limits (a step of confine).
+func joinLimits(st *setup) error { return applyLimits(st.spec.Limits) }
+
 // applyLimits puts the calling process into its cgroup and sets its
 // rlimits, which the plugin inherits: run by the launcher before it
 // starts the plugin, so that nothing of the plugin ever runs outside
@@ -87,7 +90,9 @@ func (l Limits) plan(layers Layers, launcher bool) (Limits, error) {
 	if by != ByRlimit {
 		roots, why = probeCgroups()
 		if roots == nil && by == ByCgroup {
-			return Limits{}, fmt.Errorf("%s cgroup: bench may not make cgroups with the memory and pids controllers here (%s); %s rlimit or auto limits plugins by rlimits instead", FlagBy, why, FlagBy)
+			return Limits{}, &ConfigError{Setting: SettingLimitBy, Value: ByCgroup,
+				Err:     fmt.Errorf("bench may not make cgroups with the memory and pids controllers here (%s)", why),
+				Instead: []Alternative{{ByRlimit + " or " + ByAuto, "limits plugins by rlimits"}}}
 		}
 	}
 	if roots != nil {
@@ -96,7 +101,8 @@ func (l Limits) plan(layers Layers, launcher bool) (Limits, error) {
 	}
 	out.By = ByRlimit
 	if out.Memory > 0 && out.Memory < minRlimitMemory {
-		return Limits{}, fmt.Errorf("%s %s: without a cgroup bench bounds each process's address space (RLIMIT_AS), and a Go program (bench's launcher, a Go plugin) reserves about 1.2GiB of it as it starts, and each of its threads more: give at least %s", FlagMemory, FormatSize(out.Memory), FormatSize(minRlimitMemory))
+		return Limits{}, &ConfigError{Setting: SettingLimitMemory, Value: FormatSize(out.Memory),
+			Err: fmt.Errorf("without a cgroup bench bounds each process's address space (RLIMIT_AS), and a Go program (bench's launcher, a Go plugin) reserves about 1.2GiB of it as it starts, and each of its threads more: give at least %s", FormatSize(minRlimitMemory))}
 	}
 	if out.Tasks > 0 {
 		switch {

@@ -35,7 +35,14 @@ func TestLimitsCgroupLifecycle(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { c.Stop(); c.Wait(); c.Release() }()
+	waited := false
+	defer func() {
+		c.Stop()
+		if !waited {
+			waitBounded(t, c, "the launcher, stopped")
+		}
+		c.Release()
+	}()
 	g := c.lim.cg
 	deadline := time.Now().Add(30 * time.Second)
 	for len(g.pids()) < 3 {
@@ -63,7 +70,8 @@ func TestLimitsCgroupLifecycle(t *testing.T) {
 	if left := g.pids(); len(left) > 0 {
 		t.Errorf("KillAll left %v in the cgroup", left)
 	}
-	c.Wait()
+	waitBounded(t, c, "the launcher, its cgroup killed")
+	waited = true
 	c.Release()
 	for _, d := range g.dirs {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {

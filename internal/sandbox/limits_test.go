@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,11 +66,12 @@ func TestLimitsDefaultsAndPlan(t *testing.T) {
 	if l.Memory != DefaultLimits.Memory || l.Tasks != 512 || l.Disk != 0 || l.DiskFiles != DefaultLimits.DiskFiles {
 		t.Errorf("withDefaults: %+v", l)
 	}
-	if _, err := (Limits{By: "magic"}).plan(All, true); err == nil {
-		t.Error("--limit-by magic: no error")
+	var ce *ConfigError
+	if _, err := (Limits{By: "magic"}).plan(All, true); !errors.As(err, &ce) || ce.Setting != SettingLimitBy || ce.Value != "magic" {
+		t.Errorf("limit-by magic: %v, want a ConfigError naming the setting and the value", err)
 	}
-	if _, err := (Limits{By: ByRlimit, Memory: 1 << 30}).plan(All, true); err == nil || !strings.Contains(err.Error(), FlagMemory) {
-		t.Errorf("an address-space limit under the floor: %v, want an error naming %s", err, FlagMemory)
+	if _, err := (Limits{By: ByRlimit, Memory: 1 << 30}).plan(All, true); !errors.As(err, &ce) || ce.Setting != SettingLimitMemory || ce.Value != "1GiB" {
+		t.Errorf("an address-space limit under the floor: %v, want a ConfigError naming the memory limit and 1GiB", err)
 	}
 	p, err := (Limits{By: ByRlimit}).plan(Landlock|Seccomp, true)
 	if err != nil {
@@ -93,5 +97,46 @@ func TestLimitsClue(t *testing.T) {
 		if got := LimitClue(line); got != want {
 			t.Errorf("LimitClue(%q) = %v, want %v", line, got, want)
 		}
+	}
+}
+
+// TestConfigError: a Config that cannot be had says which setting and
+// which value, and names no flag (the command maps the setting to its
+// own).
+func TestConfigError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := Config{Level: Off, Read: []string{missing}}.Plan()
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Setting != SettingRead || ce.Value != missing || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing read path: %v, want a ConfigError with the path, wrapping ErrNotExist", err)
+	}
+	e := strictUnavailable("missing seccomp", Auto, Off).(*ConfigError)
+	if got, want := e.Error(), "sandbox level strict: missing seccomp (auto runs them under what it allows, off runs them unconfined)"; got != want {
+		t.Errorf("strict: %q, want %q", got, want)
+	}
+	if got, want := e.InsteadText("--sandbox "), " (--sandbox auto runs them under what it allows, --sandbox off runs them unconfined)"; got != want {
+		t.Errorf("InsteadText: %q, want %q", got, want)
+	}
+	for _, err := range []error{err, e} {
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("%q names a flag", err)
+		}
+	}
+}
+
+// TestLevelValue: a *Level is a flag's value, parsed once.
+func TestLevelValue(t *testing.T) {
+	var l Level
+	if err := l.Set("STRICT"); err != nil || l != Strict || l.String() != "strict" {
+		t.Errorf("Set(STRICT): %v, %v", l, err)
+	}
+	if err := l.UnmarshalText([]byte("off")); err != nil || l != Off {
+		t.Errorf("UnmarshalText(off): %v, %v", l, err)
+	}
+	if err := l.Set("none"); err == nil || l != Off {
+		t.Errorf("Set(none): %v, %v; want an error and the level unchanged", l, err)
+	}
+	if b, _ := Auto.MarshalText(); string(b) != "auto" {
+		t.Errorf("MarshalText: %q", b)
 	}
 }

@@ -51,6 +51,26 @@
 // launcher (--sandbox off; the fallback without Landlock's signal scope),
 // bench itself, a child subreaper too, ends what a killed, stopped or
 // traced launcher leaves (package procrun).
+//
+// # Files
+//
+// One file per layer, so that each can be reviewed alone; confine
+// (confine_linux.go) applies them in one order, written once, and says
+// why that order:
+//
+//   - detect_linux.go: which layers this machine allows (the probe);
+//   - plan_linux.go: Config.Plan and Plan.Command; cmd_linux.go: Cmd;
+//   - launcher_linux.go: the launcher's main, its spec and its exit;
+//   - confine_linux.go: the order of the layers;
+//   - limits.go, limits_linux.go, cgroup_linux.go: the limits;
+//   - namespaces_linux.go, mounts_linux.go: the namespaces and /proc;
+//   - landlock_linux.go, seccomp_linux.go, caps_linux.go: the layers
+//     that confine the plugin's thread;
+//   - reaper_linux.go: the child subreaper and the final kill;
+//   - env_linux.go: the environment's scrubbing; interp_linux.go: the
+//     paths a plugin may read, its #! interpreter's included;
+//   - errors.go: ConfigError, which names the setting at fault and no
+//     flag (a command maps Setting to its flag).
 package sandbox
 
 import (
@@ -88,6 +108,29 @@ func ParseLevel(s string) (Level, error) {
 	return Auto, fmt.Errorf("sandbox level %q: want %s", s, Levels)
 }
 
+// Set parses s as ParseLevel does and sets l: with Type and String, a
+// *Level is a command-line flag's value (pflag.Value, flag.Value), so
+// that a command parses the level once, where it reads the flag, and
+// carries the Level from there on.
+func (l *Level) Set(s string) error {
+	v, err := ParseLevel(s)
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// Type names a Level flag's values in help texts.
+func (l *Level) Type() string { return "level" }
+
+// UnmarshalText parses a level from a configuration file, as Set does.
+func (l *Level) UnmarshalText(b []byte) error { return l.Set(string(b)) }
+
+// MarshalText writes l's name.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// String names the level: "auto", "strict" or "off".
 func (l Level) String() string {
 	switch l {
 	case Strict:
@@ -235,7 +278,7 @@ func (c Config) readPaths() ([]string, error) {
 			_, err = os.Stat(abs)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--sandbox-read %s: %w", r, err)
+			return nil, &ConfigError{Setting: SettingRead, Value: r, Err: err}
 		}
 		out = append(out, abs)
 	}

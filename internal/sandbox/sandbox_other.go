@@ -22,7 +22,7 @@ func (c Config) Plan() (Plan, error) {
 	missing := fmt.Sprintf("namespaces, landlock and seccomp (Linux only; this is %s)", runtime.GOOS)
 	switch c.Level {
 	case Strict:
-		return p, fmt.Errorf("sandbox strict: this machine cannot confine plugins; missing %s (--sandbox off runs them unconfined)", missing)
+		return p, strictUnavailable("this machine cannot confine plugins; missing "+missing, Off)
 	case Auto:
 		p.Missing = []string{missing}
 	}

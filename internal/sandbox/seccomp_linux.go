@@ -1,52 +1,18 @@
 package sandbox
 
+// seccomp: no sockets but unix stream sockets, no connect(2), no ptrace
+// and the like, no file locks, inotify, dnotify or IPC between plugins,
+// no system call of another architecture.
+
 import (
 	"fmt"
-	"os"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
-	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
-
-func unsafePointer(p *unix.SockFprog) unsafe.Pointer { return unsafe.Pointer(p) }
-
-// landlockRuleset builds the plugin's Landlock ruleset: read and execute
-// s.Read, read and write s.Write, nothing else; no TCP bind or connect; no
-// signals or abstract unix sockets leaving the domain. It degrades to the
-// kernel's ABI (best effort), and returns fd -1 when there is no Landlock.
-func landlockRuleset(s spec) (int, uint32, error) {
-	var rules []landlock.Rule
-	for _, p := range s.Read {
-		st, err := os.Stat(p)
-		if err != nil {
-			continue // a path that vanished grants nothing
-		}
-		if st.IsDir() {
-			rules = append(rules, landlock.RODirs(p))
-		} else {
-			rules = append(rules, landlock.ROFiles(p))
-		}
-	}
-	for _, p := range s.Write {
-		st, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		if st.IsDir() {
-			rules = append(rules, landlock.RWDirs(p))
-		} else {
-			rules = append(rules, landlock.RWFiles(p))
-		}
-	}
-	// No TCP: the rules above grant no port. The network namespace and
-	// seccomp stop the rest (UDP, and Multipath TCP, which Landlock does
-	// not see).
-	return landlock.V7.BestEffort().NewRulesetFD(rules...)
-}
 
 // denied lists the system calls a plugin may not make: they reach other
 // processes (ptrace, process_vm_*, pidfd_getfd, kcmp), the kernel's
@@ -186,4 +152,23 @@ func seccompProgram() (*unix.SockFprog, error) {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	return &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}, nil
+}
+
+// buildFilter assembles the filter (a step of confine).
+func buildFilter(st *setup) error {
+	p, err := seccompProgram()
+	if err != nil {
+		return fmt.Errorf("seccomp: building the filter: %w", err)
+	}
+	st.filter = p
+	return nil
+}
+
+// loadFilter loads the filter on the calling thread, for good (a step of
+// confine).
+func loadFilter(st *setup) error {
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(st.filter)), 0, 0); err != nil {
+		return fmt.Errorf("seccomp: loading the filter: %w", err)
+	}
+	return nil
 }
