@@ -286,6 +286,31 @@ def convert(name):
     return classes, names, y, render(classes, names, y, matrix)
 
 
+# The exit status when a source file or a Python module is missing: the
+# Go test TestConvertReproducible skips on it (CI has no Debian packages).
+MISSING = 3
+
+
+def check_sources(names):
+    """Exit with MISSING, naming what is missing, unless every source file
+    of names and every module the readers use is there."""
+    missing = []
+    for name in names:
+        kind, args = SOURCES[name]
+        paths = args if kind != "rda" else args[:1]
+        missing += [p for p in paths if not os.path.exists(p)]
+        if kind == "rda":
+            for mod in ("numpy", "pandas", "rdata"):
+                try:
+                    __import__(mod)
+                except ImportError:
+                    missing.append(f"Python module {mod} (python3-{mod})")
+    if missing:
+        print("convert.py: missing (install python3-sklearn r-cran-mlbench weka python3-rdata): "
+              + ", ".join(sorted(set(missing))), file=sys.stderr)
+        sys.exit(MISSING)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default = os.path.normpath(os.path.join(here, "..", "..", "host", "dataset", "data"))
@@ -296,6 +321,7 @@ def main():
     for n in a.names:
         if n not in SOURCES:
             p.error(f"unknown dataset {n!r}; known: {', '.join(SOURCES)}")
+    check_sources(a.names or SOURCES)
     os.makedirs(a.out, exist_ok=True)
     total = 0
     print(f"{'name':<14} {'rows':>6} {'features':>8} {'classes':>7} {'bytes':>8}")
