@@ -33,7 +33,8 @@
 // Nothing is decoded at init: the embedded files stay in the binary's
 // read-only data, which the kernel maps but does not read in until it is
 // touched, so a bench that never loads a dataset (every context-free
-// scenario) has the resident memory it had without them. [Load]
+// scenario) has the resident memory it had without them
+// (TestResidentMemory measures it). [Load]
 // decompresses and parses only the dataset it is asked for, each time it
 // is called; a caller that needs one dataset many times keeps the
 // [*Dataset].
