@@ -215,7 +215,7 @@ func parse(name string, raw []byte) (*Dataset, error) {
 // feature to 0, and sets Standardized. On a dataset already standardised
 // it does nothing. The result is the same bits on every platform.
 func (d *Dataset) Standardize() {
-	if d.Standardized {
+	if d.Standardized || d.N == 0 {
 		return
 	}
 	n := float64(d.N)

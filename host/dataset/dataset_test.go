@@ -289,8 +289,10 @@ func (k *kahan) add(x float64) {
 // TestStandardizeByHand: Standardize on a small dataset, against values
 // computed by hand: the column 1, 2, 3, 4 has mean 2.5 and population
 // variance 1.25; the constant column becomes 0; a second call changes
-// nothing.
+// nothing; a dataset of no rows is left as it is.
 func TestStandardizeByHand(t *testing.T) {
+	(&Dataset{D: 2}).Standardize()
+
 	d := &Dataset{N: 4, D: 2, K: 1, X: []float64{1, 7, 2, 7, 3, 7, 4, 7}, Y: []int{0, 0, 0, 0}}
 	d.Standardize()
 	sd := math.Sqrt(1.25)
