@@ -265,6 +265,11 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 	return run, nil
 }
 
+// StartTimeout is the time a submission's plugin has to start (bench run
+// --start-timeout): generous, for an interpreter that imports much under
+// a loaded machine; it decides nothing of the results.
+const StartTimeout = "2m"
+
 // RunBench runs bench on the scenario file scPath with the plugin in
 // pluginDir, the seed in seedFile, the strict sandbox and an audit of
 // audit replications, writing its results to out. It returns bench's
@@ -273,7 +278,7 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 func RunBench(ctx context.Context, bench, pluginDir, pluginFile, scPath, seedFile string, audit int, out string) ([]byte, error) {
 	args := []string{"run", "--scenario", scPath, "--plugin-dir", pluginDir,
 		"--seed-file", seedFile, "--sandbox", "strict", "--audit", strconv.Itoa(audit),
-		"--out", out, "-q"}
+		"--out", out, "-q", "--start-timeout", StartTimeout}
 	if filepath.Dir(pluginFile) != "." || hasOtherFiles(pluginDir) {
 		// A directory submission: its plugin reads its own files.
 		args = append(args, "--sandbox-read", pluginDir)

@@ -1,0 +1,497 @@
+package board_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/regretbench/regretbench/host/board"
+	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/internal/testbin"
+)
+
+// binDir holds bench, the Thompson-sampling plugin (a shipped plugin as
+// a submission) and cheat-pool, host/cli's audit cheat, built from its
+// path there.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "regretbench-board")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	err = testbin.Build(dir, testbin.Options{},
+		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"},
+		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ts", Name: "bench-plugin-ts"},
+		testbin.Main{Pkg: "../cli/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// deadline bounds every bench a test runs: generous, it only keeps a hung
+// bench from hanging the test, and says what was waited for.
+const deadline = 3 * time.Minute
+
+// bench runs the bench executable with args and returns its stdout,
+// stderr and exit code.
+func bench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "bench"), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("bench %s: still running after %v (waited for it to exit)\nstderr:\n%s", strings.Join(args, " "), deadline, errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("bench %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// needStrict skips where the machine cannot run the strict sandbox,
+// which every board run uses: bench says what is missing.
+func needStrict(t *testing.T) {
+	t.Helper()
+	strictOnce.Do(func() {
+		cmd := exec.Command(filepath.Join(binDir, "bench"), "plugins", "--sandbox", "strict", "--plugin-dir", binDir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			strictMissing = strings.TrimSpace(string(out))
+		}
+	})
+	if strictMissing != "" {
+		t.Skipf("a board runs submissions under --sandbox strict, which this machine cannot: %s", strictMissing)
+	}
+}
+
+var (
+	strictOnce    sync.Once
+	strictMissing string
+)
+
+// pythonSubmission makes a directory submission of the Python KL-UCB
+// example with the SDK's package beside it (what its interpreter reads),
+// or "" and why not where Debian's python3 lacks grpc or numpy.
+func pythonSubmission(t *testing.T) (string, string) {
+	t.Helper()
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import grpc, google.protobuf, numpy").CombinedOutput(); err != nil {
+		return "", fmt.Sprintf("/usr/bin/python3 cannot import grpc, protobuf and numpy (Debian's python3-grpcio, python3-protobuf, python3-numpy): %v %s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "klucbpy")
+	copyTree(t, filepath.Join("..", "..", "examples", "python", "bench-plugin-klucbpy"), filepath.Join(dir, "bench-plugin-klucbpy"))
+	copyTree(t, filepath.Join("..", "..", "sdk", "python", "regretbench"), filepath.Join(dir, "regretbench"))
+	return dir, ""
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// round is a board's round played once for every test: opened, three
+// submissions (the shipped TS plugin, the Python KL-UCB as a directory
+// where Python can run it, and the audit cheat), one refused over its
+// limit, and revealed. sealed is a copy taken before the reveal.
+type round struct {
+	dir, sealed string
+	python      string // why the Python submission was left out, "" when it ran
+	seed        string
+	submitOut   []string
+	refused     string // stderr of the refused submission
+	refusedCode int
+}
+
+var (
+	roundOnce sync.Once
+	theRound  *round
+	roundErr  string
+)
+
+func playedRound(t *testing.T) *round {
+	t.Helper()
+	needStrict(t)
+	roundOnce.Do(func() { theRound, roundErr = playRound(t) })
+	if roundErr != "" {
+		t.Fatal(roundErr)
+	}
+	return theRound
+}
+
+func playRound(t *testing.T) (*round, string) {
+	base, err := os.MkdirTemp(binDir, "round-")
+	if err != nil {
+		return nil, err.Error()
+	}
+	r := &round{dir: filepath.Join(base, "board"), sealed: filepath.Join(base, "sealed")}
+	must := func(want int, args ...string) (string, string) {
+		out, stderr, code := bench(t, args...)
+		if code != want {
+			roundErr = fmt.Sprintf("bench %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, out, stderr)
+		}
+		return out, stderr
+	}
+	must(0, "board", "init", r.dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2", "--limit", "1", "--name", "test-board")
+	if roundErr != "" {
+		return nil, roundErr
+	}
+	must(0, "board", "open", r.dir)
+	out, _ := must(0, "board", "submit", r.dir, "--submitter", "alice", filepath.Join(binDir, "bench-plugin-ts"))
+	r.submitOut = append(r.submitOut, out)
+	py, why := pythonSubmission(t)
+	r.python = why
+	if py != "" {
+		out, _ = must(0, "board", "submit", r.dir, "--submitter", "bob", py)
+		r.submitOut = append(r.submitOut, out)
+	}
+	out, _ = must(3, "board", "submit", r.dir, "--submitter", "mallory", filepath.Join(binDir, "bench-plugin-cheat-pool"))
+	r.submitOut = append(r.submitOut, out)
+	if roundErr != "" {
+		return nil, roundErr
+	}
+	_, r.refused, r.refusedCode = bench(t, "board", "submit", r.dir, "--submitter", "mallory", filepath.Join(binDir, "bench-plugin-ts"))
+	if err := os.CopyFS(r.sealed, os.DirFS(r.dir)); err != nil {
+		return nil, err.Error()
+	}
+	must(0, "board", "reveal", r.dir)
+	var rd board.Round
+	data, err := os.ReadFile(filepath.Join(r.dir, "round.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &rd)
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	r.seed = rd.Seed
+	return r, roundErr
+}
+
+// TestBoardRound: a round runs end to end. Each submission ran under the
+// strict sandbox with the round's seed and an audit; the cheat that pools
+// its replications is recorded as failed with the audit's reason, not
+// dropped; a submitter over its limit is refused and nothing is
+// recorded; before the reveal nothing outside private/ holds the seed,
+// and after it the seed's SHA-256 is the commitment published first.
+func TestBoardRound(t *testing.T) {
+	r := playedRound(t)
+	if r.python != "" {
+		t.Logf("the Python submission was left out: %s", r.python)
+	}
+	if r.refusedCode != 2 || !strings.Contains(r.refused, `submitter "mallory" has made its 1 submissions of this round: refused`) {
+		t.Errorf("a second submission over the limit of 1: exit %d, want 2, stderr:\n%s", r.refusedCode, r.refused)
+	}
+	cheat := r.submitOut[len(r.submitOut)-1]
+	for _, want := range []string{`"cheat-pool" by "mallory"): failed`, "audit: replication", "depend on the other replications"} {
+		if !strings.Contains(cheat, want) {
+			t.Errorf("the cheat's submission does not say %q:\n%s", want, cheat)
+		}
+	}
+
+	b, err := board.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := b.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := 3
+	if r.python != "" { // the Python submission left out
+		wantRows = 2
+	}
+	if len(rows) != wantRows {
+		t.Fatalf("%d rows, want %d (the refused submission must not be recorded)", len(rows), wantRows)
+	}
+	for _, row := range rows {
+		p := row.Run
+		sc := p.Scenarios[0]
+		if sc.Sandbox != "strict" {
+			t.Errorf("%s: ran under sandbox %q, want strict", p.Plugin, sc.Sandbox)
+		}
+		if sc.Audit == nil || len(sc.Audit.Replications) != 2 {
+			t.Errorf("%s: audit %+v, want 2 replications replayed", p.Plugin, sc.Audit)
+		}
+		wantOK := p.Plugin != "cheat-pool"
+		if (p.Outcome == board.OutcomeOK) != wantOK || (sc.Audit != nil && sc.Audit.OK != wantOK) {
+			t.Errorf("%s: outcome %s (%s), audit %+v; want ok %v", p.Plugin, p.Outcome, p.Reason, sc.Audit, wantOK)
+		}
+		res, err := os.ReadFile(filepath.Join(r.dir, "runs", fmt.Sprint(p.Submission), "results", "hard.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(res, []byte(r.seed)) {
+			t.Errorf("%s: its results file does not record the round's seed %s", p.Plugin, r.seed)
+		}
+	}
+
+	// Before the reveal: the seed is in private/ only.
+	err = filepath.WalkDir(r.sealed, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && d.Name() == "private" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte(r.seed[2:])) {
+			t.Errorf("before the reveal, %s holds the seed", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.sealed, "runs", "0", "results")); err == nil {
+		t.Error("before the reveal, runs/0/results exists: results files hold the seed")
+	}
+	h := sha256.Sum256([]byte(r.seed))
+	rd, err := b.Round()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hex.EncodeToString(h[:]) != rd.Commitment || rd.Index != 0 {
+		t.Errorf("the seed's SHA-256 is %x; round.json's commitment %s at log record %d (want record 0, before every run)", h, rd.Commitment, rd.Index)
+	}
+
+	out, stderr, code := bench(t, "board", "status", r.dir)
+	if code != 0 {
+		t.Fatalf("board status: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"round: closed; seed " + r.seed, `"alice"`, `"ts"`, `"cheat-pool"`, "failed", "strict"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("board status lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("board status:\n%s", out)
+}
+
+// TestVerifyRerun: every row of the played round verifies, and rerun
+// with the revealed seed under the strict sandbox gives bit-identical
+// results (the cheat's failed audit included).
+func TestVerifyRerun(t *testing.T) {
+	r := playedRound(t)
+	out, stderr, code := bench(t, "verify", "--rerun", r.dir)
+	if code != 0 || strings.Count(out, ": verified") != strings.Count(out, "\n") {
+		t.Fatalf("verify --rerun: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(out, "note:") {
+		t.Errorf("verify --rerun left something unchecked:\n%s", out)
+	}
+	t.Log(out)
+}
+
+// TestVerifySealed: before the reveal, verify checks what is published
+// (signatures, the log) and says what it cannot check yet.
+func TestVerifySealed(t *testing.T) {
+	r := playedRound(t)
+	out, _, code := bench(t, "verify", r.sealed+":1")
+	if code != 0 || !strings.Contains(out, "verified") || !strings.Contains(out, "not published before the reveal") {
+		t.Errorf("verify of a sealed row: exit %d\n%s", code, out)
+	}
+}
+
+// TestVerifyTamper: each piece a row rests on, changed, makes bench
+// verify fail and name that piece.
+func TestVerifyTamper(t *testing.T) {
+	r := playedRound(t)
+	edit := func(path string, f func([]byte) []byte) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, path)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := f(data)
+			if bytes.Equal(out, data) {
+				t.Fatalf("%s: the tampering changed nothing", path)
+			}
+			if err := os.WriteFile(p, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	replace := func(path, old, new string) func(t *testing.T, dir string) {
+		return edit(path, func(b []byte) []byte { return bytes.Replace(b, []byte(old), []byte(new), 1) })
+	}
+	tests := []struct {
+		name  string
+		row   string // the ROW argument, relative to the board
+		held  bool   // verify with --checkpoint: the checkpoint saved before the tampering
+		do    func(t *testing.T, dir string)
+		wants []string
+	}{
+		{name: "result value", row: ":1", do: edit("runs/0/results/hard.json", func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`"final": {`))
+			j := i + bytes.IndexAny(b[i:], "123456789")
+			out := bytes.Clone(b)
+			out[j] = "23456789"[(out[j]-'1')%8] // another digit
+			return out
+		}), wants: []string{"results hard: ", "runs/0/results/hard.json: SHA-256 ", ", attested "}},
+		{name: "plugin byte", row: ":1", do: edit("runs/0/plugin/bench-plugin-ts", func(b []byte) []byte {
+			out := bytes.Clone(b)
+			out[len(out)/2] ^= 1
+			return out
+		}), wants: []string{"plugin: bench-plugin-ts: SHA-256 "}},
+		{name: "seed", row: ":1", do: edit("round.json", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(r.seed[:10]), []byte("0xbadc0ffee"[:10]), 1)
+		}), wants: []string{"seed: the revealed seed's SHA-256 is "}},
+		{name: "sandbox level", row: ":1", do: replace("runs/0/results/hard.json", `"sandbox": "strict"`, `"sandbox": "off"`),
+			wants: []string{`sandbox: results of hard: the plugin ran under "off", attested "strict"`, "results hard: "}},
+		{name: "log order", row: ":1", do: func(t *testing.T, dir string) {
+			a, b := filepath.Join(dir, "log/entries/00000001.json"), filepath.Join(dir, "log/entries/00000002.json")
+			tmp := a + ".tmp"
+			for _, mv := range [][2]string{{a, tmp}, {b, a}, {tmp, b}} {
+				if err := os.Rename(mv[0], mv[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, wants: []string{"log order: entry file 1 holds the record logged at 2", "log order: the attestation says it is log record 2; it is record 1"}},
+		{name: "checkpoint", row: ":1", do: edit("log/checkpoint", func(b []byte) []byte {
+			lines := bytes.SplitN(b, []byte("\n"), 3)
+			return bytes.Join([][]byte{lines[0], []byte("2"), lines[2]}, []byte("\n"))
+		}), wants: []string{"checkpoint: the last checkpoint: ", "signature: "}},
+		{name: "row removed", row: ":1", held: true, do: func(t *testing.T, dir string) {
+			// The last row dropped, the log put back as it was before it:
+			// every file consistent, signed, but shorter than what a
+			// verifier saw.
+			n := 0
+			leaves, _ := os.ReadFile(filepath.Join(dir, "log/leaves"))
+			n = bytes.Count(leaves, []byte("\n"))
+			last := fmt.Sprintf("%08d", n-1)
+			os.Remove(filepath.Join(dir, "log/entries", last+".json"))
+			os.Remove(filepath.Join(dir, "log/checkpoints", fmt.Sprintf("%08d", n)))
+			prev, err := os.ReadFile(filepath.Join(dir, "log/checkpoints", last))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "log/checkpoint"), prev, 0o644)
+			lines := bytes.SplitAfter(leaves, []byte("\n"))
+			os.WriteFile(filepath.Join(dir, "log/leaves"), bytes.Join(lines[:n-1], nil), 0o644)
+		}, wants: []string{"checkpoint: the checkpoint ", "records were removed"}},
+		{name: "signature", row: ":1", do: edit("log/entries/00000001.json", func(b []byte) []byte {
+			i := bytes.Index(b, []byte(`"sig": "`)) + len(`"sig": "`)
+			out := bytes.Clone(b)
+			if out[i] == 'A' {
+				out[i] = 'B'
+			} else {
+				out[i] = 'A'
+			}
+			return out
+		}), wants: []string{"signature: the envelope is not signed by the board's key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "board")
+			if err := os.CopyFS(dir, os.DirFS(r.dir)); err != nil {
+				t.Fatal(err)
+			}
+			held := filepath.Join(t.TempDir(), "checkpoint")
+			if data, err := os.ReadFile(filepath.Join(dir, "log/checkpoint")); err != nil {
+				t.Fatal(err)
+			} else if err := os.WriteFile(held, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"verify", dir + tt.row}
+			if tt.held {
+				args = append(args, "--checkpoint", held)
+			}
+			if out, _, code := bench(t, args...); code != 0 {
+				t.Fatalf("before the tampering: exit %d\n%s", code, out)
+			}
+			tt.do(t, dir)
+			out, stderr, code := bench(t, args...)
+			if code != 1 {
+				t.Errorf("exit %d, want 1\n%s", code, stderr)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(out, want) {
+					t.Errorf("verify does not say %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// TestDifferences: what a rerun compares names the field and the policy
+// that differ, bit for bit (a rerun cannot be forged into agreeing: the
+// recorded file's digest is signed).
+func TestDifferences(t *testing.T) {
+	r := playedRound(t)
+	path := filepath.Join(r.dir, "runs", "0", "results", "hard.json")
+	a, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Policies[0].Seconds++ // timing is not compared
+	if d := board.Differences(a, b); len(d) != 0 {
+		t.Fatalf("a file and its copy differ: %v", d)
+	}
+	fin := b.Policies[0].Final["regret"]
+	fin[3] = math.Nextafter(fin[3], math.Inf(1)) // one ulp
+	b.Policies[0].Audit.OK = false
+	d := strings.Join(board.Differences(a, b), "\n")
+	for _, want := range []string{"policy ts: final.regret: recorded", "policy ts: audit: recorded ok, rerun failed"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("differences lack %q:\n%s", want, d)
+		}
+	}
+}
