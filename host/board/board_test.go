@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"github.com/regretbench/regretbench/host/board"
+	"github.com/regretbench/regretbench/host/htmlreport/htmlcheck"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/testbin"
 )
@@ -140,6 +143,10 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
+// hostile is the cheat's submitter: a name that would run script in a
+// page that did not escape it.
+const hostile = `mallory <img src=x onerror=alert(1)><script>alert("board")</script>`
+
 // round is a board's round played once for every test: opened, three
 // submissions (the shipped TS plugin, the Python KL-UCB as a directory
 // where Python can run it, and the audit cheat), one refused over its
@@ -195,12 +202,12 @@ func playRound(t *testing.T) (*round, string) {
 		out, _ = must(0, "board", "submit", r.dir, "--submitter", "bob", py)
 		r.submitOut = append(r.submitOut, out)
 	}
-	out, _ = must(3, "board", "submit", r.dir, "--submitter", "mallory", filepath.Join(binDir, "bench-plugin-cheat-pool"))
+	out, _ = must(3, "board", "submit", r.dir, "--submitter", hostile, filepath.Join(binDir, "bench-plugin-cheat-pool"))
 	r.submitOut = append(r.submitOut, out)
 	if roundErr != "" {
 		return nil, roundErr
 	}
-	_, r.refused, r.refusedCode = bench(t, "board", "submit", r.dir, "--submitter", "mallory", filepath.Join(binDir, "bench-plugin-ts"))
+	_, r.refused, r.refusedCode = bench(t, "board", "submit", r.dir, "--submitter", hostile, filepath.Join(binDir, "bench-plugin-ts"))
 	if err := os.CopyFS(r.sealed, os.DirFS(r.dir)); err != nil {
 		return nil, err.Error()
 	}
@@ -228,11 +235,11 @@ func TestBoardRound(t *testing.T) {
 	if r.python != "" {
 		t.Logf("the Python submission was left out: %s", r.python)
 	}
-	if r.refusedCode != 2 || !strings.Contains(r.refused, `submitter "mallory" has made its 1 submissions of this round: refused`) {
+	if r.refusedCode != 2 || !strings.Contains(r.refused, fmt.Sprintf("submitter %q has made its 1 submissions of this round: refused", hostile)) {
 		t.Errorf("a second submission over the limit of 1: exit %d, want 2, stderr:\n%s", r.refusedCode, r.refused)
 	}
 	cheat := r.submitOut[len(r.submitOut)-1]
-	for _, want := range []string{`"cheat-pool" by "mallory"): failed`, "audit: replication", "depend on the other replications"} {
+	for _, want := range []string{fmt.Sprintf("%q by %q): failed", "cheat-pool", hostile), "audit: replication", "depend on the other replications"} {
 		if !strings.Contains(cheat, want) {
 			t.Errorf("the cheat's submission does not say %q:\n%s", want, cheat)
 		}
@@ -493,5 +500,82 @@ func TestDifferences(t *testing.T) {
 		if !strings.Contains(d, want) {
 			t.Errorf("differences lack %q:\n%s", want, d)
 		}
+	}
+}
+
+// TestBoardPage: the board's page and markdown after the reveal. The page
+// is valid HTML (htmlcheck), has no script, no element or attribute from
+// a submitter's name (which holds <script> and an onerror handler: they
+// show as text), links each row to its attestation in the log, and shows
+// the CIs, the mean ranks and the paired comparisons.
+func TestBoardPage(t *testing.T) {
+	r := playedRound(t)
+	dir := filepath.Join(t.TempDir(), "board")
+	if err := os.CopyFS(dir, os.DirFS(r.dir)); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := bench(t, "board", "html", dir); code != 0 {
+		t.Fatalf("board html: exit %d\n%s%s", code, out, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, errs := htmlcheck.Page(page)
+	for _, err := range errs {
+		t.Errorf("the page: %v", err)
+	}
+	if doc == nil {
+		t.Fatal("the page does not parse")
+	}
+	var text strings.Builder
+	var links []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.ElementNode:
+			if n.Data == "script" || n.Data == "img" || n.Data == "iframe" || n.Data == "object" {
+				t.Errorf("the page has a <%s> element", n.Data)
+			}
+			for _, a := range n.Attr {
+				if strings.HasPrefix(a.Key, "on") {
+					t.Errorf("<%s> has the attribute %s=%q", n.Data, a.Key, a.Val)
+				}
+				if a.Key == "href" {
+					links = append(links, a.Val)
+				}
+			}
+		case html.TextNode:
+			text.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	shown := text.String()
+	for _, want := range []string{hostile, "Seed commitment", r.seed, "±", "Mean ranks", "Paired comparisons", "cheat-pool", "audit: replication"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the page's text lacks %q", want)
+		}
+	}
+	if len(links) < 2 {
+		t.Fatalf("links %v: want one per row", links)
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(dir, l)); err != nil || !strings.HasPrefix(l, "log/entries/") {
+			t.Errorf("link %q: not an attestation of the board's log (%v)", l, err)
+		}
+	}
+
+	md, stderr, code := bench(t, "board", "status", "--markdown", dir)
+	if code != 0 {
+		t.Fatalf("board status --markdown: exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(md, "<script>") || strings.Contains(md, "<img") {
+		t.Errorf("the markdown holds the submitter's markup raw:\n%s", md)
+	}
+	if !strings.Contains(md, "[1](log/entries/00000001.json)") {
+		t.Errorf("the markdown does not link row 1 to its attestation:\n%s", md)
 	}
 }

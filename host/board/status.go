@@ -199,16 +199,23 @@ func (b *Board) Markdown(w io.Writer, attestationURL func(index int64) string) e
 	return nil
 }
 
-// mdEscape makes s plain text in a markdown table cell: every ASCII
-// punctuation character that markdown or HTML could read is
-// backslash-escaped, and line breaks become spaces.
+// mdEscape makes s plain text in a markdown table cell: <, > and & are
+// character references (so no HTML tag survives), every other ASCII
+// punctuation character that markdown could read is backslash-escaped,
+// and line breaks become spaces.
 func mdEscape(s string) string {
 	var sb strings.Builder
 	for _, r := range s {
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			sb.WriteByte(' ')
-		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()<>#+-.!|~&\"'=:;$%@^/", r):
+		case r == '<':
+			sb.WriteString("&lt;")
+		case r == '>':
+			sb.WriteString("&gt;")
+		case r == '&':
+			sb.WriteString("&amp;")
+		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()#+-.!|~\"'=:;$%@^/", r):
 			sb.WriteByte('\\')
 			sb.WriteRune(r)
 		default:

@@ -29,13 +29,14 @@ log. 'bench verify' checks a row.
   bench board open DIR                            commit to the round's seed
   bench board submit DIR --submitter ME PLUGIN    run and record a submission
   bench board reveal DIR                          close the round, publish the seed
-  bench board status DIR                          the standings
+  bench board status DIR                          the standings (--markdown: a table)
+  bench board html DIR                            the static page, DIR/index.html
   bench verify DIR/log/entries/00000001.json      check a row`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	b.AddCommand(newCmdBoardInit(f), newCmdBoardOpen(f), newCmdBoardSubmit(f),
-		newCmdBoardReveal(f), newCmdBoardStatus(f))
+		newCmdBoardReveal(f), newCmdBoardStatus(f), newCmdBoardHTML(f))
 	return []*cobra.Command{b, newCmdVerify(f)}
 }
 
@@ -185,6 +186,31 @@ func newCmdBoardStatus(f *factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the standings as a markdown table (links relative to the board's directory)")
+	return cmd
+}
+
+func newCmdBoardHTML(f *factory) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "html DIR",
+		Short: "Write the board's static page (default DIR/index.html, beside the log its rows link to)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = b.DefaultHTML()
+			}
+			if err := b.WriteHTML(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.stdout, "wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the page here (its links to the attestations are relative to the board's directory)")
 	return cmd
 }
 
