@@ -378,6 +378,7 @@ func TestVerifyTamper(t *testing.T) {
 		name  string
 		row   string // the ROW argument, relative to the board
 		held  bool   // verify with --checkpoint: the checkpoint saved before the tampering
+		key   bool   // verify with --key: the board's key as published before the tampering
 		do    func(t *testing.T, dir string)
 		wants []string
 	}{
@@ -429,6 +430,22 @@ func TestVerifyTamper(t *testing.T) {
 			lines := bytes.SplitAfter(leaves, []byte("\n"))
 			os.WriteFile(filepath.Join(dir, "log/leaves"), bytes.Join(lines[:n-1], nil), 0o644)
 		}, wants: []string{"checkpoint: the checkpoint ", "records were removed"}},
+		{name: "key", row: ":1", key: true, do: func(t *testing.T, dir string) {
+			// Another key in board.json: the board's rows, signed with
+			// the first, and a verifier who knows it, tell.
+			other := filepath.Join(t.TempDir(), "other")
+			if out, stderr, code := bench(t, "board", "init", other, "--suite", "quick", "--name", "test-board"); code != 0 {
+				t.Fatalf("board init: exit %d\n%s%s", code, out, stderr)
+			}
+			var cfg, ocfg map[string]any
+			readJSON(t, filepath.Join(dir, "board.json"), &cfg)
+			readJSON(t, filepath.Join(other, "board.json"), &ocfg)
+			cfg["key"] = ocfg["key"]
+			data, _ := json.Marshal(cfg)
+			if err := os.WriteFile(filepath.Join(dir, "board.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, wants: []string{"key: board.json's key test-board+", "signature: the envelope is not signed by the board's key"}},
 		{name: "signature", row: ":1", do: edit("log/entries/00000001.json", func(b []byte) []byte {
 			i := bytes.Index(b, []byte(`"sig": "`)) + len(`"sig": "`)
 			out := bytes.Clone(b)
@@ -456,6 +473,13 @@ func TestVerifyTamper(t *testing.T) {
 			args := []string{"verify", dir + tt.row}
 			if tt.held {
 				args = append(args, "--checkpoint", held)
+			}
+			if tt.key {
+				b, err := board.Load(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--key", b.Config.Key)
 			}
 			if out, _, code := bench(t, args...); code != 0 {
 				t.Fatalf("before the tampering: exit %d\n%s", code, out)
@@ -577,5 +601,16 @@ func TestBoardPage(t *testing.T) {
 	}
 	if !strings.Contains(md, "[1](log/entries/00000001.json)") {
 		t.Errorf("the markdown does not link row 1 to its attestation:\n%s", md)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -89,6 +89,10 @@ type VerifyOptions struct {
 	// Checkpoint is a signed checkpoint the verifier saw before (a file):
 	// the log must extend it.
 	Checkpoint string
+	// Key is the board's public key as the verifier knows it (note's
+	// verifier key form), obtained apart from the board: board.json's
+	// must be it. Empty: board.json's is trusted.
+	Key string
 	// Rerun runs each scenario again with the revealed seed, with Bench,
 	// and compares the results bit for bit.
 	Rerun  bool
@@ -104,6 +108,9 @@ type VerifyOptions struct {
 // gives the same results.
 func (b *Board) Verify(ctx context.Context, index int64, o VerifyOptions) *Report {
 	r := &Report{Index: index}
+	if o.Key != "" && strings.TrimSpace(o.Key) != b.Config.Key {
+		r.fail("key", "board.json's key %s is not the board's key %s", b.Config.Key, strings.TrimSpace(o.Key))
+	}
 	data, err := b.Log().Entry(index)
 	if err != nil {
 		r.fail("log", "%v", err)

@@ -230,6 +230,13 @@ scenario again with the revealed seed and checks that the results are
 bit for bit the same. Each failure names what does not match; exit 1.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Key != "" && !strings.Contains(o.Key, "+") {
+				data, err := os.ReadFile(o.Key)
+				if err != nil {
+					return withCode(ExitInput, fmt.Errorf("verify: --key: %w", err))
+				}
+				o.Key = string(data)
+			}
 			if o.Rerun {
 				bench, err := os.Executable()
 				if err != nil {
@@ -287,6 +294,7 @@ bit for bit the same. Each failure names what does not match; exit 1.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.Rerun, "rerun", false, "run each scenario of a row again with the revealed seed and compare the results bit for bit")
+	cmd.Flags().StringVar(&o.Key, "key", "", "the board's public key (NAME+HASH+BASE64, as 'bench board init' prints it), or a file holding it, obtained apart from the board: board.json's must be it (default: board.json's is trusted)")
 	cmd.Flags().StringVar(&o.Checkpoint, "checkpoint", "", "a checkpoint of the board saved earlier (log/checkpoint): the log must extend it")
 	return cmd
 }
