@@ -614,3 +614,96 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestSubmitCrash: a submission that is no plugin (it exits at once,
+// before any handshake) is recorded as failed, with bench's reason, and
+// its row verifies like any other.
+func TestSubmitCrash(t *testing.T) {
+	needStrict(t)
+	dir := filepath.Join(t.TempDir(), "board")
+	crash := filepath.Join(t.TempDir(), "bench-plugin-crash")
+	if err := os.WriteFile(crash, []byte("#!/bin/sh\necho 'crashed on purpose' >&2\nexit 7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2"},
+		{"board", "open", dir},
+	} {
+		if out, stderr, code := bench(t, args...); code != 0 {
+			t.Fatalf("bench %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+		}
+	}
+	out, stderr, code := bench(t, "board", "submit", dir, "--submitter", "carol", crash)
+	if code != 3 || !strings.Contains(out, `("crash" by "carol"): failed: "scenario hard: `) {
+		t.Fatalf("a crashing submission: exit %d, want 3 and a failed row\n%s%s", code, out, stderr)
+	}
+	b, err := board.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := b.Rows()
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %v, %v: want the failed one", rows, err)
+	}
+	if p := rows[0].Run; p.Outcome != board.OutcomeFailed || p.Reason == "" || p.Scenarios[0].MeanRegret != nil {
+		t.Errorf("the row: outcome %s, reason %q, mean regret %v; want failed with a reason and no score", p.Outcome, p.Reason, p.Scenarios[0].MeanRegret)
+	}
+	if strings.Contains(rows[0].Run.Reason, dir) || !strings.Contains(rows[0].Run.Reason, "runs/0/plugin/bench-plugin-crash") {
+		t.Errorf("the reason names the organiser's directory, not the board's runs/0: %s", rows[0].Run.Reason)
+	}
+	t.Logf("recorded reason: %s", rows[0].Run.Reason)
+	if out, _, code := bench(t, "verify", dir); code != 0 {
+		t.Errorf("verify: exit %d\n%s", code, out)
+	}
+}
+
+// TestBoardPageChromium: Debian's headless Chromium loads the board page
+// and its DOM holds no script and the hostile submitter's name as text.
+func TestBoardPageChromium(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("no %s (Debian's chromium): %v", chromium, err)
+	}
+	r := playedRound(t)
+	dir := filepath.Join(t.TempDir(), "board")
+	if err := os.CopyFS(dir, os.DirFS(r.dir)); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := bench(t, "board", "html", dir); code != 0 {
+		t.Fatalf("board html: exit %d\n%s%s", code, out, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(dir, "index.html"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("chromium did not exit within %v (waited for it to dump the page's DOM)", deadline)
+	}
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	doc, err := html.Parse(bytes.NewReader(dom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "img") {
+			t.Errorf("the loaded page has a <%s> element", n.Data)
+		}
+		if n.Type == html.TextNode {
+			text.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if !strings.Contains(text.String(), hostile) || !strings.Contains(text.String(), "Standings") {
+		t.Errorf("the loaded page does not show the submitter's name as text:\n%s", dom)
+	}
+}

@@ -152,10 +152,15 @@ func (b *Board) Submit(ctx context.Context, path string, o SubmitOptions) (*RunP
 		if err != nil {
 			return nil, err
 		}
+		// The organiser's paths are not the row's business.
+		if abs, err := filepath.Abs(runDir); err == nil {
+			run.Error = strings.ReplaceAll(run.Error, abs, filepath.Join("runs", strconv.Itoa(n)))
+		}
+		run.Error = strings.ReplaceAll(run.Error, runDir, filepath.Join("runs", strconv.Itoa(n)))
+		p.Scenarios = append(p.Scenarios, *run)
 		if run.Status != results.StatusOK && p.Outcome == OutcomeOK {
 			p.Outcome, p.Reason = OutcomeFailed, fmt.Sprintf("scenario %s: %s", sc.Name, run.Error)
 		}
-		p.Scenarios = append(p.Scenarios, *run)
 	}
 	subjects := Subjects(p)
 	if p.LogIndex, err = b.Log().Size(); err != nil {
