@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,6 +65,14 @@ type Config struct {
 	Runs int `json:"runs,omitempty"`
 	// Horizon overrides every scenario's horizon (0: the scenario's).
 	Horizon int `json:"horizon,omitempty"`
+	// Public, when not 0, is the public part of every scenario's
+	// replications: the first Public, which the board shows during the
+	// round through the Ladder; the others, the private part, rank the
+	// round after the reveal (see Ladder).
+	Public int `json:"public,omitempty"`
+	// Margin is the Ladder's: a submitter's public score changes only
+	// for one better by more than it.
+	Margin float64 `json:"margin,omitempty"`
 	// Audit is the replications of each run replayed alone (bench run --audit).
 	Audit int `json:"audit"`
 	// Limit is the submissions one submitter may make in a round.
@@ -112,6 +121,8 @@ type InitOptions struct {
 	Suite   []string // shipped scenario names or YAML files
 	Runs    int
 	Horizon int
+	Public  int
+	Margin  float64
 	Audit   int
 	Limit   int
 	KeyFile string // a note private key to use; "" draws one
@@ -132,6 +143,12 @@ func Init(dir string, o InitOptions) (*Board, error) {
 	}
 	if o.Runs < 0 || o.Horizon < 0 || o.Audit < 1 || o.Limit < 1 {
 		return nil, fmt.Errorf("board init: --runs and --horizon must be >= 0, --audit and --limit >= 1")
+	}
+	if o.Public < 0 || o.Margin < 0 || math.IsNaN(o.Margin) || math.IsInf(o.Margin, 0) {
+		return nil, fmt.Errorf("board init: --public and --margin must be >= 0")
+	}
+	if o.Public > 0 && o.Runs <= o.Public {
+		return nil, fmt.Errorf("board init: --public %d needs --runs above it: the rest of the replications are the private part", o.Public)
 	}
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("board init: %s is not empty", dir)
@@ -154,7 +171,7 @@ func Init(dir string, o InitOptions) (*Board, error) {
 	}
 	b := &Board{Dir: dir, Config: Config{
 		Schema: Schema, Name: o.Name, Created: now(), Runs: o.Runs, Horizon: o.Horizon,
-		Audit: o.Audit, Limit: o.Limit, Key: key.Vkey,
+		Audit: o.Audit, Limit: o.Limit, Key: key.Vkey, Public: o.Public, Margin: o.Margin,
 	}}
 	for _, d := range []string{"suite", "log", "runs"} {
 		if err := os.MkdirAll(b.Path(d), 0o755); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -25,8 +26,8 @@ import (
 	"github.com/regretbench/regretbench/internal/testbin"
 )
 
-// binDir holds bench, the Thompson-sampling plugin (a shipped plugin as
-// a submission) and cheat-pool, host/cli's audit cheat, built from its
+// binDir holds bench, the Thompson-sampling and UCB1 plugins (shipped
+// plugins as submissions) and cheat-pool, host/cli's audit cheat, built from its
 // path there.
 var binDir string
 
@@ -39,6 +40,7 @@ func TestMain(m *testing.M) {
 	err = testbin.Build(dir, testbin.Options{},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ts", Name: "bench-plugin-ts"},
+		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ucb1", Name: "bench-plugin-ucb1"},
 		testbin.Main{Pkg: "../cli/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -706,4 +708,108 @@ func TestBoardPageChromium(t *testing.T) {
 	if !strings.Contains(text.String(), hostile) || !strings.Contains(text.String(), "Standings") {
 		t.Errorf("the loaded page does not show the submitter's name as text:\n%s", dom)
 	}
+}
+
+// TestLadder: the Ladder shows a submitter's score only when it beats
+// the best shown so far by more than the margin, rounded to it.
+func TestLadder(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name     string
+		scores   []float64
+		margin   float64
+		shown    []float64
+		improved []bool
+	}{
+		{"first is shown", []float64{10.26}, 0.5, []float64{10.5}, []bool{true}},
+		{"a same score is not shown", []float64{10, 10}, 0.5, []float64{10, 10}, []bool{true, false}},
+		{"within the margin is not shown", []float64{10, 9.6}, 0.5, []float64{10, 10}, []bool{true, false}},
+		{"beyond it is", []float64{10, 9.4, 9.3, 8}, 0.5, []float64{10, 9.5, 9.5, 8}, []bool{true, true, false, true}},
+		{"worse is not shown", []float64{10, 12}, 0.5, []float64{10, 10}, []bool{true, false}},
+		{"no margin: any better", []float64{10, 9.99}, 0, []float64{10, 9.99}, []bool{true, true}},
+		{"a failed run shows nothing new", []float64{nan, 10}, 1, []float64{math.Inf(1), 10}, []bool{false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shown, improved := board.Ladder(tt.scores, tt.margin)
+			if fmt.Sprint(shown) != fmt.Sprint(tt.shown) || fmt.Sprint(improved) != fmt.Sprint(tt.improved) {
+				t.Errorf("Ladder(%v, %v) = %v, %v; want %v, %v", tt.scores, tt.margin, shown, improved, tt.shown, tt.improved)
+			}
+		})
+	}
+}
+
+// TestPublicPrivate: on a board with a public part, the board shows
+// during the round only the Ladder's public score (a resubmission no
+// better by the margin changes nothing), the log carries no score, and
+// after the reveal the private part ranks, each value the mean of the
+// results file's private replications.
+func TestPublicPrivate(t *testing.T) {
+	needStrict(t)
+	dir := filepath.Join(t.TempDir(), "board")
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, stderr, code := bench(t, args...)
+		if code != want {
+			t.Fatalf("bench %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out, stderr)
+		}
+		return out
+	}
+	run(0, "board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--runs", "8", "--public", "4", "--margin", "0.5", "--audit", "2")
+	run(0, "board", "open", dir)
+	ts, ucb := filepath.Join(binDir, "bench-plugin-ts"), filepath.Join(binDir, "bench-plugin-ucb1")
+	run(0, "board", "submit", dir, "--submitter", "alice", ts, ts)
+	run(0, "board", "submit", dir, "--submitter", "bob", ucb)
+
+	finals := func(path string) []float64 {
+		f, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Policies[0].Final["regret"]
+	}
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	alice := finals(filepath.Join(dir, "private", "results", "0", "hard.json"))
+	status := run(0, "board", "status", dir)
+	shown := fmt.Sprintf("%.2f", math.Round(mean(alice[:4])/0.5)*0.5)
+	for _, want := range []string{"PUBLIC SCORE (LADDER)", `"alice"    "ts"    ` + shown + " ", shown + " (not better by the margin)"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("the public board lacks %q:\n%s", want, status)
+		}
+	}
+	if strings.Contains(status, "HARD") {
+		t.Errorf("the public board shows a per-scenario score during the round:\n%s", status)
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "log", "entries", "*.json"))
+	for _, e := range entries {
+		data, _ := os.ReadFile(e)
+		var env struct{ Payload string }
+		if err := json.Unmarshal(data, &env); err != nil {
+			t.Fatal(err)
+		}
+		payload, err := base64.StdEncoding.DecodeString(env.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(payload, []byte("mean_regret")) {
+			t.Errorf("%s: an attestation carries a score, which the public log would show", e)
+		}
+	}
+
+	run(0, "board", "reveal", dir)
+	status = run(0, "board", "status", dir)
+	private := fmt.Sprintf("%.2f", mean(alice[4:]))
+	if !strings.Contains(status, "HARD (PRIVATE)") || !strings.Contains(status, `"ts"    `+private+" ") {
+		t.Errorf("after the reveal, the board does not rank alice's ts by its private part (%s):\n%s", private, status)
+	}
+	if out := run(0, "verify", dir); strings.Count(out, "verified") != 4 {
+		t.Errorf("verify:\n%s", out)
+	}
+	t.Log(status)
 }

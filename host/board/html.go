@@ -25,7 +25,7 @@ const Alpha = 0.05
 type htmlPage struct {
 	Name       string
 	Round      *Round
-	Suite      []string
+	Heads      []string // the score columns
 	Rows       []htmlRow
 	Ranks      *ranktest.Analysis
 	Pairs      []htmlPairs
@@ -71,13 +71,16 @@ func (b *Board) HTML(w io.Writer) error {
 		return err
 	}
 	p := htmlPage{Name: markupsafe.Line(b.Config.Name), Round: round, Alpha: Alpha, CI: fmt.Sprintf("%g", 100*(1-Alpha))}
-	for _, s := range b.Config.Suite {
-		p.Suite = append(p.Suite, s.Name)
+	revealed := round != nil && round.Revealed != ""
+	for _, h := range b.scoreHeads(revealed) {
+		p.Heads = append(p.Heads, markupsafe.Line(h))
 	}
 	// After the reveal, the results files: CIs, ranks and comparisons.
 	files := map[int][]*results.File{} // submission -> per scenario
-	revealed := round != nil && round.Revealed != ""
-	if revealed {
+	switch {
+	case revealed && b.Config.Public > 0:
+		p.Note = "Ranked on the private part of the replications; the public score is over the public part. Confidence intervals and paired comparisons over the private part alone are not drawn yet."
+	case revealed:
 		for _, s := range st {
 			if s.Run.Outcome != OutcomeOK {
 				continue
@@ -91,12 +94,14 @@ func (b *Board) HTML(w io.Writer) error {
 			}
 		}
 		p.HasResults = true
-	} else {
+	case b.Config.Public > 0:
+		p.Note = "The round is open: each score is over the public part of the replications, shown through the Ladder (a submitter's score changes only when a submission beats its best by the margin); the private part ranks the round once the seed is revealed."
+	default:
 		p.Note = "The round is open: the results files, and so the confidence intervals and the comparisons, are published with the seed."
 	}
 	label := func(r *RunPredicate) string { return fmt.Sprintf("#%d %s", r.Submission, r.Plugin) }
 	var merged []*results.File // per scenario: every entrant that ran, as one file
-	if revealed {
+	if revealed && b.Config.Public == 0 {
 		for si := range b.Config.Suite {
 			var m *results.File
 			for _, s := range st {
@@ -150,7 +155,13 @@ func (b *Board) HTML(w io.Writer) error {
 			row.Rank = strconv.Itoa(s.Rank)
 			row.MeanRank = fmt.Sprintf("%.2f", s.MeanRank)
 		}
+		if b.Config.Public > 0 {
+			row.Cells = s.scoreCells(b.Config.Public, revealed)
+		}
 		for si, sc := range r.Scenarios {
+			if b.Config.Public > 0 {
+				break
+			}
 			cell := regretText(sc)
 			if fs := files[r.Submission]; fs != nil {
 				if pol := fs[si].Policy(r.Plugin); pol != nil && len(pol.Regret.SE) > 0 {
@@ -245,9 +256,9 @@ code { font-size: 0.9em; word-break: break-all; }
 {{if .Revealed}}Seed <code>{{.Seed}}</code> revealed {{.Revealed}}.{{else}}The seed is not revealed yet.{{end}}</p>{{else}}<p>No round is open.</p>{{end}}
 {{with .Note}}<p>{{.}}</p>{{end}}
 <h2 id="standings">Standings</h2>
-<p>Mean final regret per scenario{{if .HasResults}}, with its {{.CI}}% confidence interval{{end}}; rank by the mean rank over the suite. Every run ran under the strict sandbox with an audit; a failed run is listed with its reason, unranked. Each row's attestation is a signed in-toto statement in the board's log: check it with <code>bench verify</code>.</p>
+<p>Mean final regret{{if .HasResults}}, with its {{.CI}}% confidence interval{{end}}; rank by the mean rank over the suite. Every run ran under the strict sandbox with an audit; a failed run is listed with its reason, unranked. Each row's attestation is a signed in-toto statement in the board's log: check it with <code>bench verify</code>.</p>
 <table id="standings-table">
-<thead><tr><th>Rank</th><th>#</th><th>Submitter</th><th>Plugin</th>{{range .Suite}}<th>{{.}}</th>{{end}}<th>Mean rank</th><th>Sandbox</th><th>Audit</th><th>Submitted</th><th>Attestation</th><th>Outcome</th></tr></thead>
+<thead><tr><th>Rank</th><th>#</th><th>Submitter</th><th>Plugin</th>{{range .Heads}}<th>{{.}}</th>{{end}}<th>Mean rank</th><th>Sandbox</th><th>Audit</th><th>Submitted</th><th>Attestation</th><th>Outcome</th></tr></thead>
 <tbody>
 {{range .Rows}}<tr{{if .Failed}} class="failed"{{end}}><td>{{.Rank}}</td><td>{{.Submission}}</td><td>{{.Submitter}}</td><td><code>{{.Plugin}}</code></td>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{.MeanRank}}</td><td>{{.Sandbox}}</td><td>{{.Audit}}</td><td>{{.Submitted}}</td><td><a href="{{.Link}}">record {{.Index}}</a></td><td class="reason">{{.Outcome}}{{with .Reason}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody>

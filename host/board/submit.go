@@ -259,7 +259,7 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 	if run.Status == results.StatusOK && (run.Audit == nil || !run.Audit.OK) {
 		run.Status, run.Error = results.StatusFailed, "not audited"
 	}
-	if run.Status == results.StatusOK {
+	if run.Status == results.StatusOK && b.Config.Public == 0 { // else the log, public, would show the private part's score
 		if m := meanFinal(pol); m != nil {
 			run.MeanRegret = m
 		}

@@ -65,6 +65,8 @@ func newCmdBoardInit(f *factory) *cobra.Command {
 	fs.StringVar(&o.Name, "name", "", "the board's name, which its checkpoints and key carry (default: DIR's base name)")
 	fs.IntVar(&o.Runs, "runs", 0, "replications of every scenario (0: each scenario's own)")
 	fs.IntVar(&o.Horizon, "horizon", 0, "horizon of every scenario (0: each scenario's own)")
+	fs.IntVar(&o.Public, "public", 0, "the public part: the first N replications of every scenario, shown during the round through the Ladder; the rest, the private part, rank the round after the reveal (needs --runs above N; 0: no split)")
+	fs.Float64Var(&o.Margin, "margin", 0, "the Ladder's margin: a submitter's public score changes only for one lower by more than it, shown rounded to a multiple of it")
 	fs.IntVar(&o.Audit, "audit", 3, "replications of each run replayed alone (bench run --audit)")
 	fs.IntVar(&o.Limit, "limit", 3, "submissions one submitter may make in a round")
 	fs.StringVar(&o.KeyFile, "key", "", "use this signing key (a golang.org/x/mod/sumdb/note private key named as the board) instead of drawing one; it is never printed")
