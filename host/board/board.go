@@ -73,6 +73,9 @@ type Config struct {
 	// Margin is the Ladder's: a submitter's public score changes only
 	// for one better by more than it.
 	Margin float64 `json:"margin,omitempty"`
+	// Conform runs bench conform --quick on each submission first; one
+	// that fails is recorded as failed and not run.
+	Conform bool `json:"conform"`
 	// Audit is the replications of each run replayed alone (bench run --audit).
 	Audit int `json:"audit"`
 	// Limit is the submissions one submitter may make in a round.
@@ -123,6 +126,7 @@ type InitOptions struct {
 	Horizon int
 	Public  int
 	Margin  float64
+	Conform bool
 	Audit   int
 	Limit   int
 	KeyFile string // a note private key to use; "" draws one
@@ -171,7 +175,7 @@ func Init(dir string, o InitOptions) (*Board, error) {
 	}
 	b := &Board{Dir: dir, Config: Config{
 		Schema: Schema, Name: o.Name, Created: now(), Runs: o.Runs, Horizon: o.Horizon,
-		Audit: o.Audit, Limit: o.Limit, Key: key.Vkey, Public: o.Public, Margin: o.Margin,
+		Audit: o.Audit, Limit: o.Limit, Key: key.Vkey, Public: o.Public, Margin: o.Margin, Conform: o.Conform,
 	}}
 	for _, d := range []string{"suite", "log", "runs"} {
 		if err := os.MkdirAll(b.Path(d), 0o755); err != nil {

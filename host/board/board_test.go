@@ -191,7 +191,9 @@ func playRound(t *testing.T) (*round, string) {
 		}
 		return out, stderr
 	}
-	must(0, "board", "init", r.dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2", "--limit", "1", "--name", "test-board")
+	// --conform=false: this round is the audit's (the conformance kit
+	// would stop the cheat first: TestSubmitConform).
+	must(0, "board", "init", r.dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2", "--limit", "1", "--name", "test-board", "--conform=false")
 	if roundErr != "" {
 		return nil, roundErr
 	}
@@ -618,8 +620,9 @@ func readJSON(t *testing.T, path string, v any) {
 }
 
 // TestSubmitCrash: a submission that is no plugin (it exits at once,
-// before any handshake) is recorded as failed, with bench's reason, and
-// its row verifies like any other.
+// before any handshake), on a board that does not check conformance
+// first, is recorded as failed, with bench run's reason, and its row
+// verifies like any other.
 func TestSubmitCrash(t *testing.T) {
 	needStrict(t)
 	dir := filepath.Join(t.TempDir(), "board")
@@ -628,7 +631,7 @@ func TestSubmitCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2"},
+		{"board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2", "--conform=false"},
 		{"board", "open", dir},
 	} {
 		if out, stderr, code := bench(t, args...); code != 0 {
@@ -755,7 +758,7 @@ func TestPublicPrivate(t *testing.T) {
 		}
 		return out
 	}
-	run(0, "board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--runs", "8", "--public", "4", "--margin", "0.5", "--audit", "2")
+	run(0, "board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--runs", "8", "--public", "4", "--margin", "0.5", "--audit", "2", "--conform=false")
 	run(0, "board", "open", dir)
 	ts, ucb := filepath.Join(binDir, "bench-plugin-ts"), filepath.Join(binDir, "bench-plugin-ucb1")
 	run(0, "board", "submit", dir, "--submitter", "alice", ts, ts)
@@ -812,4 +815,68 @@ func TestPublicPrivate(t *testing.T) {
 		t.Errorf("verify:\n%s", out)
 	}
 	t.Log(status)
+}
+
+// TestSubmitConform: a board that checks conformance first (the
+// default) runs bench conform --quick on each submission under the
+// strict sandbox and records its seed and verdict: the shipped TS passes
+// and runs; the cheat that pools its replications fails the batch-split
+// rule and the plugin that is none fails the handshake, each recorded
+// as failed with the verdict and not run. Each on a board of its own, in
+// parallel: the kit takes tens of seconds a plugin.
+func TestSubmitConform(t *testing.T) {
+	needStrict(t)
+	crash := filepath.Join(t.TempDir(), "bench-plugin-crash")
+	if err := os.WriteFile(crash, []byte("#!/bin/sh\nexit 7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		plugin, path string
+		fails        string // what the conform failure names; "" when it passes
+	}{
+		{"ts", filepath.Join(binDir, "bench-plugin-ts"), ""},
+		{"cheat-pool", filepath.Join(binDir, "bench-plugin-cheat-pool"), "batch-split/"},
+		{"crash", crash, "handshake"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.plugin, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "board")
+			for _, args := range [][]string{
+				{"board", "init", dir, "--suite", filepath.Join("testdata", "hard.yaml"), "--audit", "2"},
+				{"board", "open", dir},
+			} {
+				if out, stderr, code := bench(t, args...); code != 0 {
+					t.Fatalf("bench %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+				}
+			}
+			out, stderr, code := bench(t, "board", "submit", dir, "--submitter", "alice", tt.path)
+			if want := map[bool]int{true: 0, false: 3}[tt.fails == ""]; code != want {
+				t.Fatalf("exit %d, want %d\n%s%s", code, want, out, stderr)
+			}
+			b, err := board.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := b.Rows()
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("rows %v, %v: want 1", rows, err)
+			}
+			p := rows[0].Run
+			c := p.Conform
+			switch {
+			case c == nil || !strings.HasPrefix(c.Seed, "0x"):
+				t.Errorf("conform %+v, want one with its seed", c)
+			case tt.fails == "":
+				if !c.OK || p.Outcome != board.OutcomeOK || len(p.Scenarios) != 1 {
+					t.Errorf("conform %+v, outcome %s (%s), %d scenarios run; want it to pass and run", c, p.Outcome, p.Reason, len(p.Scenarios))
+				}
+			case c.OK || p.Outcome != board.OutcomeFailed || !strings.HasPrefix(p.Reason, "conform: ") || !strings.Contains(p.Reason, tt.fails) || len(p.Scenarios) != 0:
+				t.Errorf("conform %+v, outcome %s (%s), %d scenarios run; want a conform failure naming %q, not run", c, p.Outcome, p.Reason, len(p.Scenarios), tt.fails)
+			}
+			if out, _, code := bench(t, "verify", dir); code != 0 {
+				t.Errorf("verify: exit %d\n%s", code, out)
+			}
+		})
+	}
 }

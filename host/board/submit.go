@@ -3,6 +3,8 @@ package board
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -42,12 +44,23 @@ type RunPredicate struct {
 	Submitted string            `json:"submitted"`
 	Bench     BenchID           `json:"bench"`
 	// SeedCommitment is round.json's: the seed every scenario ran with.
-	SeedCommitment string        `json:"seed_commitment"`
-	Sandbox        string        `json:"sandbox_requested"`
-	Audit          int           `json:"audit_requested"`
-	Scenarios      []ScenarioRun `json:"scenarios"`
-	Outcome        string        `json:"outcome"`          // ok or failed
-	Reason         string        `json:"reason,omitempty"` // why it failed
+	SeedCommitment string `json:"seed_commitment"`
+	Sandbox        string `json:"sandbox_requested"`
+	Audit          int    `json:"audit_requested"`
+	// Conform is the conformance check run before the scenarios
+	// (bench conform --quick), when the board asks for one.
+	Conform   *ConformRun   `json:"conform,omitempty"`
+	Scenarios []ScenarioRun `json:"scenarios"`
+	Outcome   string        `json:"outcome"`          // ok or failed
+	Reason    string        `json:"reason,omitempty"` // why it failed
+}
+
+// ConformRun is the outcome of bench conform --quick on a submission,
+// under the strict sandbox, with the seed it drew (which replays it).
+type ConformRun struct {
+	Seed    string `json:"seed"`
+	OK      bool   `json:"ok"`
+	Summary string `json:"summary"` // its last line: the counts, or what failed
 }
 
 // BenchID names the bench that ran a submission.
@@ -147,16 +160,25 @@ func (b *Board) Submit(ctx context.Context, path string, o SubmitOptions) (*RunP
 	if err := os.MkdirAll(resultsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("board submit: %w", err)
 	}
+	if b.Config.Conform {
+		c, err := RunConform(ctx, o.Bench, filepath.Join(runDir, "plugin"), p.PluginFile, "")
+		if err != nil {
+			return nil, err
+		}
+		p.Conform = c
+		if !c.OK {
+			p.Outcome, p.Reason = OutcomeFailed, "conform: "+relPaths(c.Summary, runDir, n)
+		}
+	}
 	for _, sc := range b.Config.Suite {
+		if p.Outcome != OutcomeOK && p.Conform != nil && !p.Conform.OK {
+			break // a plugin that does not conform is not run
+		}
 		run, err := b.runScenario(ctx, o, sc, runDir, resultsDir, seedFile, p)
 		if err != nil {
 			return nil, err
 		}
-		// The organiser's paths are not the row's business.
-		if abs, err := filepath.Abs(runDir); err == nil {
-			run.Error = strings.ReplaceAll(run.Error, abs, filepath.Join("runs", strconv.Itoa(n)))
-		}
-		run.Error = strings.ReplaceAll(run.Error, runDir, filepath.Join("runs", strconv.Itoa(n)))
+		run.Error = relPaths(run.Error, runDir, n)
 		p.Scenarios = append(p.Scenarios, *run)
 		if run.Status != results.StatusOK && p.Outcome == OutcomeOK {
 			p.Outcome, p.Reason = OutcomeFailed, fmt.Sprintf("scenario %s: %s", sc.Name, run.Error)
@@ -268,6 +290,50 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 		run.Error = lastLine(stderr, err)
 	}
 	return run, nil
+}
+
+// relPaths makes the organiser's paths to submission n's directory in
+// msg the board's runs/N: they are not the row's business.
+func relPaths(msg, runDir string, n int) string {
+	rel := filepath.Join("runs", strconv.Itoa(n))
+	if abs, err := filepath.Abs(runDir); err == nil {
+		msg = strings.ReplaceAll(msg, abs, rel)
+	}
+	return strings.ReplaceAll(msg, runDir, rel)
+}
+
+// RunConform runs bench conform --quick on the plugin in pluginDir under
+// the strict sandbox, with seed (a fresh one when ""), and returns its
+// outcome. Its error is for a conform that could not run at all.
+func RunConform(ctx context.Context, bench, pluginDir, pluginFile, seed string) (*ConformRun, error) {
+	if seed == "" {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("board: conform seed: %w", err)
+		}
+		seed = "0x" + hex.EncodeToString(b[:])
+	}
+	args := []string{"conform", "--quick", "--sandbox", "strict", "--start-timeout", StartTimeout, "--seed", seed}
+	if hasOtherFiles(pluginDir) {
+		args = append(args, "--sandbox-read", pluginDir)
+	}
+	abs, err := filepath.Abs(filepath.Join(pluginDir, pluginFile))
+	if err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, bench, append(args, abs)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("board: conform: %w", ctx.Err())
+	}
+	c := &ConformRun{Seed: seed, OK: err == nil, Summary: lastLine(out.Bytes(), err)}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return nil, fmt.Errorf("board: conform: %w", err)
+	}
+	return c, nil
 }
 
 // StartTimeout is the time a submission's plugin has to start (bench run

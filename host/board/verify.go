@@ -206,6 +206,14 @@ func (b *Board) Verify(ctx context.Context, index int64, o VerifyOptions) *Repor
 			b.rerun(ctx, r, &p, sc, runDir, f, round, o)
 		}
 	}
+	if o.Rerun && p.Conform != nil {
+		c, err := RunConform(ctx, o.Bench, filepath.Join(runDir, "plugin"), p.PluginFile, p.Conform.Seed)
+		if err != nil {
+			r.fail("rerun", "conform: %v", err)
+		} else if c.OK != p.Conform.OK {
+			r.fail("rerun", "conform with seed %s: ok %v, recorded ok %v (%s)", p.Conform.Seed, c.OK, p.Conform.OK, c.Summary)
+		}
+	}
 	if o.Rerun && round.Revealed == "" {
 		r.Notes = append(r.Notes, "rerun: the seed is not revealed yet")
 	}

@@ -67,6 +67,7 @@ func newCmdBoardInit(f *factory) *cobra.Command {
 	fs.IntVar(&o.Horizon, "horizon", 0, "horizon of every scenario (0: each scenario's own)")
 	fs.IntVar(&o.Public, "public", 0, "the public part: the first N replications of every scenario, shown during the round through the Ladder; the rest, the private part, rank the round after the reveal (needs --runs above N; 0: no split)")
 	fs.Float64Var(&o.Margin, "margin", 0, "the Ladder's margin: a submitter's public score changes only for one lower by more than it, shown rounded to a multiple of it")
+	fs.BoolVar(&o.Conform, "conform", true, "check each submission with 'bench conform --quick' under the strict sandbox first; one that fails is recorded as failed, with the check's verdict, and not run")
 	fs.IntVar(&o.Audit, "audit", 3, "replications of each run replayed alone (bench run --audit)")
 	fs.IntVar(&o.Limit, "limit", 3, "submissions one submitter may make in a round")
 	fs.StringVar(&o.KeyFile, "key", "", "use this signing key (a golang.org/x/mod/sumdb/note private key named as the board) instead of drawing one; it is never printed")
