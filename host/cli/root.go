@@ -128,6 +128,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		newCmdPlot(f, nil),
 		newCmdReport(f, nil),
 	)
+	root.AddCommand(newCmdBoard(f)...)
 	markUsage(root)
 	return root
 }

@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/regretbench/regretbench/host/board"
+)
+
+// newCmdBoard returns bench board and its subcommands: a leaderboard in a
+// directory, whose rows are signed and logged (package board), and bench
+// verify, which checks them.
+func newCmdBoard(f *factory) []*cobra.Command {
+	b := &cobra.Command{
+		Use:   "board",
+		Short: "Run a leaderboard whose every row anyone can verify (see docs/board-organisers.md)",
+		Long: `bench board runs a leaderboard in a directory: a suite of scenarios, a
+round whose secret seed is committed to before any submission runs and
+revealed after, submissions run under the strict sandbox with an audit,
+and each run recorded as a signed in-toto attestation in a transparency
+log. 'bench verify' checks a row.
+
+  bench board init DIR --suite quick --runs 100   create a board (and its key)
+  bench board open DIR                            commit to the round's seed
+  bench board submit DIR --submitter ME PLUGIN    run and record a submission
+  bench board reveal DIR                          close the round, publish the seed
+  bench board status DIR                          the standings (--markdown: a table)
+  bench board html DIR                            the static page, DIR/index.html
+  bench verify DIR/log/entries/00000001.json      check a row`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	b.AddCommand(newCmdBoardInit(f), newCmdBoardOpen(f), newCmdBoardSubmit(f),
+		newCmdBoardReveal(f), newCmdBoardStatus(f), newCmdBoardHTML(f))
+	return []*cobra.Command{b, newCmdVerify(f)}
+}
+
+func newCmdBoardInit(f *factory) *cobra.Command {
+	var o board.InitOptions
+	cmd := &cobra.Command{
+		Use:   "init DIR",
+		Short: "Create a board: its suite, limits and signing key",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var suite []string
+			for _, s := range o.Suite {
+				suite = append(suite, strings.Split(s, ",")...)
+			}
+			o.Suite = suite
+			b, err := board.Init(args[0], o)
+			if err != nil {
+				return withCode(ExitInput, err)
+			}
+			fmt.Fprintf(f.stdout, "board %s created in %s\npublic key: %s\n", b.Config.Name, b.Dir, b.Config.Key)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.Suite, "suite", nil, "the suite's scenarios: shipped names or YAML files (repeatable, or comma-separated)")
+	fs.StringVar(&o.Name, "name", "", "the board's name, which its checkpoints and key carry (default: DIR's base name)")
+	fs.IntVar(&o.Runs, "runs", 0, "replications of every scenario (0: each scenario's own)")
+	fs.IntVar(&o.Horizon, "horizon", 0, "horizon of every scenario (0: each scenario's own)")
+	fs.IntVar(&o.Public, "public", 0, "the public part: the first N replications of every scenario, shown during the round through the Ladder; the rest, the private part, rank the round after the reveal (needs --runs above N; 0: no split)")
+	fs.Float64Var(&o.Margin, "margin", 0, "the Ladder's margin: a submitter's public score changes only for one lower by more than it, shown rounded to a multiple of it")
+	fs.BoolVar(&o.Conform, "conform", true, "check each submission with 'bench conform --quick' under the strict sandbox first; one that fails is recorded as failed, with the check's verdict, and not run")
+	fs.IntVar(&o.Audit, "audit", 3, "replications of each run replayed alone (bench run --audit)")
+	fs.IntVar(&o.Limit, "limit", 3, "submissions one submitter may make in a round")
+	fs.StringVar(&o.KeyFile, "key", "", "use this signing key (a golang.org/x/mod/sumdb/note private key named as the board) instead of drawing one; it is never printed")
+	return cmd
+}
+
+func loadBoard(dir string) (*board.Board, error) {
+	b, err := board.Load(dir)
+	if err != nil {
+		return nil, withCode(ExitInput, err)
+	}
+	return b, nil
+}
+
+func newCmdBoardOpen(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "open DIR",
+		Short: "Open the round: draw its secret seed and publish only its SHA-256 commitment",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			r, err := b.Open()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.stdout, "round open at %s; seed commitment sha256:%s (log record %d)\n", r.Opened, r.Commitment, r.Index)
+			return nil
+		},
+	}
+}
+
+func newCmdBoardSubmit(f *factory) *cobra.Command {
+	var submitter string
+	cmd := &cobra.Command{
+		Use:   "submit DIR PLUGIN...",
+		Short: "Run submissions (a plugin executable, or a directory with one and its files) on the suite and record them",
+		Long: `bench board submit runs each submission on the board's whole suite, with
+the round's seed, under the strict sandbox and with an audit, each
+scenario by bench run in a process of its own, and records the run as a
+signed attestation in the board's log. A submission that fails (does not
+start, crashes, fails the audit) is recorded as failed, with the reason;
+the command then exits 3. A submitter over the board's limit is refused
+(exit 2).`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			bench, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("board submit: finding bench: %w", err)
+			}
+			failed := false
+			for _, path := range args[1:] {
+				p, err := b.Submit(cmd.Context(), path, board.SubmitOptions{Bench: bench, Submitter: submitter, Stderr: f.stderr})
+				var limit *board.LimitError
+				if errors.As(err, &limit) {
+					return withCode(ExitInput, err)
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(f.stdout, "submission %d (%q by %q): %s", p.Submission, p.Plugin, p.Submitter, p.Outcome)
+				if p.Reason != "" {
+					fmt.Fprintf(f.stdout, ": %q", p.Reason)
+					failed = true
+				}
+				fmt.Fprintf(f.stdout, " (log record %d)\n", p.LogIndex)
+			}
+			if failed {
+				return withCode(ExitPolicy, errors.New("board submit: a submission failed; it is recorded with its reason"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&submitter, "submitter", "", "who submits (counted against the board's limit)")
+	return cmd
+}
+
+func newCmdBoardReveal(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reveal DIR",
+		Short: "Close the round: publish its seed and the results files",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			r, err := b.Reveal()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.stdout, "round closed at %s; seed %s (sha256:%s)\n", r.Revealed, r.Seed, r.Commitment)
+			return nil
+		},
+	}
+}
+
+func newCmdBoardStatus(f *factory) *cobra.Command {
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "status DIR",
+		Short: "Print the board's round and standings",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			if markdown {
+				return b.Markdown(f.stdout, func(i int64) string { return fmt.Sprintf("log/entries/%08d.json", i) })
+			}
+			return b.Status(f.stdout)
+		},
+	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the standings as a markdown table (links relative to the board's directory)")
+	return cmd
+}
+
+func newCmdBoardHTML(f *factory) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "html DIR",
+		Short: "Write the board's static page (default DIR/index.html, beside the log its rows link to)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = b.DefaultHTML()
+			}
+			if err := b.WriteHTML(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.stdout, "wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the page here (its links to the attestations are relative to the board's directory)")
+	return cmd
+}
+
+func newCmdVerify(f *factory) *cobra.Command {
+	var o board.VerifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify ROW...",
+		Short: "Check rows of a board: signature, log inclusion, files, seed; --rerun runs them again",
+		Long: `bench verify checks a board's rows. ROW is a log entry
+(DIR/log/entries/N.json), DIR:N, or a board directory (every row). It
+checks the log's checkpoints (signed by the board's key in board.json,
+each consistent with the last) and the row's inclusion in the last one,
+the attestation's signature, the files it names (the plugin's, the
+scenarios', the results'), the sandbox and audit the results record, and
+the revealed seed against its commitment. With --rerun it runs each
+scenario again with the revealed seed and checks that the results are
+bit for bit the same. Each failure names what does not match; exit 1.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Key != "" && !strings.Contains(o.Key, "+") {
+				data, err := os.ReadFile(o.Key)
+				if err != nil {
+					return withCode(ExitInput, fmt.Errorf("verify: --key: %w", err))
+				}
+				o.Key = string(data)
+			}
+			if o.Rerun {
+				bench, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("verify: finding bench: %w", err)
+				}
+				o.Bench, o.Stderr = bench, f.stderr
+			}
+			bad := 0
+			for _, arg := range args {
+				dir, index, all, err := board.ParseRow(arg)
+				if err != nil {
+					return withCode(ExitInput, fmt.Errorf("verify %s: %w", arg, err))
+				}
+				b, err := loadBoard(dir)
+				if err != nil {
+					return err
+				}
+				indexes := []int64{index}
+				if all {
+					n, err := b.Log().Size()
+					if err != nil {
+						return err
+					}
+					indexes = indexes[:0]
+					for i := int64(0); i < n; i++ {
+						indexes = append(indexes, i)
+					}
+				}
+				for _, i := range indexes {
+					r := b.Verify(cmd.Context(), i, o)
+					what := fmt.Sprintf("%s record %d", filepath.Clean(dir), i)
+					if r.Run != nil {
+						what += fmt.Sprintf(" (submission %d, %q by %q)", r.Run.Submission, r.Run.Plugin, r.Run.Submitter)
+					} else if r.Kind == board.PredicateOpen {
+						what += " (the round's seed commitment)"
+					}
+					if r.OK() {
+						fmt.Fprintf(f.stdout, "%s: verified\n", what)
+					} else {
+						bad++
+						fmt.Fprintf(f.stdout, "%s: FAILED\n", what)
+						for _, p := range r.Problems {
+							fmt.Fprintf(f.stdout, "  %s\n", p)
+						}
+					}
+					for _, n := range r.Notes {
+						fmt.Fprintf(f.stdout, "  note: %s\n", n)
+					}
+				}
+			}
+			if bad > 0 {
+				return withCode(ExitFailure, fmt.Errorf("verify: %d record(s) failed", bad))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.Rerun, "rerun", false, "run each scenario of a row again with the revealed seed and compare the results bit for bit")
+	cmd.Flags().StringVar(&o.Key, "key", "", "the board's public key (NAME+HASH+BASE64, as 'bench board init' prints it), or a file holding it, obtained apart from the board: board.json's must be it (default: board.json's is trusted)")
+	cmd.Flags().StringVar(&o.Checkpoint, "checkpoint", "", "a checkpoint of the board saved earlier (log/checkpoint): the log must extend it")
+	return cmd
+}
