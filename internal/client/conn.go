@@ -14,9 +14,8 @@ package client
 import (
 	"context"
 
-	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // Conn is the host's view of a plugin, over go-plugin (Client) or in
@@ -54,37 +53,13 @@ type Arrival = wire.Arrival
 // and valid until its next Step.
 type StepResult = wire.StepResult
 
-// Description is what a plugin reports about itself (the Describe RPC).
-type Description struct {
-	Name            string
-	Version         string
-	ProtocolVersion int
-	Params          []sdk.Param
-	Diagnostics     []string
-	StepStream      bool   // serves the streaming Steps RPC
-	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
-}
-
-// Validate checks the parameters a plugin declares (params.ValidateAll:
-// each is valid, and their names are unique), as the Go SDK checks its
-// own. A host calls it on what Describe returned: a declaration it cannot
-// use is the plugin's fault, not the scenario's.
-func (d *Description) Validate() error { return params.ValidateAll(d.Params) }
+// Description is what a plugin reports about itself (the Describe RPC);
+// its Validate checks the parameters it declares.
+type Description = protoconv.Description
 
 // OpenRequest starts a session: one policy configuration over a batch of
 // replications.
-type OpenRequest struct {
-	Arms         int
-	Horizon      int
-	Replications []uint64 // global replication indices, in Step order
-	Seed         uint64   // the policy seed (one-way from the scenario seed); the scenario seed never leaves the host
-	Family       sdk.Family
-	NoiseSD      float64
-	NoiseKnown   bool
-	InitPulls    int
-	Params       map[string]any // values as declared; missing ones take defaults
-	Feedback     sdk.Feedback   // how rewards arrive; the zero value is immediate feedback (protocol 1's only mode)
-}
+type OpenRequest = protoconv.OpenRequest
 
 // The protocol versions bench speaks.
 const (

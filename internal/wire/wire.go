@@ -51,6 +51,19 @@ const PluginName = "policy"
 // default 4 MiB server limit would cap diagnostics of very large batches.
 const MaxMessage = 256 << 20
 
+// Family names the reward distribution of a scenario's arms, as an Open
+// request carries it (sdk.Family).
+type Family string
+
+// The reward families a scenario may declare.
+const (
+	// Gaussian rewards: N(mu_i, sd^2), sd known to the learner when the
+	// session says so.
+	Gaussian Family = "gaussian"
+	// Bernoulli rewards in {0, 1} with success probability mu_i.
+	Bernoulli Family = "bernoulli"
+)
+
 // Step is one round of a session, as the host's engine builds it, the
 // client sends it, the server decodes it and the SDK's runner plays it.
 // Under immediate feedback it carries the previous round's arms and
