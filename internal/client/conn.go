@@ -1,14 +1,17 @@
 // Package client is the host's side of the regretbench policy protocol: it
-// launches plugin executables over go-plugin (Launch), or attaches to one
-// served in process (Attach), or runs an sdk.Plugin value with no
-// transport at all (NewLocal), and plays sessions on them through one
-// interface, Conn. Errors about a plugin are *PluginError, which names the
-// plugin and quotes its last stderr lines.
+// speaks to a plugin process over go-plugin (Start, given the process's
+// runner; package launch starts executables as bench does), or attaches
+// to one served in process (Attach, ServeInProcess), or runs an
+// sdk.Plugin value with no transport at all (NewLocal), and plays
+// sessions on them through one interface, Conn. Errors about a plugin are
+// *PluginError, which names the plugin and quotes its last stderr lines.
 //
 // Plugin authors do not import it: they implement the policy API of
 // package sdk. bench and the conformance kit (sdk/sdktest) both play the
 // host through it, which is why it is internal rather than under host/: no
-// package under sdk/ imports host/ (simtest's TestNoHostDeps).
+// package under sdk/ imports host/ (simtest's TestNoHostDeps). It imports
+// nothing of the sandbox (internal/launch does), so the kit's tests link
+// none of it (sdktest's TestAuthorDeps).
 package client
 
 import (

@@ -5,8 +5,9 @@
 // the SDK's policy runner.
 //
 // It is internal: plugin authors import package sdk (the policy API and
-// Serve), the host and sdk/sdktest import internal/client (Launch and the
-// connections). Both sides import this package, each through its own file:
+// Serve), the host and sdk/sdktest import internal/client (the
+// connections); the messages' conversions to and from Go values are
+// internal/protoconv's. Both sides import this package, each through its own file:
 // server.go is the plugin's side, client.go the host's, frame.go and
 // stepconn_*.go are shared. The protocol itself is specified in sdk/proto/policy.proto and
 // docs/step-socket.md.
