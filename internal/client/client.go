@@ -92,7 +92,7 @@ type Client struct {
 
 // Start starts the plugin executable at path with opts.Runner and
 // completes the handshake. Errors name the path and quote the plugin's
-// last stderr lines. Bench and the conformance kit start plugins through
+// last stderr lines. bench and bench conform start plugin executables through
 // package launch, which checks the file and chooses the runner.
 func Start(path string, opts StartOptions) (*Client, error) {
 	if opts.StartTimeout == 0 {
