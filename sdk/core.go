@@ -9,8 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/regretbench/regretbench/internal/feedback"
 	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/procs"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 )
@@ -45,15 +47,10 @@ func newCore(p Plugin) (*core, error) {
 }
 
 // description is what Describe reports, as `plugin describe` prints it.
-type description struct {
-	Name            string
-	Version         string
-	ProtocolVersion int
-	Params          []Param
-	Diagnostics     []string
-	StepStream      bool   // serves the streaming Steps RPC
-	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
-}
+type description = protoconv.Description
+
+// openRequest is an Open request as the SDK's runner takes it.
+type openRequest = protoconv.OpenRequest
 
 func (c *core) describe() *description {
 	return &description{
@@ -68,11 +65,11 @@ func (c *core) describe() *description {
 }
 
 // Describe implements wire.Server.
-func (c *core) Describe() (*pb.DescribeResponse, error) { return toPBDescribe(c.describe()) }
+func (c *core) Describe() (*pb.DescribeResponse, error) { return protoconv.ToDescribe(c.describe()) }
 
 // Open implements wire.Server.
 func (c *core) Open(req *pb.OpenRequest, version int) (uint64, error) {
-	oreq := fromPBOpen(req)
+	oreq := protoconv.FromOpen(req)
 	if oreq.Feedback.Delayed() && version < wire.DelayedFeedbackVersion {
 		return 0, fmt.Errorf("%w: delayed feedback (%s) needs protocol version %d, this connection speaks %d",
 			errInvalid, oreq.Feedback, wire.DelayedFeedbackVersion, version)
@@ -118,7 +115,7 @@ func (c *core) open(req *openRequest) (uint64, error) {
 		return 0, fmt.Errorf("%w: arms=%d horizon=%d replications=%d init_pulls=%d",
 			errInvalid, req.Arms, req.Horizon, len(req.Replications), req.InitPulls)
 	}
-	if err := req.Feedback.check(); err != nil {
+	if err := feedback.Check(req.Feedback); err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
 	resolved, err := params.Resolve(c.p.Params, req.Params)

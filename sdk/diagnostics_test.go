@@ -34,8 +34,8 @@ func TestPolicyDiagnosticsChecked(t *testing.T) {
 	} {
 		for _, tr := range []struct {
 			name string
-			opts client.LaunchOptions
-		}{{"local", client.LaunchOptions{}}, {"socket", client.LaunchOptions{}}, {"stream", client.LaunchOptions{NoSocket: true}}, {"unary", client.LaunchOptions{NoStream: true}}} {
+			opts client.StartOptions
+		}{{"local", client.StartOptions{}}, {"socket", client.StartOptions{}}, {"stream", client.StartOptions{NoSocket: true}}, {"unary", client.StartOptions{NoStream: true}}} {
 			t.Run(c.name+"/"+tr.name, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()

@@ -58,7 +58,7 @@ func TestPluginLimits(t *testing.T) {
 }
 
 // TestPluginParamErrors: a parameter whose default or allowed value is
-// missing or of another type than declared gets Param.Validate's words,
+// missing or of another type than declared gets params.Validate's words,
 // which say what the parameter wants, not the wire encoder's.
 func TestPluginParamErrors(t *testing.T) {
 	ok := func(Session, []Replica) (BatchPolicy, error) { return nil, nil }
@@ -70,7 +70,7 @@ func TestPluginParamErrors(t *testing.T) {
 		{"missing default", Param{Name: "n", Type: Int}, `sdk: plugin p: parameter "n": default: want int`},
 		{"int32 default", Param{Name: "n", Type: Int, Default: int32(1)}, `sdk: plugin p: parameter "n": default: want int`},
 		{"string allowed for an int", Param{Name: "n", Type: Int, Default: int64(1), Allowed: []any{int64(1), "x"}}, `sdk: plugin p: parameter "n": allowed value: want int`},
-		// Param.Validate takes it, the wire cannot carry it: refused now
+		// params.Validate takes it, the wire cannot carry it: refused now
 		// rather than by Describe once the plugin runs.
 		{"float32 default", Param{Name: "x", Type: Float, Default: float32(1)}, `sdk: plugin p: parameter "x" default: unsupported parameter value float32 1`},
 	} {

@@ -27,7 +27,7 @@ func TestOpenErrorSaysOpenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Attach(rc, client.LaunchOptions{})
+	c, err := client.Attach(rc, client.StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

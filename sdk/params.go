@@ -12,10 +12,8 @@ import (
 // internal/params, whose types these are.
 
 // ParamType is the type of a policy parameter: Float, Int, Bool or String.
-//
-// Its method Coerce(v any) (any, error) converts v, as decoded from YAML,
-// JSON or the wire, to the Go type of the parameter: integral floats are
-// accepted as ints and ints as floats; nothing else is converted.
+// A value reaches a policy in the Go type of its parameter (Params):
+// float64, int64, bool or string.
 type ParamType = params.Type
 
 // The parameter types a plugin may declare.
@@ -37,11 +35,10 @@ const (
 // them). Declare what the policy's constructor refuses, so that a bad
 // value is a bad scenario (exit 2) rather than a policy failing mid-run.
 //
-// Its methods: Validate() error checks the declaration itself (Serve
-// refuses a plugin whose declarations fail it); Check(v any) error
-// reports whether a value, already of the parameter's type, is one it
-// accepts; Range() string describes those values as bench prints them:
-// ">= 2", "in (0, 1]", "one of a, b".
+// Serve refuses a plugin whose declarations are invalid (an unknown type,
+// a default of another type or outside the range, an empty range,
+// duplicate names); `bench plugins` prints each range as ">= 2",
+// "in (0, 1]" or "one of a, b".
 type Param = params.Param
 
 // Bound is one end of a parameter's range: a Value, and whether the range
@@ -97,9 +94,10 @@ func (p Params) String(name string) string {
 // Resolve returns the Params a session gets for values, as the SDK
 // resolves them at Open: every declared name, with defaults for missing
 // ones. An unknown name, a value of the wrong type or a value the parameter
-// does not accept (Param.Check) is an error naming the parameter, the
-// value and what is wanted. It does not check the declarations themselves:
-// see Param.Validate. A policy's unit tests use it to build a Session:
+// does not accept (outside Min and Max, not one of Allowed) is an error
+// naming the parameter, the value and what is wanted. It does not check
+// the declarations themselves, as Serve does. A policy's unit tests use it
+// to build a Session:
 //
 //	p, err := sdk.Resolve(Params, map[string]any{"c": 2})
 func Resolve(decl []Param, values map[string]any) (Params, error) {

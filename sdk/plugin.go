@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 )
 
@@ -26,10 +27,10 @@ func (p *Plugin) validate() error {
 	if (p.New == nil) == (p.NewBatch == nil) {
 		return fmt.Errorf("sdk: plugin %s: set exactly one of New and NewBatch", p.Name)
 	}
-	d, err := toPBDescribe(&description{Name: p.Name, Version: p.Version, SDK: SDKVersion, Params: p.Params, Diagnostics: p.Diagnostics})
+	d, err := protoconv.ToDescribe(&description{Name: p.Name, Version: p.Version, SDK: SDKVersion, Params: p.Params, Diagnostics: p.Diagnostics})
 	if err != nil {
 		// A value the wire cannot carry (a missing default, an int32):
-		// Param.Validate says what the parameter wants, if it objects.
+		// params.Validate says what the parameter wants, if it objects.
 		if perr := params.ValidateAll(p.Params); perr != nil {
 			err = perr
 		}

@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // Family names the reward distribution of a scenario's arms.
-type Family string
+type Family = wire.Family
 
 // The reward families a scenario may declare.
 const (
 	// Gaussian rewards: N(mu_i, sd^2) with sd known to the learner when
 	// Session.NoiseKnown is true.
-	Gaussian Family = "gaussian"
+	Gaussian = wire.Gaussian
 	// Bernoulli rewards in {0, 1} with success probability mu_i.
-	Bernoulli Family = "bernoulli"
+	Bernoulli = wire.Bernoulli
 )
 
 // Session holds everything a policy is allowed to know about the problem it

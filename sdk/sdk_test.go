@@ -124,7 +124,7 @@ func TestLocalAndGRPCAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, opts := range map[string]client.LaunchOptions{
+	for name, opts := range map[string]client.StartOptions{
 		"socket": {},
 		"stream": {NoSocket: true},
 		"unary":  {NoStream: true},

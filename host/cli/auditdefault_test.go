@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestAuditDefault(t *testing.T) {
 	t.Parallel()
 	strictOpen := []string{"skip"}
-	if p, err := client.Plan(sandbox.Config{Level: sandbox.Strict}); err == nil {
+	if p, err := launch.Plan(sandbox.Config{Level: sandbox.Strict}); err == nil {
 		strictOpen = p.OpenChannels()
 	}
 	for _, c := range []struct {

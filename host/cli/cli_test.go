@@ -21,6 +21,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/plugins/ts/thompson"
 	"github.com/regretbench/regretbench/sdk"
@@ -248,7 +249,7 @@ policies: [{plugin: ts, label: TS}]
 	})
 	for _, noStream := range []bool{false, true} {
 		got := runWith(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-			c, err := client.Launch(path, client.LaunchOptions{NoStream: noStream})
+			c, err := launch.Launch(path, launch.Options{NoStream: noStream})
 			if err != nil {
 				return nil, err
 			}

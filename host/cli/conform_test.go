@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
+	"github.com/regretbench/regretbench/internal/conformance"
 	"github.com/regretbench/regretbench/internal/testbin"
-	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
 // badModes are the modes of testdata/badplugin, each linked into the bad
@@ -131,7 +131,7 @@ func ruleFails(t *testing.T, status, reason map[string]string, rule string, want
 // per transport for those checked over each.
 func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 	t.Helper()
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		found := false
 		for name := range status {
 			if name == r.Name || strings.HasPrefix(name, r.Name+"/") {
@@ -499,7 +499,7 @@ func TestConformInterrupted(t *testing.T) {
 	// handshake and describe passed before valid-arms/socket hung; the
 	// rules are checked over each of the 3 transports, or once.
 	checks := 0
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		checks += map[bool]int{true: 1, false: 3}[r.Once()]
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
@@ -784,7 +784,7 @@ var roundSession = regexp.MustCompile(`T=([2-9]|[1-9][0-9]+)000\b|\b([2-9]|[1-9]
 // scenario's), nondeterministic there (round-time) or pulling an arm out
 // of range there (round-arm), fail bench conform: the kit once never
 // played such a horizon, and they passed 42/42. The seed is fixed so
-// that the test is deterministic; sdktest's TestPlanRoundSizes and
+// that the test is deterministic; internal/conformance's TestPlanRoundSizes and
 // TestRoundHorizonsCaught show that most seeds catch them. Every check
 // that fails played a round horizon: the fault shows there only.
 func TestConformRoundHorizons(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/plugins/klucb/klucb"
 	"github.com/regretbench/regretbench/sdk"
@@ -175,7 +176,7 @@ policies: [{plugin: klucbpy, label: K}]
 		var logs syncBuffer
 		var closeTook time.Duration
 		got := run(func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-			c, err := client.Launch(path, client.LaunchOptions{NoStream: noStream, Log: &logs})
+			c, err := launch.Launch(path, launch.Options{NoStream: noStream, Log: &logs})
 			if err != nil {
 				return nil, err
 			}
@@ -187,7 +188,7 @@ policies: [{plugin: klucbpy, label: K}]
 				len(d.Params) != 1 || !reflect.DeepEqual(d.Params[0], klucb.Params[0]) {
 				t.Errorf("describe: %+v", d)
 			}
-			return &engine.Plugin{Conn: timedClose{c, &closeTook}, Desc: d}, nil
+			return &engine.Plugin{Conn: timedClose{c.Client, &closeTook}, Desc: d}, nil
 		})
 		if !reflect.DeepEqual(got.Policies[0].Final, want.Policies[0].Final) {
 			t.Errorf("noStream=%v: the Python plugin's results differ from KL-UCB in process:\n python %v\n go     %v",

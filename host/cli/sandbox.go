@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -114,7 +114,7 @@ func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
 	}
 	level, _ := sandbox.ParseLevel(o.level)
 	limits, _ := o.limits()
-	p, err := client.Plan(sandbox.Config{Level: level, Read: o.read, Limits: limits})
+	p, err := launch.Plan(sandbox.Config{Level: level, Read: o.read, Limits: limits})
 	if err != nil {
 		return nil, withCode(ExitInput, sandboxFlagError(err))
 	}

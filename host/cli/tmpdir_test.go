@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
-	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 )
 
 // TestLongTMPDIR: a TMPDIR too long for a plugin's unix socket is exit 2
@@ -18,7 +18,7 @@ import (
 func TestLongTMPDIR(t *testing.T) {
 	t.Parallel()
 	// The longest TMPDIR a confined plugin's socket fits under.
-	room := client.MaxSocketPath - len("/plugin-dir") - 10 - len("/plugin") - 10
+	room := launch.MaxSocketPath - len("/plugin-dir") - 10 - len("/plugin") - 10
 	base := t.TempDir()
 	if len(base)+2 > room {
 		t.Skipf("the test's temporary directory %s is already too long to test with", base)

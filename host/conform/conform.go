@@ -1,11 +1,13 @@
-// Package conform runs the conformance kit (sdk/sdktest) against a plugin
+// Package conform runs the conformance kit (internal/conformance, the
+// catalogue sdk/sdktest checks plugin values with) against a plugin
 // executable in any language and reports the outcome, for bench conform:
-// which executable a NAME|PATH argument names, which rules to check, the
-// report printed as the results come and the summary line.
+// which executable a NAME|PATH argument names, which rules to check, how
+// the executable is launched (internal/launch, under the sandbox chosen),
+// the seeds, the report printed as the results come and the summary line.
 //
-// It lives on the host side, not in sdktest: sdk/ never imports host/
-// (the plugin search path, termsafe), and sdktest's exported API is an
-// author's, pinned by sdk/api_test.go.
+// It lives on the host side, not in sdktest: an author's tests link
+// nothing of the sandbox or the host (sdktest's TestAuthorDeps), and
+// sdktest's exported API is an author's.
 package conform
 
 import (
@@ -20,18 +22,40 @@ import (
 
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
+	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/conformance"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
-	"github.com/regretbench/regretbench/sdk/sdktest"
 )
+
+// The parent-death rule re-executes this program as the process that
+// launches the plugin (conformance.ServeIntermediate): bench, or a test
+// binary of a package that imports this one.
+func init() { conformance.ServeIntermediate(launcher(nil)) }
+
+// launcher launches an executable for the kit as bench does, under plan
+// (nil: unconfined).
+func launcher(plan *sandbox.Plan) conformance.Launcher {
+	return func(path string, o client.StartOptions) (client.Conn, error) {
+		p, err := launch.Launch(path, launch.Options{StartTimeout: o.StartTimeout, NoSocket: o.NoSocket, NoStream: o.NoStream, Sandbox: plan})
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
 
 // ParseSeed parses the seed of every session as a run printed it (0x...
 // or decimal); "" and "random" draw a random one.
 func ParseSeed(s string) (uint64, error) {
 	if s == "" || s == "random" {
-		return sdktest.NewSeed(), nil
+		return conformance.NewSeed(), nil
 	}
-	return sdktest.ParseSeed(s)
+	return conformance.ParseSeed(s)
 }
+
+// FormatSeed prints a seed as the kit reports it: 0x and 16 hex digits.
+func FormatSeed(s uint64) string { return conformance.FormatSeed(s) }
 
 // Target resolves bench conform's argument to an absolute path: a path
 // when it holds a path separator, else a plugin name of the search path
@@ -68,7 +92,7 @@ func target(dirs registry.Path, arg string) (string, error) {
 func CheckRules(only []string) error {
 	known := map[string]bool{}
 	var names []string
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		known[r.Name] = true
 		names = append(names, r.Name)
 	}
@@ -84,7 +108,7 @@ func CheckRules(only []string) error {
 // columns as a help text whose first line already holds col columns.
 func RuleNames(col int) string {
 	var names []string
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		names = append(names, r.Name)
 	}
 	var b strings.Builder
@@ -139,15 +163,15 @@ func (e *NonConforming) Error() string {
 // check failed. When ctx ends, it prints how many checks ran and returns
 // ctx's error.
 func Run(ctx context.Context, c Config) error {
-	opts := []sdktest.Option{sdktest.WithSeed(c.Seed), sdktest.WithStartTimeout(c.StartTimeout), sdktest.WithStepTimeout(c.StepTimeout), sdktest.WithSandbox(c.Plan)}
+	opts := []conformance.Option{conformance.WithSeed(c.Seed), conformance.WithStartTimeout(c.StartTimeout), conformance.WithStepTimeout(c.StepTimeout)}
 	if len(c.Rules) > 0 {
-		opts = append(opts, sdktest.WithRules(c.Rules...))
+		opts = append(opts, conformance.WithRules(c.Rules...))
 	}
 	if c.Quick {
-		opts = append(opts, sdktest.Quick())
+		opts = append(opts, conformance.Quick())
 	}
 	w := termsafe.Writer(c.Stdout)
-	fmt.Fprintf(w, "seed %s\n", sdktest.FormatSeed(c.Seed))
+	fmt.Fprintf(w, "seed %s\n", FormatSeed(c.Seed))
 	fmt.Fprintf(w, "conform %s (sandbox %s)\n", c.Path, c.Plan.Layers)
 	// A script whose #! line will not start it, or whose Python cannot
 	// import the SDK, fails every rule at the handshake: say why first.
@@ -159,9 +183,9 @@ func Run(ctx context.Context, c Config) error {
 		if c.Quick {
 			quick = " --quick"
 		}
-		return fmt.Sprintf("bench conform --seed %s%s --rule %s %s", sdktest.FormatSeed(c.Seed), quick, rule, c.Path)
+		return fmt.Sprintf("bench conform --seed %s%s --rule %s %s", FormatSeed(c.Seed), quick, rule, c.Path)
 	}}
-	trs := sdktest.CheckExecutable(ctx, c.Path, rep.add, opts...)
+	trs := conformance.CheckExecutable(ctx, c.Path, launcher(c.Plan), rep.add, opts...)
 	rep.flush()
 	rep.flushSkips()
 	if ctx.Err() != nil {
@@ -194,7 +218,7 @@ func Run(ctx context.Context, c Config) error {
 // none; the handshake always) over transports transports.
 func planned(only []string, transports int) int {
 	n := 0
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		if len(only) > 0 && !slices.Contains(only, r.Name) && r.Name != "handshake" {
 			continue
 		}

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/registry"
+	"github.com/regretbench/regretbench/internal/conformance"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/testbin"
-	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
 // results is a kit's run as CheckExecutable reports it: valid-arms passes
@@ -22,9 +22,9 @@ import (
 // two-line message; seed-used and batch-split are skipped for one reason,
 // edge-two-arms for another; describe-round-trip fails over one transport
 // with a two-line message; parent-death fails once, on one line.
-func results() []sdktest.Result {
+func results() []conformance.Result {
 	two := errors.New("pulled arm 5 of 3\nstderr: boom")
-	return []sdktest.Result{
+	return []conformance.Result{
 		{Rule: "valid-arms", Doc: "arms in range", Transport: "socket", Sessions: []string{"K=3 T=10"}},
 		{Rule: "valid-arms", Doc: "arms in range", Transport: "grpc"},
 		{Rule: "init-pulls", Doc: "pull each arm once", Transport: "socket", Err: two},
@@ -105,7 +105,7 @@ func TestRuleNames(t *testing.T) {
 	prefix := "--rule NAME checks only the rules named. The rules: "
 	got := RuleNames(len(prefix))
 	var names []string
-	for _, r := range sdktest.Rules() {
+	for _, r := range conformance.Rules() {
 		names = append(names, r.Name)
 	}
 	if s := strings.ReplaceAll(got, "\n", " "); s != strings.Join(names, ", ") {

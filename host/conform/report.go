@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/regretbench/regretbench/sdk/sdktest"
+	"github.com/regretbench/regretbench/internal/conformance"
 )
 
 // report prints the kit's results as they come: every one when verbose,
@@ -16,8 +16,8 @@ type report struct {
 	replay  func(rule string) string // the command that replays a rule
 
 	passed, skipped int
-	failed          []string         // the failed checks' names
-	pending         []sdktest.Result // the current rule's results (not verbose)
+	failed          []string             // the failed checks' names
+	pending         []conformance.Result // the current rule's results (not verbose)
 	// Consecutive rules skipped for one reason, printed on one line (not
 	// verbose).
 	skipRules  []string
@@ -27,7 +27,7 @@ type report struct {
 // detailIndent indents the lines under a result's.
 const detailIndent = "       "
 
-func (r *report) add(res sdktest.Result) {
+func (r *report) add(res conformance.Result) {
 	switch {
 	case res.Skipped != "":
 		r.skipped++
@@ -46,7 +46,7 @@ func (r *report) add(res sdktest.Result) {
 	r.pending = append(r.pending, res)
 }
 
-func (r *report) printVerbose(res sdktest.Result) {
+func (r *report) printVerbose(res conformance.Result) {
 	w := r.w
 	switch {
 	case res.Skipped != "":
@@ -73,7 +73,7 @@ func (r *report) flush() {
 	if len(rs) == 0 {
 		return
 	}
-	var fails, others []sdktest.Result
+	var fails, others []conformance.Result
 	for _, res := range rs {
 		if res.Err != nil {
 			fails = append(fails, res)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/procs"
 	"github.com/regretbench/regretbench/internal/testbin"
 )
@@ -71,9 +71,9 @@ policies: [{plugin: %s}]
 				b.Fatal(err)
 			}
 			path := pluginBinary(b, pol)
-			launcher := func(opts client.LaunchOptions) engine.Launcher {
+			launcher := func(opts launch.Options) engine.Launcher {
 				return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-					c, err := client.Launch(path, opts)
+					c, err := launch.Launch(path, opts)
 					if err != nil {
 						return nil, err
 					}
@@ -90,8 +90,8 @@ policies: [{plugin: %s}]
 				launch engine.Launcher
 			}{
 				{"local", local},
-				{"plugin", launcher(client.LaunchOptions{})},
-				{"stream", launcher(client.LaunchOptions{NoSocket: true})},
+				{"plugin", launcher(launch.Options{})},
+				{"stream", launcher(launch.Options{NoSocket: true})},
 			}
 			elapsed := make([]time.Duration, len(modes))
 			b.ResetTimer()

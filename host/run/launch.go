@@ -13,6 +13,7 @@ import (
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -47,14 +48,14 @@ func Launcher(dirs registry.Path, startTimeout time.Duration, plan *sandbox.Plan
 		if err != nil {
 			return nil, err
 		}
-		opts := client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan}
+		opts := launch.Options{StartTimeout: startTimeout, Sandbox: plan}
 		if p.SHA256 != "" {
 			if p.SHA256 != sum {
 				return nil, fmt.Errorf("%w: plugin %s: SHA-256 is %s but the scenario pins sha256 %s; refusing to run it", engine.ErrInput, path, sum, p.SHA256)
 			}
 			opts.SHA256, _ = hex.DecodeString(p.SHA256)
 		}
-		c, err := client.Launch(path, opts)
+		c, err := launch.Launch(path, opts)
 		if err != nil {
 			return nil, err
 		}

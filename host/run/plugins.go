@@ -12,6 +12,8 @@ import (
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -36,7 +38,7 @@ func DescribePlugin(pl registry.Plugin, startTimeout time.Duration, plan *sandbo
 	if d.SHA256, d.Err = registry.SHA256(pl.Path); d.Err != nil {
 		return d
 	}
-	c, err := client.Launch(pl.Path, client.LaunchOptions{StartTimeout: startTimeout, Sandbox: plan})
+	c, err := launch.Launch(pl.Path, launch.Options{StartTimeout: startTimeout, Sandbox: plan})
 	if err != nil {
 		d.Err = err
 		return d
@@ -121,7 +123,7 @@ func writePlugin(w io.Writer, d Described) bool {
 		fmt.Fprintf(w, "  warning: %s\n", esc(warn))
 	}
 	for _, p := range desc.Params {
-		values := p.Range()
+		values := params.Range(p)
 		if values == "" {
 			values = "any"
 		}

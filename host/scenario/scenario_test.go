@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -147,7 +148,7 @@ func TestShippedParams(t *testing.T) {
 			t.Errorf("failure_mode policy %d: %+v", i+1, p)
 			continue
 		}
-		got, err := sdk.Float.Coerce(p.Params["variance_inflation"])
+		got, err := params.Coerce(sdk.Float, p.Params["variance_inflation"])
 		if err != nil || got != float64(c2) {
 			t.Errorf("failure_mode %s: variance_inflation = %#v (%v), want %d", p.Label, p.Params["variance_inflation"], err, c2)
 		}
@@ -159,7 +160,7 @@ func TestShippedParams(t *testing.T) {
 		}
 		for i, m := range []int64{2, 3, 4} {
 			p := s.Policies[i+1]
-			got, err := sdk.Int.Coerce(p.Params["m"])
+			got, err := params.Coerce(sdk.Int, p.Params["m"])
 			if p.Plugin != "remaxgrad" || err != nil || got != m {
 				t.Errorf("%s policy %d: plugin %q m = %#v, want remaxgrad m=%d", name, i+1, p.Plugin, p.Params["m"], m)
 			}
@@ -185,7 +186,7 @@ func TestShippedParams(t *testing.T) {
 			t.Errorf("%s policy 1: %+v, want exact ReMax with its defaults", name, p)
 		}
 		for i, p := range s.Policies[1:] {
-			m, err := sdk.Int.Coerce(p.Params["m"])
+			m, err := params.Coerce(sdk.Int, p.Params["m"])
 			variant, _ := p.Params["variant"].(string)
 			want := fmt.Sprintf("ReMaxGrad M=%d", m)
 			if variant == "robust" {
@@ -587,7 +588,7 @@ func normParams(s *Scenario) *Scenario {
 		}
 		m := map[string]any{}
 		for k, v := range p.Params {
-			if f, err := sdk.Float.Coerce(v); err == nil {
+			if f, err := params.Coerce(sdk.Float, v); err == nil {
 				v = f
 			}
 			m[k] = v

@@ -72,7 +72,7 @@ func TestSocketStepAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Attach(rc, LaunchOptions{})
+	c, err := Attach(rc, StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package client
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -18,21 +17,24 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	plugin "github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/regretbench/regretbench/internal/procrun"
-	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 )
 
-// LaunchOptions tunes Launch.
-type LaunchOptions struct {
-	// SHA256, when set, pins the executable's checksum: a mismatch refuses
-	// to start it (go-plugin SecureConfig).
-	SHA256 []byte
+// StartOptions tunes Start.
+type StartOptions struct {
+	// Runner runs the plugin's process (go-plugin's ClientConfig.RunnerFunc):
+	// package launch's, which also checks a pinned checksum and confines
+	// the process as its sandbox plan says.
+	Runner func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error)
+	// Process is what the client asks of that process; nil: nothing.
+	Process Process
 	// StartTimeout bounds the time to the handshake; default 10s.
 	StartTimeout time.Duration
 	// NoStream forces unary Step even when the plugin serves Steps; it
@@ -43,13 +45,28 @@ type LaunchOptions struct {
 	NoSocket bool
 	// Log, when set, receives go-plugin's own log at debug level.
 	Log io.Writer
-	// Sandbox, when set, runs the plugin under that plan (package
-	// sandbox: confined as far as it says, its descendants reaped); nil
-	// runs it directly, as a plain go-plugin host would.
-	Sandbox *sandbox.Plan
 }
 
-// Client is a plugin process launched and spoken to over go-plugin.
+// Process is a plugin's process as the launcher that runs it (package
+// launch) knows it, which a Client started on it consults: its errors
+// name the limit the plugin hit and what its confinement forbids, and
+// Close kills what is left of its process group. Its methods are called
+// only after Start's Runner was.
+type Process interface {
+	// Clue reports whether a line of the plugin's stderr may say that it
+	// hit a limit: such lines are kept for LimitHit however many follow.
+	Clue(line string) bool
+	// LimitHit names the limit the plugin hit, judging from out (its
+	// stderr, the clues first, and the error seen), or "".
+	LimitHit(out string) string
+	// StartHint is what an error at start-up adds: what the plugin's
+	// confinement lets it do, and how to allow more; "" for none.
+	StartHint() string
+	// KillGroup kills what is left of the process's group.
+	KillGroup()
+}
+
+// Client is a plugin process started and spoken to over go-plugin.
 type Client struct {
 	path         string
 	pc           *plugin.Client
@@ -61,7 +78,7 @@ type Client struct {
 	startTimeout time.Duration
 	cp           plugin.ClientProtocol // set by connect
 	attached     bool                  // made by Attach: Close closes the connection
-	proc         *procrun.Runner       // the process; nil for Attach
+	proc         Process               // the process; nil for Attach
 
 	closeOnce sync.Once
 	closeErr  error
@@ -73,44 +90,30 @@ type Client struct {
 	ndiag     int // declared diagnostics
 }
 
-// Launch starts the plugin executable at path and completes the handshake.
-// Errors name the path and quote the plugin's last stderr lines.
-func Launch(path string, opts LaunchOptions) (*Client, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", path, err)
-	}
-	// Not a regular file: the sandbox's launcher reads a script's #! line,
-	// and opening a FIFO blocks until a writer comes.
-	if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("plugin %s: not an executable file (mode %v)", path, st.Mode())
-	}
-	if err := CheckSocketDir(opts.Sandbox); err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", path, err)
-	}
+// Start starts the plugin executable at path with opts.Runner and
+// completes the handshake. Errors name the path and quote the plugin's
+// last stderr lines. bench and bench conform start plugin executables through
+// package launch, which checks the file and chooses the runner.
+func Start(path string, opts StartOptions) (*Client, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
 	tail := newRingBuffer(64 << 10)
-	c := &Client{path: path, tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: opts.StartTimeout}
-	var secure *plugin.SecureConfig
-	if len(opts.SHA256) > 0 {
-		secure = &plugin.SecureConfig{Checksum: opts.SHA256, Hash: sha256.New()}
+	if opts.Process != nil {
+		tail.clue = opts.Process.Clue
 	}
+	c := &Client{path: path, tail: tail, noStr: opts.NoStream, noSock: opts.NoSocket || opts.NoStream, startTimeout: opts.StartTimeout, proc: opts.Process}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.PluginSets(nil, wire.HostVersions),
-		// The process runs in its own process group, with pipes bench
-		// owns and closes (proc.go); the runner checks the pinned
-		// checksum, as SecureConfig would.
-		RunnerFunc:       procrun.New(path, secure, opts.Sandbox, func(r *procrun.Runner) { c.proc = r }),
+		RunnerFunc:       opts.Runner,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     opts.StartTimeout,
 		// The raw stderr (panics, the SDK's log, anything written before
 		// Serve) and what a Go plugin writes to os.Stderr after Serve both
 		// feed the tail quoted in errors, each whole lines at a time.
 		// Stdout after the handshake is not the plugin's to use: drop it
-		// (go-plugin drains the raw pipe, whose lines procRunner splits).
+		// (go-plugin drains the raw pipe, whose lines the runner splits).
 		Stderr:     tail.lineWriter(),
 		SyncStderr: tail.lineWriter(),
 		SyncStdout: io.Discard,
@@ -129,18 +132,10 @@ func Launch(path string, opts LaunchOptions) (*Client, error) {
 	return c, nil
 }
 
-// Sandbox reports the sandbox layers the plugin runs under: 0 (off) for a
-// plugin launched without a plan, or attached to.
-func (c *Client) Sandbox() sandbox.Layers {
-	if c.proc == nil {
-		return 0
-	}
-	return c.proc.Layers()
-}
-
 // Attach connects to a plugin served by ServeInProcess (or a debug-mode
-// plugin) instead of launching a process. Of opts only NoStream applies.
-func Attach(rc *plugin.ReattachConfig, opts LaunchOptions) (*Client, error) {
+// plugin) instead of starting a process. Of opts only NoStream and NoSocket
+// apply.
+func Attach(rc *plugin.ReattachConfig, opts StartOptions) (*Client, error) {
 	sets := wire.PluginSets(nil, wire.HostVersions)
 	tail := newRingBuffer(64 << 10)
 	pc := plugin.NewClient(&plugin.ClientConfig{
@@ -202,14 +197,15 @@ func (c *Client) fail(op string, err error) error {
 	case strings.Contains(msg, "exec format error"):
 		err = fmt.Errorf("%w (the system cannot execute it: a binary for another OS or architecture, or a script without a #! line?)", err)
 	}
-	if op == "start" && c.Sandbox() != 0 {
-		err = fmt.Errorf("%w; it ran under sandbox %s, which lets it read only its own directory, the system's library and interpreter trees and its interpreter's prefix (a venv), "+
-			"and write only its private directory, with none of bench's environment variables: --sandbox-read PATH lets it read more, --sandbox off runs it unconfined", err, c.Sandbox())
+	if op == "start" && c.proc != nil {
+		if hint := c.proc.StartHint(); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
 	}
 	return &PluginError{Path: c.path, Op: op, Err: err, Stderr: c.StderrTail(tailLines), Limit: c.limitHit(err)}
 }
 
-// limitHit says which limit the plugin hit (sandbox.Cmd.LimitHit), judging
+// limitHit says which limit the plugin hit (Process.LimitHit), judging
 // from the counters of its cgroup, the watch of its private directory, or
 // else err and its last stderr lines; "" when none.
 func (c *Client) limitHit(err error) string {
@@ -223,15 +219,6 @@ func (c *Client) limitHit(err error) string {
 		out += "\n" + err.Error()
 	}
 	return c.proc.LimitHit(out)
-}
-
-// Limits reports the limits the plugin runs under: none for a plugin
-// launched without a plan, or attached to.
-func (c *Client) Limits() sandbox.Limits {
-	if c.proc == nil {
-		return sandbox.Limits{}
-	}
-	return c.proc.Limits()
 }
 
 // tailLines is how many of a plugin's last stderr lines errors quote.
@@ -305,8 +292,20 @@ func (c *Client) Exited() bool { return c.pc.Exited() }
 // StderrTail returns the last n lines the plugin wrote to stderr.
 func (c *Client) StderrTail(n int) string { return c.tail.lastLines(n) }
 
+// How long Close waits for a plugin to go.
+const (
+	// killGrace is how long Close waits for go-plugin's graceful shutdown
+	// (the Shutdown RPC, then up to 2 s for the process to exit) before
+	// it kills the process group itself: a frozen plugin (SIGSTOP, a
+	// debugger) never answers Shutdown.
+	killGrace = 3 * time.Second
+	// abandonWait is how long Close waits, after the kill, for go-plugin's
+	// goroutines to see the process gone before it gives up on them.
+	abandonWait = 5 * time.Second
+)
+
 // Close kills the plugin process (gracefully first) and waits for it,
-// within bounds: a plugin that does not exit within procrun.KillGrace of being
+// within bounds: a plugin that does not exit within killGrace of being
 // asked to (frozen, say) is killed with its whole process group, and
 // Close then returns an error saying so. It is safe to call more than
 // once and from several goroutines.
@@ -333,13 +332,13 @@ func (c *Client) shutdown() error {
 		c.pc.Kill()
 		close(done)
 	}()
-	grace := time.NewTimer(procrun.KillGrace)
+	grace := time.NewTimer(killGrace)
 	defer grace.Stop()
 	var err error
 	select {
 	case <-done:
 	case <-grace.C:
-		err = fmt.Errorf("plugin %s: did not exit within %v of being asked to; killed it", c.path, procrun.KillGrace)
+		err = fmt.Errorf("plugin %s: did not exit within %v of being asked to; killed it", c.path, killGrace)
 		if c.proc != nil {
 			c.proc.KillGroup()
 		}
@@ -347,7 +346,7 @@ func (c *Client) shutdown() error {
 		// Kill's wait; do not hang on go-plugin if it does not.
 		select {
 		case <-done:
-		case <-time.After(procrun.AbandonWait):
+		case <-time.After(abandonWait):
 		}
 	}
 	if c.proc != nil {
@@ -399,7 +398,7 @@ func (c *Client) Describe(ctx context.Context) (*Description, error) {
 	if err := wire.CheckDescribe(r); err != nil {
 		return nil, &PluginError{Path: c.path, Op: "describe", Err: err, Stderr: c.StderrTail(tailLines)}
 	}
-	d := fromPBDescribe(r)
+	d := protoconv.FromDescribe(r)
 	c.descMu.Lock()
 	c.stream = d.StepStream && !c.noStr
 	c.described, c.ndiag = true, len(d.Diagnostics)
@@ -425,7 +424,7 @@ func (c *Client) declared(ctx context.Context) (int, error) {
 
 // Open implements Conn.
 func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error) {
-	preq, err := toPBOpen(req)
+	preq, err := protoconv.ToOpen(req)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: open: %w", c.path, err)
 	}
@@ -617,13 +616,14 @@ type ringBuffer struct {
 	buf  []byte
 	size int
 
-	line    []byte        // the line being written, up to maxLineLen bytes
-	prev    string        // the last whole line
-	crash   []string      // the last crash's first lines, see endLine
-	inCrash bool          // crash is still being collected
-	gs      int           // goroutine headers in crash
-	writers []*lineWriter // whose partial lines lastLines quotes
-	clues   []string      // the last lines that may say a limit was hit (sandbox.LimitClue)
+	line    []byte                 // the line being written, up to maxLineLen bytes
+	prev    string                 // the last whole line
+	crash   []string               // the last crash's first lines, see endLine
+	inCrash bool                   // crash is still being collected
+	gs      int                    // goroutine headers in crash
+	writers []*lineWriter          // whose partial lines lastLines quotes
+	clue    func(line string) bool // Process.Clue; nil: none
+	clues   []string               // the last lines that may say a limit was hit (clue)
 }
 
 // maxLineLen bounds a line as ringBuffer and lineWriter keep it.
@@ -663,7 +663,7 @@ func (r *ringBuffer) Write(p []byte) (int, error) {
 // the dump's lines up to the second goroutine: the goroutine that failed
 // (after the runtime stack of a fatal error) comes first.
 func (r *ringBuffer) endLine(line string) {
-	if sandbox.LimitClue(line) {
+	if r.clue != nil && r.clue(line) {
 		r.clues = append(r.clues[max(len(r.clues)-3, 0):], line)
 	}
 	prev := r.prev
@@ -805,7 +805,7 @@ func plainLogLine(l string) string {
 	return b.String()
 }
 
-// Cleanup closes every Client that Launch returned and nobody closed yet,
+// Cleanup closes every Client that Start returned and nobody closed yet,
 // at once, each within Close's bounds. Hosts call it on exit, including
 // after a signal.
 func Cleanup() {
@@ -820,7 +820,7 @@ func Cleanup() {
 	wg.Wait()
 }
 
-// live is the set of launched Clients not yet closed, for Cleanup.
+// live is the set of started Clients not yet closed, for Cleanup.
 var live liveSet
 
 type liveSet struct {

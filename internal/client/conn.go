@@ -1,22 +1,24 @@
 // Package client is the host's side of the regretbench policy protocol: it
-// launches plugin executables over go-plugin (Launch), or attaches to one
-// served in process (Attach), or runs an sdk.Plugin value with no
-// transport at all (NewLocal), and plays sessions on them through one
-// interface, Conn. Errors about a plugin are *PluginError, which names the
-// plugin and quotes its last stderr lines.
+// speaks to a plugin process over go-plugin (Start, given the process's
+// runner; package launch starts executables as bench does), or attaches
+// to one served in process (Attach, ServeInProcess), or runs an
+// sdk.Plugin value with no transport at all (NewLocal), and plays
+// sessions on them through one interface, Conn. Errors about a plugin are
+// *PluginError, which names the plugin and quotes its last stderr lines.
 //
 // Plugin authors do not import it: they implement the policy API of
 // package sdk. bench and the conformance kit (sdk/sdktest) both play the
 // host through it, which is why it is internal rather than under host/: no
-// package under sdk/ imports host/ (simtest's TestNoHostDeps).
+// package under sdk/ imports host/ (simtest's TestNoHostDeps). It imports
+// nothing of the sandbox (internal/launch does), so the kit's tests link
+// none of it (sdktest's TestAuthorDeps).
 package client
 
 import (
 	"context"
 
-	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // Conn is the host's view of a plugin, over go-plugin (Client) or in
@@ -54,37 +56,13 @@ type Arrival = wire.Arrival
 // and valid until its next Step.
 type StepResult = wire.StepResult
 
-// Description is what a plugin reports about itself (the Describe RPC).
-type Description struct {
-	Name            string
-	Version         string
-	ProtocolVersion int
-	Params          []sdk.Param
-	Diagnostics     []string
-	StepStream      bool   // serves the streaming Steps RPC
-	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
-}
-
-// Validate checks the parameters a plugin declares (params.ValidateAll:
-// each is valid, and their names are unique), as the Go SDK checks its
-// own. A host calls it on what Describe returned: a declaration it cannot
-// use is the plugin's fault, not the scenario's.
-func (d *Description) Validate() error { return params.ValidateAll(d.Params) }
+// Description is what a plugin reports about itself (the Describe RPC);
+// its Validate checks the parameters it declares.
+type Description = protoconv.Description
 
 // OpenRequest starts a session: one policy configuration over a batch of
 // replications.
-type OpenRequest struct {
-	Arms         int
-	Horizon      int
-	Replications []uint64 // global replication indices, in Step order
-	Seed         uint64   // the policy seed (one-way from the scenario seed); the scenario seed never leaves the host
-	Family       sdk.Family
-	NoiseSD      float64
-	NoiseKnown   bool
-	InitPulls    int
-	Params       map[string]any // values as declared; missing ones take defaults
-	Feedback     sdk.Feedback   // how rewards arrive; the zero value is immediate feedback (protocol 1's only mode)
-}
+type OpenRequest = protoconv.OpenRequest
 
 // The protocol versions bench speaks.
 const (

@@ -13,7 +13,7 @@ import (
 // the step socket, the Steps stream and unary Step, and the policy sees no
 // rewards of the previous round.
 func TestArrivalsOverEveryTransport(t *testing.T) {
-	for name, opts := range map[string]*LaunchOptions{"local": nil, "socket": {}, "stream": {NoSocket: true}, "unary": {NoStream: true}} {
+	for name, opts := range map[string]*StartOptions{"local": nil, "socket": {}, "stream": {NoSocket: true}, "unary": {NoStream: true}} {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

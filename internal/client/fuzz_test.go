@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 	"github.com/regretbench/regretbench/sdk"
@@ -44,7 +45,7 @@ func FuzzDescribe(f *testing.F) {
 		if wire.CheckDescribe(&r) != nil {
 			return
 		}
-		d := fromPBDescribe(&r)
+		d := protoconv.FromDescribe(&r)
 		if d.Name == "" || len(d.Name) > wire.MaxNameLen || len(d.Version) > wire.MaxTextLen || len(d.SDK) > wire.MaxTextLen ||
 			len(d.Params) > wire.MaxParams || len(d.Diagnostics) > wire.MaxDiagnostics {
 			t.Fatalf("accepted %d parameters, %d diagnostics, a name of %d bytes", len(d.Params), len(d.Diagnostics), len(d.Name))

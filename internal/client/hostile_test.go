@@ -19,6 +19,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 	"github.com/regretbench/regretbench/sdk"
@@ -63,7 +64,7 @@ func (p *rogueGRPC) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.Client
 
 // serveRogue serves srv in process, as ServeInProcess serves a
 // Plugin, and attaches a Client to it.
-func serveRogue(t *testing.T, srv pb.PolicyServer, opts LaunchOptions) *Client {
+func serveRogue(t *testing.T, srv pb.PolicyServer, opts StartOptions) *Client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -120,7 +121,7 @@ func describeOf(t testing.TB, p sdk.Plugin) *pb.DescribeResponse {
 	d := &pb.DescribeResponse{Name: p.Name, Version: p.Version, ProtocolVersion: wire.ProtocolVersion,
 		Diagnostics: p.Diagnostics, StepStream: true, Sdk: sdk.SDKVersion}
 	for _, pp := range p.Params {
-		v, err := wire.ToValue(pp.Default)
+		v, err := protoconv.ToValue(pp.Default)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestDescribeLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.p.Name = "rogue"
 			c.p.NewBatch = newNopBatch
-			cl := serveRogue(t, &describer{d: describeOf(t, c.p)}, LaunchOptions{})
+			cl := serveRogue(t, &describer{d: describeOf(t, c.p)}, StartOptions{})
 			var err error
 			got := allocated(func() { _, err = cl.Describe(context.Background()) })
 			var pe *PluginError
@@ -288,7 +289,7 @@ func TestRawResponseFrames(t *testing.T) {
 			}
 			t.Cleanup(func() { os.RemoveAll(dir) })
 			p := sdk.Plugin{Name: "raw", Version: "0.0.1", NewBatch: newNopBatch}
-			cl := serveRogue(t, &rawSocket{PolicyServer: sdkServer(t, p), dir: dir, frame: c.frame}, LaunchOptions{})
+			cl := serveRogue(t, &rawSocket{PolicyServer: sdkServer(t, p), dir: dir, frame: c.frame}, StartOptions{})
 			ctx := context.Background()
 			sc, err := cl.Open(ctx, &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Family: sdk.Gaussian, NoiseSD: 1})
 			if err != nil {
@@ -377,8 +378,8 @@ func TestDiagnosticsChecked(t *testing.T) {
 	} {
 		for _, tr := range []struct {
 			name string
-			opts LaunchOptions
-		}{{"stream", LaunchOptions{}}, {"unary", LaunchOptions{NoStream: true}}} {
+			opts StartOptions
+		}{{"stream", StartOptions{}}, {"unary", StartOptions{NoStream: true}}} {
 			t.Run(c.name+"/"+tr.name, func(t *testing.T) {
 				p := sdk.Plugin{Name: "diag", Version: "0", Diagnostics: c.diags, NewBatch: newNopBatch}
 				cl := serveRogue(t, &rogueServer{PolicyServer: sdkServer(t, p), tamper: c.tamper}, tr.opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -31,12 +32,12 @@ func (l *Local) Describe(context.Context) (*Description, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromPBDescribe(r), nil
+	return protoconv.FromDescribe(r), nil
 }
 
 // Open implements Conn.
 func (l *Local) Open(_ context.Context, req *OpenRequest) (SessionConn, error) {
-	preq, err := toPBOpen(req)
+	preq, err := protoconv.ToOpen(req)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}

@@ -17,7 +17,7 @@ func (f stepFunc) Step(st *sdk.BatchStep) error { return f(st) }
 
 // attachSocket serves a plugin whose batch policy is step in process and
 // opens one session of two replications on it.
-func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *clientSession) {
+func attachSocket(t *testing.T, opts StartOptions, step stepFunc) (*Client, *clientSession) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -44,9 +44,9 @@ func attachSocket(t *testing.T, opts LaunchOptions, step stepFunc) (*Client, *cl
 func TestStepSocketOffered(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		opts LaunchOptions
+		opts StartOptions
 		want bool
-	}{{"default", LaunchOptions{}, true}, {"NoSocket", LaunchOptions{NoSocket: true}, false}, {"NoStream", LaunchOptions{NoStream: true}, false}} {
+	}{{"default", StartOptions{}, true}, {"NoSocket", StartOptions{NoSocket: true}, false}, {"NoStream", StartOptions{NoStream: true}, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			_, s := attachSocket(t, c.opts, func(*sdk.BatchStep) error { return nil })
 			if got := s.sock != nil; got != c.want {
@@ -59,7 +59,7 @@ func TestStepSocketOffered(t *testing.T) {
 // TestStepSocketErrors: a policy's error and a bad request come back over
 // the socket as the plugin's error for that round, as over gRPC.
 func TestStepSocketErrors(t *testing.T) {
-	_, s := attachSocket(t, LaunchOptions{}, func(st *sdk.BatchStep) error {
+	_, s := attachSocket(t, StartOptions{}, func(st *sdk.BatchStep) error {
 		if st.Round == 4 {
 			return errors.New("the policy gave up")
 		}
@@ -95,7 +95,7 @@ func TestStepSocketCancel(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{})
-	_, s := attachSocket(t, LaunchOptions{}, func(st *sdk.BatchStep) error {
+	_, s := attachSocket(t, StartOptions{}, func(st *sdk.BatchStep) error {
 		if st.Round == 2 {
 			close(started)
 			<-release

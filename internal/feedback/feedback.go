@@ -1,23 +1,103 @@
-// Package feedback is the delayed-feedback arrival rule (design §3), as
-// the host's engine and the conformance kit (sdk/sdktest) both play it:
-// when each reward of a session arrives (Schedule), and the order in which
-// the rewards arriving at a round are handed to the plugin (Mailbox). A
-// reward of round t with delay d arrives at the start of round t+d+1;
-// rewards due after the horizon never arrive; the arrivals of a round are
-// ordered by replication, then by the round they were pulled in.
+// Package feedback holds the rules of delayed feedback (design §3) that
+// the SDK, the host's engine and the conformance kit share, as package
+// params holds those of parameters: the feedback modes a scenario may
+// declare (Feedback, which package sdk aliases as Feedback) and which
+// of them a plugin can play (Check); when each reward of a session
+// arrives (Schedule); and the order in which the rewards arriving at a
+// round are handed to the plugin (Mailbox). A reward of round t with
+// delay d arrives at the start of round t+d+1; rewards due after the
+// horizon never arrive; the arrivals of a round are ordered by
+// replication, then by the round they were pulled in.
+//
+// It imports nothing of the SDK or the host: sdk imports it.
 package feedback
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/regretbench/regretbench/internal/wire"
-	"github.com/regretbench/regretbench/sdk"
 )
+
+// Kind names how rewards reach a policy (FeedbackKind).
+type Kind string
+
+// The feedback modes a scenario may declare.
+const (
+	// Immediate: the reward of round t arrives with round t+1 (protocol 1).
+	Immediate Kind = ""
+	// Delay: every reward arrives Feedback.Delay rounds late.
+	Delay Kind = "delay"
+	// Geometric: random delays, geometric on {0, 1, 2, ...} with mean
+	// Feedback.Mean.
+	Geometric Kind = "geometric"
+	// Batch: the rewards of rounds ((k-1)B, kB] arrive at the start of round
+	// kB+1, with B = Feedback.Batch.
+	Batch Kind = "batch"
+)
+
+// Feedback is the feedback mode of a session, as the scenario declares it
+// (Feedback): what the scenario declares is known to the learner. A
+// reward of round t with delay d arrives at the start of round t+d+1;
+// rewards due after the horizon never arrive. The zero value is immediate
+// feedback.
+type Feedback struct {
+	Kind  Kind
+	Delay int     // Delay: the delay D >= 0 of every reward
+	Mean  float64 // Geometric: the mean delay
+	Batch int     // Batch: the batch length B >= 1
+}
+
+// Delayed reports whether rewards come as arrivals (any declared feedback
+// mode, {delay: 0} included) rather than immediately.
+func (f Feedback) Delayed() bool { return f.Kind != Immediate }
+
+// String renders the mode as the scenario key would: "immediate",
+// "delay 10", "geometric mean 10", "batch 100".
+func (f Feedback) String() string {
+	switch f.Kind {
+	case Immediate:
+		return "immediate"
+	case Delay:
+		return fmt.Sprintf("delay %d", f.Delay)
+	case Geometric:
+		return fmt.Sprintf("geometric mean %v", f.Mean)
+	case Batch:
+		return fmt.Sprintf("batch %d", f.Batch)
+	}
+	return fmt.Sprintf("unknown feedback %q", string(f.Kind))
+}
+
+// Check reports a feedback mode the SDK cannot play: an unknown kind, a
+// negative delay, a geometric mean that is negative or not finite, a batch
+// shorter than one round.
+func Check(f Feedback) error {
+	switch f.Kind {
+	case Immediate:
+		return nil
+	case Delay:
+		if f.Delay < 0 {
+			return fmt.Errorf("feedback delay %d, want >= 0", f.Delay)
+		}
+		return nil
+	case Geometric:
+		if !(f.Mean >= 0) || math.IsInf(f.Mean, 0) {
+			return fmt.Errorf("feedback geometric mean %v, want a finite value >= 0", f.Mean)
+		}
+		return nil
+	case Batch:
+		if f.Batch < 1 {
+			return fmt.Errorf("feedback batch %d, want >= 1", f.Batch)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown feedback kind %q (want delay, geometric or batch)", string(f.Kind))
+}
 
 // Schedule decides when each reward of a session arrives under a feedback
 // mode.
 type Schedule struct {
-	fb   sdk.Feedback
+	fb   Feedback
 	draw func(i, t int) int
 }
 
@@ -26,7 +106,7 @@ type Schedule struct {
 // in the session's batch); it is called once per replication and round,
 // in round order, and for geometric feedback only, so that a draw from a
 // per-replication stream (see GeometricDelay) is one draw per reward.
-func NewSchedule(fb sdk.Feedback, draw func(i, t int) int) *Schedule {
+func NewSchedule(fb Feedback, draw func(i, t int) int) *Schedule {
 	return &Schedule{fb: fb, draw: draw}
 }
 
@@ -36,11 +116,11 @@ func NewSchedule(fb sdk.Feedback, draw func(i, t int) int) *Schedule {
 // Under immediate feedback it is t+1.
 func (s *Schedule) Due(t, i int) int {
 	switch s.fb.Kind {
-	case sdk.Delay:
+	case Delay:
 		return t + s.fb.Delay + 1
-	case sdk.Geometric:
+	case Geometric:
 		return t + s.draw(i, t) + 1
-	case sdk.Batch:
+	case Batch:
 		b := s.fb.Batch
 		return (t+b-1)/b*b + 1
 	}

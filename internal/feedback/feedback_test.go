@@ -7,23 +7,22 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/internal/wire"
-	"github.com/regretbench/regretbench/sdk"
 )
 
 // TestScheduleDue: when a reward of round t arrives under each mode.
 func TestScheduleDue(t *testing.T) {
 	never := func(i, t int) int { panic("a delay drawn for a mode without random delays") }
 	for _, c := range []struct {
-		fb   sdk.Feedback
+		fb   Feedback
 		t    []int
 		want []int
 	}{
-		{sdk.Feedback{}, []int{1, 2, 50}, []int{2, 3, 51}},
-		{sdk.Feedback{Kind: sdk.Delay}, []int{1, 2, 50}, []int{2, 3, 51}},
-		{sdk.Feedback{Kind: sdk.Delay, Delay: 10}, []int{1, 2, 50}, []int{12, 13, 61}},
+		{Feedback{}, []int{1, 2, 50}, []int{2, 3, 51}},
+		{Feedback{Kind: Delay}, []int{1, 2, 50}, []int{2, 3, 51}},
+		{Feedback{Kind: Delay, Delay: 10}, []int{1, 2, 50}, []int{12, 13, 61}},
 		// Rounds ((k-1)B, kB] arrive at kB+1.
-		{sdk.Feedback{Kind: sdk.Batch, Batch: 100}, []int{1, 99, 100, 101, 200, 201}, []int{101, 101, 101, 201, 201, 301}},
-		{sdk.Feedback{Kind: sdk.Batch, Batch: 1}, []int{1, 7}, []int{2, 8}},
+		{Feedback{Kind: Batch, Batch: 100}, []int{1, 99, 100, 101, 200, 201}, []int{101, 101, 101, 201, 201, 301}},
+		{Feedback{Kind: Batch, Batch: 1}, []int{1, 7}, []int{2, 8}},
 	} {
 		s := NewSchedule(c.fb, never)
 		for k, tt := range c.t {
@@ -36,7 +35,7 @@ func TestScheduleDue(t *testing.T) {
 	// round, once.
 	type key struct{ i, t int }
 	drawn := map[key]int{}
-	s := NewSchedule(sdk.Feedback{Kind: sdk.Geometric, Mean: 4}, func(i, t int) int {
+	s := NewSchedule(Feedback{Kind: Geometric, Mean: 4}, func(i, t int) int {
 		drawn[key{i, t}]++
 		return 3*i + t%5
 	})

@@ -1,12 +1,17 @@
 // Package params holds the rules of a policy's parameters, which the SDK
 // (package sdk, whose Param, ParamType and Bound are this package's types)
 // and the host (bench checks a scenario's values before it opens a
-// session) both apply: what a declaration may say (Param.Validate,
-// ValidateAll), which values a parameter accepts (Type.Coerce,
-// Param.Check), how it prints its range (Param.Range), and how a
+// session) both apply: what a declaration may say (Validate,
+// ValidateAll), which values a parameter accepts (Coerce,
+// Check), how it prints its range (Range), and how a
 // scenario's values and the declared defaults make a session's parameters
 // (Resolve). The Python SDK (sdk/python/regretbench/params.py) mirrors it,
 // checked against the same vectors (testdata/vectors.json).
+//
+// The rules are functions rather than methods of Param and Type, so that
+// they do not reach plugin authors through sdk's aliases of these types:
+// an author declares parameters and reads values (sdk.Params); the
+// checking is the SDK's and the host's.
 package params
 
 import (
@@ -64,7 +69,7 @@ func Exclusive(v float64) *Bound { return &Bound{Value: v, Exclusive: true} }
 
 // Range describes the values p accepts, as bench prints them: ">= 2",
 // "in (0, 1]", "one of a, b"; "" when any value of the type is accepted.
-func (p Param) Range() string {
+func Range(p Param) string {
 	var parts []string
 	switch lo, hi := p.Min, p.Max; {
 	case lo != nil && hi != nil:
@@ -95,11 +100,11 @@ func (p Param) Range() string {
 	return strings.Join(parts, " and ")
 }
 
-// Check reports whether v, already of p's type (see Type.Coerce), is
+// Check reports whether v, already of p's type (see Coerce), is
 // a value p accepts: finite (a results file cannot record NaN or Inf),
 // within Min and Max, and one of Allowed when that is set. The error says
 // what is wanted.
-func (p Param) Check(v any) error {
+func Check(p Param, v any) error {
 	f, isFloat := v.(float64)
 	if isFloat && (math.IsNaN(f) || math.IsInf(f, 0)) {
 		return fmt.Errorf("want a finite value")
@@ -116,7 +121,7 @@ func (p Param) Check(v any) error {
 	if len(p.Allowed) > 0 {
 		in := false
 		for _, a := range p.Allowed {
-			if av, err := p.Type.Coerce(a); err == nil && av == v {
+			if av, err := Coerce(p.Type, a); err == nil && av == v {
 				in = true
 				break
 			}
@@ -124,7 +129,7 @@ func (p Param) Check(v any) error {
 		out = out || !in
 	}
 	if out {
-		return fmt.Errorf("want %s", p.Range())
+		return fmt.Errorf("want %s", Range(p))
 	}
 	return nil
 }
@@ -155,7 +160,7 @@ func compareBound(v any, b float64) int {
 // Validate checks a parameter's declaration: a known type, a default of
 // that type that the parameter accepts, finite bounds on a number only,
 // a non-empty range, and allowed values of the type within the range.
-func (p Param) Validate() error {
+func Validate(p Param) error {
 	if p.Name == "" {
 		return fmt.Errorf("parameter with an empty name")
 	}
@@ -175,35 +180,35 @@ func (p Param) Validate() error {
 		}
 		if p.Min != nil && p.Max != nil && (p.Min.Value > p.Max.Value ||
 			(p.Min.Value == p.Max.Value && (p.Min.Exclusive || p.Max.Exclusive))) {
-			return fmt.Errorf("parameter %q: empty range %s", p.Name, Param{Min: p.Min, Max: p.Max}.Range())
+			return fmt.Errorf("parameter %q: empty range %s", p.Name, Range(Param{Min: p.Min, Max: p.Max}))
 		}
 	}
 	for _, a := range p.Allowed {
-		v, err := p.Type.Coerce(a)
+		v, err := Coerce(p.Type, a)
 		if err != nil {
 			return fmt.Errorf("parameter %q: allowed value: %w", p.Name, err)
 		}
-		if err := (Param{Min: p.Min, Max: p.Max}).Check(v); err != nil {
+		if err := Check(Param{Min: p.Min, Max: p.Max}, v); err != nil {
 			return fmt.Errorf("parameter %q: allowed value %v: %w", p.Name, a, err)
 		}
 	}
-	v, err := p.Type.Coerce(p.Default)
+	v, err := Coerce(p.Type, p.Default)
 	if err != nil {
 		return fmt.Errorf("parameter %q: default: %w", p.Name, err)
 	}
-	if err := p.Check(v); err != nil {
+	if err := Check(p, v); err != nil {
 		return fmt.Errorf("parameter %q: default %v: %w", p.Name, v, err)
 	}
 	return nil
 }
 
-// ValidateAll checks every declaration (Param.Validate) and that names are
+// ValidateAll checks every declaration (Validate) and that names are
 // unique: the SDK runs it on a Plugin's own, the host on what a Describe
 // answered.
 func ValidateAll(decl []Param) error {
 	seen := make(map[string]bool, len(decl))
 	for _, d := range decl {
-		if err := d.Validate(); err != nil {
+		if err := Validate(d); err != nil {
 			return err
 		}
 		if seen[d.Name] {
@@ -217,7 +222,7 @@ func ValidateAll(decl []Param) error {
 // Coerce converts v, as decoded from YAML, JSON or the wire, to the Go type
 // of t. Integral floats are accepted as ints and ints as floats; nothing
 // else is converted.
-func (t Type) Coerce(v any) (any, error) {
+func Coerce(t Type, v any) (any, error) {
 	switch t {
 	case Float:
 		switch x := v.(type) {
@@ -257,11 +262,11 @@ func (t Type) Coerce(v any) (any, error) {
 
 // Resolve checks values against the declared params and returns a complete
 // set (sdk.Params): every declared name, with defaults for missing ones;
-// values are float64, int64, bool or string, as Type.Coerce makes them. An unknown
+// values are float64, int64, bool or string, as Coerce makes them. An unknown
 // name, a value of the wrong type or a value the parameter does not accept
-// (Param.Check) is an error naming the parameter, the value and what is
+// (Check) is an error naming the parameter, the value and what is
 // wanted. It does not check the declarations themselves: see
-// Param.Validate.
+// Validate.
 func Resolve(decl []Param, values map[string]any) (map[string]any, error) {
 	byName := make(map[string]Param, len(decl))
 	for _, d := range decl {
@@ -276,7 +281,7 @@ func Resolve(decl []Param, values map[string]any) (map[string]any, error) {
 	for _, d := range decl {
 		// Coerce defaults too, so a default written as a Go int reads as
 		// int64 in process exactly as it does over the wire.
-		v, err := d.Type.Coerce(d.Default)
+		v, err := Coerce(d.Type, d.Default)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q: default: %w", d.Name, err)
 		}
@@ -295,12 +300,12 @@ func Resolve(decl []Param, values map[string]any) (map[string]any, error) {
 			errs = append(errs, fmt.Errorf("unknown parameter %q (known: %v)", k, known))
 			continue
 		}
-		v, err := d.Type.Coerce(values[k])
+		v, err := Coerce(d.Type, values[k])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("parameter %q: %w", k, err))
 			continue
 		}
-		if err := d.Check(v); err != nil {
+		if err := Check(d, v); err != nil {
 			errs = append(errs, fmt.Errorf("parameter %q = %v: %w", k, values[k], err))
 			continue
 		}

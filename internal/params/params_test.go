@@ -56,7 +56,7 @@ func TestResolveRanges(t *testing.T) {
 				}
 				for k, v := range tc.values {
 					for _, d := range ranged {
-						if want, _ := d.Type.Coerce(v); d.Name == k && got[k] != want {
+						if want, _ := Coerce(d.Type, v); d.Name == k && got[k] != want {
 							t.Errorf("%s = %#v, want %#v", k, got[k], want)
 						}
 					}
@@ -104,7 +104,7 @@ func TestParamValidate(t *testing.T) {
 		{"allowed outside the range", Param{Name: "k", Type: Int, Default: int64(1), Min: Inclusive(1), Allowed: []any{1, 0}}, `parameter "k": allowed value 0: want >= 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.p.Validate()
+			err := Validate(tc.p)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("refused: %v", err)

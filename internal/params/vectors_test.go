@@ -161,7 +161,7 @@ func TestSharedVectors(t *testing.T) {
 	}
 	for _, c := range v.Coerce {
 		t.Run(fmt.Sprintf("coerce %s %s", c.Type, c.Value), func(t *testing.T) {
-			got, err := c.Type.Coerce(vectorValue(t, c.Value))
+			got, err := Coerce(c.Type, vectorValue(t, c.Value))
 			wantErr(t, err, c.Error)
 			if c.Error == "" && !same(got, vectorValue(t, c.Want)) {
 				t.Errorf("got %T %v, want %s", got, got, c.Want)
@@ -171,10 +171,10 @@ func TestSharedVectors(t *testing.T) {
 	for _, c := range v.Range {
 		t.Run("range "+c.Want, func(t *testing.T) {
 			p := c.Param.param(t)
-			if err := p.Validate(); err != nil {
+			if err := Validate(p); err != nil {
 				t.Fatalf("the vector's declaration is refused: %v", err)
 			}
-			if got := p.Range(); got != c.Want {
+			if got := Range(p); got != c.Want {
 				t.Errorf("Range() = %q, want %q", got, c.Want)
 			}
 		})

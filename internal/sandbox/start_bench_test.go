@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/testbin"
 )
@@ -43,7 +43,7 @@ func BenchmarkStart(b *testing.B) {
 			var took []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				cl, err := client.Launch(ts, client.LaunchOptions{Sandbox: c.plan, StartTimeout: time.Minute})
+				cl, err := launch.Launch(ts, launch.Options{Sandbox: c.plan, StartTimeout: time.Minute})
 				if err != nil {
 					b.Fatal(err)
 				}

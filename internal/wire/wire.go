@@ -5,8 +5,9 @@
 // the SDK's policy runner.
 //
 // It is internal: plugin authors import package sdk (the policy API and
-// Serve), the host and sdk/sdktest import internal/client (Launch and the
-// connections). Both sides import this package, each through its own file:
+// Serve), the host and sdk/sdktest import internal/client (the
+// connections); the messages' conversions to and from Go values are
+// internal/protoconv's. Both sides import this package, each through its own file:
 // server.go is the plugin's side, client.go the host's, frame.go and
 // stepconn_*.go are shared. The protocol itself is specified in sdk/proto/policy.proto and
 // docs/step-socket.md.
@@ -50,6 +51,19 @@ const PluginName = "policy"
 // MaxMessage bounds gRPC messages in both directions, and step frames; the
 // default 4 MiB server limit would cap diagnostics of very large batches.
 const MaxMessage = 256 << 20
+
+// Family names the reward distribution of a scenario's arms, as an Open
+// request carries it (sdk.Family).
+type Family string
+
+// The reward families a scenario may declare.
+const (
+	// Gaussian rewards: N(mu_i, sd^2), sd known to the learner when the
+	// session says so.
+	Gaussian Family = "gaussian"
+	// Bernoulli rewards in {0, 1} with success probability mu_i.
+	Bernoulli Family = "bernoulli"
+)
 
 // Step is one round of a session, as the host's engine builds it, the
 // client sends it, the server decodes it and the SDK's runner plays it.

@@ -3,9 +3,6 @@ package sdktest_test
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -268,38 +265,3 @@ var errTooShort = errorString("this policy needs at least one round of its own")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
-
-// TestRunExecutable checks a built plugin executable with the kit, parent
-// death included: the intermediate process is this test binary itself.
-func TestRunExecutable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a plugin")
-	}
-	// A plain go build, not the module's internal/testbin: a plugin
-	// author's go mod tidy follows this test's imports (see
-	// host/cli's TestWritingPluginsGuide).
-	exe := filepath.Join(t.TempDir(), "bench-plugin-klucb")
-	if out, err := exec.Command("go", "build", "-o", exe, "../../cmd/bench-plugin-klucb").CombinedOutput(); err != nil {
-		t.Fatalf("building cmd/bench-plugin-klucb: %v\n%s", err, out)
-	}
-	sdktest.RunExecutable(t, exe, sdktest.Quick())
-
-	// A copy under another name breaks rule describe only.
-	renamed := filepath.Join(t.TempDir(), "bench-plugin-ucb9")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(renamed, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	sdktest.CheckExecutable(t.Context(), renamed, func(r sdktest.Result) {
-		if r.Err != nil {
-			got = append(got, r.Name()+": "+r.Err.Error())
-		}
-	}, sdktest.Quick(), sdktest.WithRules("describe", "valid-arms"))
-	if len(got) != 1 || !strings.HasPrefix(got[0], "describe: ") || !strings.Contains(got[0], `"klucb": name it bench-plugin-klucb`) {
-		t.Errorf("a renamed copy: failures %q, want one of rule describe naming bench-plugin-klucb", got)
-	}
-}

@@ -25,6 +25,11 @@ replication, round). Neither is the Go SDK's stream.
 
 Needs numpy, grpcio and protobuf (Debian: python3-numpy, python3-grpcio,
 python3-protobuf).
+
+The names this module exports are pinned in sdk/python/api.txt
+(tests/test_api.py), as the Go SDK's are in sdk/testdata/api.txt. The
+rules that check parameter values (regretbench.params: coerce, resolve)
+are the SDK's own, not a policy's API.
 """
 
 import os as _os
@@ -43,14 +48,14 @@ try:
 except ImportError as _e:
     _plugin_io.missing("numpy", "python3-numpy", _e)
 
-from .params import (BOOL, FLOAT, INT, STRING, Bound, Param, ParamError, coerce,  # noqa: E402
-                     exclusive, inclusive, resolve)
+from .params import (BOOL, FLOAT, INT, STRING, Bound, Param, ParamError,  # noqa: E402
+                     exclusive, inclusive)
 from .frames import Arrivals  # noqa: E402
 from .policy import (BATCH, BERNOULLI, DELAY, GAUSSIAN, GEOMETRIC, BatchPolicy, BatchStep,  # noqa: E402
                      Feedback, Plugin, Policy, PolicyError, Replica, Session)
 from .rand import KeyedDraws, replica_rng  # noqa: E402
 from .server import SDK_VERSION, serve  # noqa: E402
 
-__all__ = ["BOOL", "FLOAT", "INT", "STRING", "Bound", "Param", "ParamError", "coerce", "exclusive",
-           "inclusive", "resolve", "BERNOULLI", "GAUSSIAN", "BatchPolicy", "BatchStep", "Plugin", "Policy",
+__all__ = ["BOOL", "FLOAT", "INT", "STRING", "Bound", "Param", "ParamError", "exclusive",
+           "inclusive", "BERNOULLI", "GAUSSIAN", "BatchPolicy", "BatchStep", "Plugin", "Policy",
            "PolicyError", "Arrivals", "Feedback", "DELAY", "GEOMETRIC", "BATCH", "Replica", "Session", "KeyedDraws", "replica_rng", "SDK_VERSION", "serve"]

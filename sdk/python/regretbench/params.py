@@ -48,7 +48,7 @@ def _typename(v):
 def coerce(typ, v):
     """v converted to the Python type of typ (float, int, bool or str).
 
-    As Go's ParamType.Coerce: an int is accepted as a float, an integral
+    As Go's params.Coerce: an int is accepted as a float, an integral
     float below 2^53 as an int; anything else of the wrong type is a
     ParamError saying what is wanted and what was given.
     """

@@ -5,7 +5,7 @@ import unittest
 
 import helpers
 import regretbench as rb
-from regretbench.params import ParamError, validate_params
+from regretbench.params import ParamError, coerce, resolve, validate_params
 
 VECTORS = os.path.join(helpers.ROOT, "sdk", "testdata", "params", "vectors.json")
 
@@ -52,9 +52,9 @@ class SharedVectorsTest(unittest.TestCase):
         for c in self.v["coerce"]:
             with self.subTest(type=c["type"], value=c["value"]):
                 if "error" in c:
-                    self.assert_error(lambda: rb.coerce(c["type"], _value(c["value"])), c["error"])
+                    self.assert_error(lambda: coerce(c["type"], _value(c["value"])), c["error"])
                 else:
-                    got = rb.coerce(c["type"], _value(c["value"]))
+                    got = coerce(c["type"], _value(c["value"]))
                     self.assertTrue(_same(got, _value(c["want"])), "got %r, want %r" % (got, c["want"]))
 
     def test_range(self):
@@ -76,13 +76,13 @@ class SharedVectorsTest(unittest.TestCase):
             with self.subTest(c["name"]):
                 values = {k: _value(v) for k, v in c["values"].items()}
                 if "errors" not in c:
-                    got = rb.resolve(decl, values)
+                    got = resolve(decl, values)
                     self.assertEqual(sorted(got), sorted(c["want"]))
                     for k, w in c["want"].items():
                         self.assertTrue(_same(got[k], _value(w)), "%s = %r, want %r" % (k, got[k], w))
                     continue
                 with self.assertRaises(ParamError) as cm:
-                    rb.resolve(decl, values)
+                    resolve(decl, values)
                 parts = str(cm.exception).split("; ")
                 self.assertEqual(len(parts), len(c["errors"]), str(cm.exception))
                 for part, e in zip(parts, c["errors"]):
@@ -92,7 +92,7 @@ class SharedVectorsTest(unittest.TestCase):
 
 class CoerceTest(unittest.TestCase):
     def test_table(self):
-        # The rules of Go's ParamType.Coerce: ints as floats, integral
+        # The rules of Go's params.Coerce: ints as floats, integral
         # floats below 2^53 as ints, nothing else converted.
         ok = [
             (rb.FLOAT, 1.5, 1.5), (rb.FLOAT, 2, 2.0), (rb.INT, 3, 3), (rb.INT, 4.0, 4),
@@ -100,7 +100,7 @@ class CoerceTest(unittest.TestCase):
         ]
         for typ, v, want in ok:
             with self.subTest(typ=typ, v=v):
-                got = rb.coerce(typ, v)
+                got = coerce(typ, v)
                 self.assertEqual(got, want)
                 self.assertIs(type(got), type(want))
         bad = [(rb.FLOAT, True, "want float, got bool True"), (rb.FLOAT, "1", "want float, got string '1'"),
@@ -111,13 +111,13 @@ class CoerceTest(unittest.TestCase):
         for typ, v, want in bad:
             with self.subTest(typ=typ, v=v):
                 with self.assertRaises(ParamError) as cm:
-                    rb.coerce(typ, v)
+                    coerce(typ, v)
                 self.assertIn(want, str(cm.exception))
 
 
 class RangeTest(unittest.TestCase):
     def test_range_strings(self):
-        # As Go's Param.Range prints them.
+        # As Go's params.Range prints them.
         cases = [
             (dict(min=rb.inclusive(2)), ">= 2"), (dict(min=rb.exclusive(0)), "> 0"),
             (dict(max=rb.inclusive(1)), "<= 1"), (dict(max=rb.exclusive(1.5)), "< 1.5"),
@@ -177,15 +177,15 @@ class ResolveTest(unittest.TestCase):
             rb.Param("mode", rb.STRING, "a", allowed=["a", "b"])]
 
     def test_defaults_and_coercion(self):
-        self.assertEqual(rb.resolve(self.decl, {}), {"c": 0.0, "n": 3, "mode": "a"})
-        got = rb.resolve(self.decl, {"c": 2, "n": 5.0})
+        self.assertEqual(resolve(self.decl, {}), {"c": 0.0, "n": 3, "mode": "a"})
+        got = resolve(self.decl, {"c": 2, "n": 5.0})
         self.assertEqual(got, {"c": 2.0, "n": 5, "mode": "a"})
         self.assertIs(type(got["c"]), float)
         self.assertIs(type(got["n"]), int)
 
     def test_every_error_at_once(self):
         with self.assertRaises(ParamError) as cm:
-            rb.resolve(self.decl, {"c": -1.0, "n": 1.5, "zz": 1, "mode": "c"})
+            resolve(self.decl, {"c": -1.0, "n": 1.5, "zz": 1, "mode": "c"})
         msg = str(cm.exception)
         # In name order, each naming the parameter, the value and the want.
         self.assertEqual(msg, "parameter 'c' = -1.0: want >= 0; parameter 'mode' = 'c': want one of \"a\", \"b\"; "

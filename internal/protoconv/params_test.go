@@ -1,10 +1,12 @@
-package client
+package protoconv_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/internal/params"
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -32,12 +34,12 @@ func TestDescribeRangesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fromPBDescribe(r)
+	got := protoconv.FromDescribe(r)
 	for i, p := range got.Params {
 		want := ranged[i]
 		want.Allowed = nil
 		for _, a := range ranged[i].Allowed {
-			c, _ := want.Type.Coerce(a)
+			c, _ := params.Coerce(want.Type, a)
 			want.Allowed = append(want.Allowed, c)
 		}
 		if !reflect.DeepEqual(p, want) {
@@ -48,7 +50,7 @@ func TestDescribeRangesRoundTrip(t *testing.T) {
 		t.Errorf("round-tripped description invalid: %v", err)
 	}
 	r.Params[0].Type = "complex"
-	if err := fromPBDescribe(r).Validate(); err == nil || !strings.Contains(err.Error(), `unknown type "complex"`) {
+	if err := protoconv.FromDescribe(r).Validate(); err == nil || !strings.Contains(err.Error(), `unknown type "complex"`) {
 		t.Errorf("a complex parameter: Validate = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package sdktest
+package conformance
 
 import (
 	"crypto/rand"
@@ -121,10 +121,10 @@ func defaultSeed() (uint64, error) {
 // whichever other rules run with it (bench conform --rule).
 type plan struct {
 	r   *mrand.Rand
-	cfg config
+	cfg Config
 }
 
-func newPlan(cfg config, check string) *plan {
+func newPlan(cfg Config, check string) *plan {
 	h := fnv.New64a()
 	h.Write([]byte(check))
 	k := h.Sum64()

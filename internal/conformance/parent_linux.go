@@ -1,4 +1,4 @@
-package sdktest
+package conformance
 
 import (
 	"bufio"
@@ -16,28 +16,33 @@ import (
 	"github.com/regretbench/regretbench/internal/client"
 )
 
-// launcherEnv, set to a plugin's path, makes any program that imports this
-// package the intermediate process of the parent-death rule instead of
-// itself: it launches the plugin, prints its pid and waits to be killed.
-// The rule re-executes its own program (bench, or a test binary) this way,
-// so no helper executable has to be installed.
+// launcherEnv, set to a plugin's path, makes a program that calls
+// ServeIntermediate first (bench, and the test binaries of host/conform,
+// from its init) the intermediate process of the parent-death rule instead
+// of itself: it launches the plugin, prints its pid and waits to be
+// killed. The rule re-executes its own program this way, so no helper
+// executable has to be installed.
 const launcherEnv = "REGRETBENCH_SDKTEST_LAUNCH"
 
-func init() {
+// ServeIntermediate makes this process the intermediate process of the
+// parent-death rule when the rule re-executed it so (launcherEnv), and
+// then never returns: it launches the plugin with start, as bench does,
+// completes Describe, prints "pid N" and sleeps until killed. Otherwise it
+// returns at once. A program that checks executables (CheckExecutable,
+// RunExecutable) calls it before anything else, from an init.
+func ServeIntermediate(start Launcher) {
 	if path := os.Getenv(launcherEnv); path != "" {
-		os.Exit(launcher(path))
+		os.Exit(intermediate(path, start))
 	}
 }
 
-// launcher is the intermediate process: it launches the plugin at path as
-// bench does, completes Describe, prints "pid N" and sleeps until killed.
-func launcher(path string) int {
+func intermediate(path string, start Launcher) int {
 	os.Unsetenv(launcherEnv) // not for the plugin
 	timeout := 10 * time.Second
 	if d, err := time.ParseDuration(os.Getenv(launcherEnv + "_TIMEOUT")); err == nil {
 		timeout = d
 	}
-	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: timeout})
+	c, err := start(path, client.StartOptions{StartTimeout: timeout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -64,7 +69,7 @@ func launcher(path string) int {
 // outcome, it kills the plugin and its descendants itself at the end.
 func checkParentDeath(h *Target) error {
 	if h.s.exe == "" {
-		return skipError("a plugin value served in process has no process of its own; RunExecutable or `bench conform` check its executable")
+		return skipError("a plugin value served in process has no process of its own; `bench conform` checks its executable")
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -1,4 +1,4 @@
-package client
+package launch
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestCheckSocketDir(t *testing.T) {
 			if err == nil || err.Error() != want {
 				t.Errorf("%s, TMPDIR of %d bytes: %v, want %q", c.name, n, err, want)
 			}
-			if _, lerr := Launch(os.Args[0], LaunchOptions{Sandbox: c.plan}); lerr == nil || !strings.Contains(lerr.Error(), want) {
+			if _, lerr := Launch(os.Args[0], Options{Sandbox: c.plan}); lerr == nil || !strings.Contains(lerr.Error(), want) {
 				t.Errorf("%s: Launch: %v, want the error %q", c.name, lerr, want)
 			}
 		}

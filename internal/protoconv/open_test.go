@@ -1,4 +1,4 @@
-package client
+package protoconv_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/regretbench/regretbench/internal/protoconv"
 	"github.com/regretbench/regretbench/internal/wire/pb"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -13,8 +14,8 @@ import (
 // TestImmediateOpenUnchanged: under immediate feedback an OpenRequest
 // encodes exactly as in protocol 1: no feedback field on the wire.
 func TestImmediateOpenUnchanged(t *testing.T) {
-	req := &OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Seed: 3, Family: sdk.Gaussian, NoiseSD: 1, NoiseKnown: true, InitPulls: 1}
-	m, err := toPBOpen(req)
+	req := &protoconv.OpenRequest{Arms: 2, Horizon: 10, Replications: []uint64{0, 1}, Seed: 3, Family: sdk.Gaussian, NoiseSD: 1, NoiseKnown: true, InitPulls: 1}
+	m, err := protoconv.ToOpen(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestImmediateOpenUnchanged(t *testing.T) {
 		t.Fatal("an immediate OpenRequest encodes differently from protocol 1's")
 	}
 	req.Feedback = sdk.Feedback{Kind: sdk.Geometric, Mean: 2.5}
-	m, _ = toPBOpen(req)
+	m, _ = protoconv.ToOpen(req)
 	if f := m.GetFeedback(); f.GetKind() != "geometric" || f.GetMean() != 2.5 || f.GetDelay() != 0 || f.GetBatch() != 0 {
 		t.Fatalf("geometric feedback sent as %v", f)
 	}

@@ -1,4 +1,4 @@
-package sdktest
+package conformance
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/params"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -490,7 +491,7 @@ var catalogue = []Rule{
 					bad("describe: %d parameters, %d declared", len(d.Params), len(p.Params))
 				}
 				for i, want := range p.Params {
-					if canon, err := want.Type.Coerce(want.Default); err != nil || !reflect.DeepEqual(canon, want.Default) {
+					if canon, err := params.Coerce(want.Type, want.Default); err != nil || !reflect.DeepEqual(canon, want.Default) {
 						bad("parameter %q: default %T %v is not the Go representation of type %q (want %T)",
 							want.Name, want.Default, want.Default, want.Type, canon)
 					}
@@ -614,7 +615,7 @@ func checkDescribe(h *Target) error {
 		bad("parameter schema: %w", err)
 	}
 	for _, p := range d.Params {
-		if canon, err := p.Type.Coerce(p.Default); err == nil && !reflect.DeepEqual(canon, p.Default) {
+		if canon, err := params.Coerce(p.Type, p.Default); err == nil && !reflect.DeepEqual(canon, p.Default) {
 			bad("parameter %q: default %v arrives as %s, but its declared type is %s (send it as %s)",
 				p.Name, p.Default, wireType(p.Default), p.Type, wireType(canon))
 		}

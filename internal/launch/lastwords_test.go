@@ -1,4 +1,4 @@
-package client_test
+package launch_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/internal/client"
+	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/testbin"
 	"github.com/regretbench/regretbench/sdk"
 )
@@ -39,7 +40,7 @@ func lastWordsError(t *testing.T, dir, mode string) error {
 	t.Helper()
 	path := filepath.Join(dir, "bench-plugin-lastwords-"+mode)
 	// Generous: the plugin must fail by exiting, never by a timeout.
-	c, err := client.Launch(path, client.LaunchOptions{StartTimeout: 2 * time.Minute})
+	c, err := launch.Launch(path, launch.Options{StartTimeout: 2 * time.Minute})
 	if err != nil {
 		return err
 	}

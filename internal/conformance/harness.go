@@ -1,4 +1,4 @@
-package sdktest
+package conformance
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func (s *suite) closeIdle() {
 // what the kit knows of it besides.
 type suite struct {
 	suiteState
-	cfg    config
+	cfg    Config
 	all    []*transport // every transport, for rules checked over each
 	main   *transport   // the transport of rules checked once
 	ref    *transport   // the reference transports-agree compares against
@@ -59,7 +59,7 @@ type suite struct {
 // over go-plugin with the rounds on the step socket (what bench uses with
 // a Go plugin), on gRPC's Steps stream and on unary Step (a non-Go plugin
 // may serve only the latter). Each check watches the policies it creates.
-func inProcess(p sdk.Plugin, cfg config) *suite {
+func inProcess(p sdk.Plugin, cfg Config) *suite {
 	s := &suite{cfg: cfg, plugin: &p}
 	var rec *recorder
 	s.rec = func() *recorder { rec = &recorder{}; return rec }
@@ -71,19 +71,19 @@ func inProcess(p sdk.Plugin, cfg config) *suite {
 		}
 		return c, func() { c.Close() }, nil
 	}}
-	served := func(name string, opts client.LaunchOptions) *transport {
+	served := func(name string, opts client.StartOptions) *transport {
 		return &transport{name: name, conn: func(ctx context.Context) (client.Conn, func(), error) {
 			return serveConn(ctx, watched(), opts, cfg.startTimeout)
 		}}
 	}
-	s.all = []*transport{local, served("socket", client.LaunchOptions{}),
-		served("grpc", client.LaunchOptions{NoSocket: true}), served("grpc-unary", client.LaunchOptions{NoStream: true})}
+	s.all = []*transport{local, served("socket", client.StartOptions{}),
+		served("grpc", client.StartOptions{NoSocket: true}), served("grpc-unary", client.StartOptions{NoStream: true})}
 	s.main, s.ref, s.fast = s.all[1], local, local
 	return s
 }
 
 // serveConn serves p over go-plugin in this process and connects to it.
-func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions, startTimeout time.Duration) (client.Conn, func(), error) {
+func serveConn(ctx context.Context, p sdk.Plugin, opts client.StartOptions, startTimeout time.Duration) (client.Conn, func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	rc, err := client.ServeInProcess(ctx, p)
 	if err != nil {
@@ -105,15 +105,14 @@ func serveConn(ctx context.Context, p sdk.Plugin, opts client.LaunchOptions, sta
 	return c, func() { c.Close(); cancel() }, nil
 }
 
-// executable is the suite of a plugin executable, launched as bench
-// launches it for every connection.
-func executable(path string, cfg config) *suite {
+// executable is the suite of a plugin executable, which start launches,
+// as bench launches it, for every connection.
+func executable(path string, start Launcher, cfg Config) *suite {
 	s := &suite{cfg: cfg, exe: path, rec: func() *recorder { return &recorder{} }}
-	launched := func(name string, opts client.LaunchOptions) *transport {
+	launched := func(name string, opts client.StartOptions) *transport {
 		opts.StartTimeout = cfg.startTimeout
-		opts.Sandbox = cfg.sandbox
 		return &transport{name: name, conn: func(ctx context.Context) (client.Conn, func(), error) {
-			c, err := client.Launch(path, opts)
+			c, err := start(path, opts)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -128,8 +127,8 @@ func executable(path string, cfg config) *suite {
 			return c, func() { c.Close() }, nil
 		}}
 	}
-	s.all = []*transport{launched("socket", client.LaunchOptions{}),
-		launched("grpc", client.LaunchOptions{NoSocket: true}), launched("grpc-unary", client.LaunchOptions{NoStream: true})}
+	s.all = []*transport{launched("socket", client.StartOptions{}),
+		launched("grpc", client.StartOptions{NoSocket: true}), launched("grpc-unary", client.StartOptions{NoStream: true})}
 	s.main, s.ref, s.fast = s.all[0], s.all[2], s.all[0]
 	return s
 }
@@ -183,7 +182,7 @@ func (s *suite) transports(ctx context.Context) []*transport {
 type Target struct {
 	ctx      context.Context
 	dog      *watchdog // times Open, Step and Close; it ends ctx on a timeout
-	cfg      config
+	cfg      Config
 	s        *suite
 	tr       *transport
 	rec      *recorder
@@ -329,7 +328,7 @@ type player struct {
 	s     spec
 	h     *Target
 	sess  client.SessionConn
-	cfg   config
+	cfg   Config
 	round int
 	prevA []int32
 	prevR []float64
@@ -475,7 +474,7 @@ func mean(a, k int) float64 {
 
 // reward is the reward of the n-th pull (0-based) of arm a in replication
 // r: a function of (r, a, n) only, so every path sees the same rewards.
-func (c config) reward(r uint64, a, n, k int) float64 {
+func (c Config) reward(r uint64, a, n, k int) float64 {
 	h := seed.Mix(seed.Mix(seed.Mix(r^0x6b69747265776172)^uint64(a)) ^ uint64(n))
 	u1 := float64(h>>11+1) / (1 << 53) // (0, 1]
 	u2 := float64(seed.Mix(h)>>11) / (1 << 53)
