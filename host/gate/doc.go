@@ -35,9 +35,15 @@
 //     must see it.
 //   - The mean of n independent differences is close to normal by the
 //     central limit theorem at the replication counts benchmarks use
-//     (n >= 30; CI runs here use hundreds), so the t-test is valid without
-//     assuming normal data. The tests in this package check its false-alarm
-//     rate on skewed data at n = 200. gate warns below 30 replications.
+//     (n >= 30; CI runs here use hundreds), so the t-test needs no normal
+//     data, with one exception regret is prone to: differences so skewed
+//     that most samples miss the rare tail that holds their mean. The
+//     paired test therefore uses tail-guarded standard errors (TailGuard):
+//     each one-sided test's SE is at least twice the one computed from the
+//     semi-deviation on the other side. The tests in this package check the
+//     false-alarm rate on skewed data at n = 200, and TestBoundaryStudy
+//     (docs/sequential-gate.md) on real regret differences. gate warns
+//     below 30 replications.
 //   - It gives a confidence interval for delta directly, in the metric's
 //     units, which is what a reader wants next to a verdict. Wilcoxon's
 //     Hodges-Lehmann interval estimates a different quantity.
@@ -56,7 +62,9 @@
 // another. So the probability that the call reports any false regression
 // is at most alpha (default 0.01), whatever the number of policies, and
 // likewise for improvements. The CI is the two-sided (1 - alpha) interval
-// of delta for that policy alone. The verdict is the first that applies:
+// of delta for that policy alone; paired, its lower end uses the worse
+// test's SE and its upper end the better test's, so it is asymmetric when
+// the differences are skewed. The verdict is the first that applies:
 //
 //   - worse: adjusted p_worse < alpha. This is a regression: the current
 //     mean is worse than the baseline's by more than the margin, with

@@ -123,8 +123,11 @@ func TestVerdicts(t *testing.T) {
 func TestHolmAcrossPolicies(t *testing.T) {
 	const n = 50
 	base := baseValues(n)
-	// t = (mean - 5) sqrt(50) / 10 = 2.5: raw one-sided p about 0.008.
-	d := exact(n, 5+2.5*10/math.Sqrt(n), 10)
+	// exact's differences are symmetric, so the tail-guarded SE of the
+	// worse test is TailGuard/sqrt(2) = sqrt(2) times the plain SE
+	// 10/sqrt(50): t = (mean - 5) / (sqrt(2) 10 / sqrt(50)) = 2.5, raw
+	// one-sided p about 0.008.
+	d := exact(n, 5+2.5*math.Sqrt2*10/math.Sqrt(n), 10)
 	e, _ := PairedT(base, plus(base, d))
 	if p := e.PAbove(5); !(p > 0.005 && p < 0.01) {
 		t.Fatalf("precondition: raw p %v not in (0.005, 0.01)", p)

@@ -292,12 +292,13 @@ func TestSequentialGateSimulation(t *testing.T) {
 			return pr
 		}, alpha == simAlpha)
 	}
-	// 4. Not asserted, reported in docs/sequential-gate.md: the boundary on
-	// TS's own differences (a real change's, centred on exactly 0, margin
-	// 0). They are so skewed (skewness about -15: rare replications that
-	// escape a lock-in much sooner) that at n <= 200 the sample rarely holds
-	// the tail that makes their mean 0, and the t-test, fixed or
-	// sequential, rejects well above alpha.
+	// 4. The boundary on TS's own differences (a real change's, centred on
+	// exactly 0, margin 0). They are so skewed (skewness about -15: rare
+	// replications that escape a lock-in much sooner) that at n <= 200 the
+	// sample often misses the tail that makes their mean 0; the plain
+	// t-test then rejected at 2-9%, the tail-guarded one (TailGuard) keeps
+	// within alpha + 0.005 (asserted; boundary_study_test.go measures it on
+	// more data).
 	for _, infl := range []string{"1.05", "1.2", "2"} {
 		var shift float64
 		for j, c := range p.values[infl] {
@@ -305,7 +306,7 @@ func TestSequentialGateSimulation(t *testing.T) {
 		}
 		shift = -shift / float64(len(p.values[infl]))
 		opt := Options{Metric: "regret", Margin: 0, Alpha: simAlpha, Looks: simLooks}
-		nullRate(fmt.Sprintf("at the boundary (inflation %s differences centred on 0, margin 0)", infl), opt, func() Pair { return p.draw(r, infl, simRuns, shift) }, false)
+		nullRate(fmt.Sprintf("at the boundary (inflation %s differences centred on 0, margin 0)", infl), opt, func() Pair { return p.draw(r, infl, simRuns, shift) }, true)
 	}
 }
 

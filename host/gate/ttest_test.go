@@ -53,24 +53,39 @@ func TestPairedTKnown(t *testing.T) {
 	if !close(e.Delta, 7.0/3, 1e-12) || !close(e.SE, se, 1e-12) || e.DF != 2 || e.N != 3 {
 		t.Fatalf("estimate %+v, want delta 7/3, SE %v, df 2, n 3", e, se)
 	}
+	// Tail-guarded SEs (TailGuard 2): the deviations from the mean are
+	// -4/3, -1/3, +5/3, so the upper semi-deviation's sum is 25/9 and the
+	// lower's 17/9; SE+ = sqrt(25/9 / (2*3)) and SE- = sqrt(17/9 / 6).
+	// Both doubled exceed SE, so seLow = 2 sqrt(25/54) = 1.3608 and
+	// seHigh = 2 sqrt(17/54) = 1.1222.
+	seLow, seHigh := 2*math.Sqrt(25.0/54), 2*math.Sqrt(17.0/54)
+	if !close(e.SELow, seLow, 1e-12) || !close(e.SEHigh, seHigh, 1e-12) {
+		t.Fatalf("SELow %v, SEHigh %v; want %v, %v", e.SELow, e.SEHigh, seLow, seHigh)
+	}
 	for _, tc := range []struct {
 		name string
 		m    float64
 	}{{"margin 0", 0}, {"margin 1", 1}, {"margin beyond delta", 3}} {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := (7.0/3 - tc.m) / se
-			if got, want := e.PAbove(tc.m), t2Survival(tt); !close(got, want, 1e-12) {
+			if got, want := e.PAbove(tc.m), t2Survival((7.0/3-tc.m)/seLow); !close(got, want, 1e-12) {
 				t.Errorf("PAbove(%v) = %v, want %v", tc.m, got, want)
 			}
-			if got, want := e.PBelow(tc.m), 1-t2Survival(tt); !close(got, want, 1e-12) {
+			if got, want := e.PBelow(tc.m), 1-t2Survival((7.0/3-tc.m)/seHigh); !close(got, want, 1e-12) {
 				t.Errorf("PBelow(%v) = %v, want %v", tc.m, got, want)
 			}
 		})
 	}
 	lo, hi := e.CI(0.99)
-	h := t2Quantile(0.995) * se
-	if !close(lo, 7.0/3-h, 1e-9) || !close(hi, 7.0/3+h, 1e-9) {
-		t.Errorf("99%% CI [%v, %v], want [%v, %v]", lo, hi, 7.0/3-h, 7.0/3+h)
+	q := t2Quantile(0.995)
+	if !close(lo, 7.0/3-q*seLow, 1e-9) || !close(hi, 7.0/3+q*seHigh, 1e-9) {
+		t.Errorf("99%% CI [%v, %v], want [%v, %v]", lo, hi, 7.0/3-q*seLow, 7.0/3+q*seHigh)
+	}
+	// The interval's lower end and the worse test are one event: Lo > m
+	// exactly when PAbove(m) < 0.005.
+	for _, m := range []float64{lo - 1e-9, lo + 1e-9} {
+		if (lo > m) != (e.PAbove(m) < 0.005) {
+			t.Errorf("m %v: Lo > m is %v but PAbove(m) = %v", m, lo > m, e.PAbove(m))
+		}
 	}
 }
 

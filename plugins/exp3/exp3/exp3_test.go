@@ -10,33 +10,20 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-func gaussSession(k int, sd, gamma float64) sdk.Session {
-	return simtest.Gaussian(k, sd, sdk.Params{"gamma": gamma})
-}
-
-func bernSession(k int, gamma float64) sdk.Session {
-	return simtest.Bernoulli(k, sdk.Params{"gamma": gamma})
-}
-
 // replicaStream is the second PCG word of replica's random source.
 const replicaStream = 0x657870
 
-func replica(seed uint64) sdk.Replica {
-	return sdk.Replica{Index: seed, Rand: rand.New(rand.NewPCG(seed, replicaStream))}
-}
+func replica(seed uint64) sdk.Replica { return simtest.Replica(seed, replicaStream) }
+
+// The sessions and policies of these tests, built by simtest.
+var (
+	gaussSession, bernSession = simtest.Sessions1[float64]("gamma")
+	newPolicy                 = simtest.Seeded(New, replicaStream)
+)
 
 func mustNew(t testing.TB, s sdk.Session, r sdk.Replica) *policy {
 	t.Helper()
-	p, err := New(s, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*policy)
-}
-
-// newPolicy is mustNew with replica(seed), as a simtest.NewPolicy.
-func newPolicy(tb testing.TB, s sdk.Session, seed uint64) sdk.Policy {
-	return mustNew(tb, s, replica(seed))
+	return simtest.MustNew[*policy](t, New, s, r)
 }
 
 func TestNewValidates(t *testing.T) {

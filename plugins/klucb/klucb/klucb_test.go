@@ -10,28 +10,13 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-func gaussSession(k int, sd, c float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"c": c},
-	}
-}
-
-func bernSession(k int, c float64) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1, Params: sdk.Params{"c": c}}
-}
-
-func mustNew(t testing.TB, s sdk.Session) sdk.Policy {
-	t.Helper()
-	p, err := New(s, sdk.Replica{}) // no Rand: the policy must not need one
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// newPolicy is mustNew as a simtest.NewPolicy; the seed is unused.
-func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
+// The sessions and policies of these tests, built by simtest: a policy
+// gets a Replica without Rand, as it must not need one.
+var (
+	gaussSession, bernSession = simtest.Sessions1[float64]("c")
+	mustNew                   = simtest.MustNewFunc[sdk.Policy](New)
+	newPolicy                 = simtest.Deterministic(New)
+)
 
 func TestNewValidates(t *testing.T) {
 	tests := []struct {

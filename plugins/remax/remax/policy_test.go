@@ -19,13 +19,10 @@ func gaussianSession(k int, sd, c2 float64) sdk.Session {
 	}
 }
 
+// newPolicy builds the policy of s for replication seed (random stream 99).
 func newPolicy(t testing.TB, s sdk.Session, seed uint64) *policy {
 	t.Helper()
-	p, err := New(s, sdk.Replica{Index: seed, Rand: rand.New(rand.NewPCG(seed, 99))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*policy)
+	return simtest.MustNew[*policy](t, New, s, simtest.Replica(seed, 99))
 }
 
 // simulate plays T rounds like the host: rounds 1..K pull arm t-1, then the

@@ -9,25 +9,13 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-func gaussSession(k int, sd float64, tau int, xi float64) sdk.Session {
-	return simtest.Gaussian(k, sd, sdk.Params{"tau": int64(tau), "xi": xi})
-}
-
-func bernSession(k, tau int, xi float64) sdk.Session {
-	return simtest.Bernoulli(k, sdk.Params{"tau": int64(tau), "xi": xi})
-}
-
-func mustNew(t testing.TB, s sdk.Session) *policy {
-	t.Helper()
-	p, err := New(s, sdk.Replica{}) // no Rand: the policy must not need one
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*policy)
-}
-
-// newPolicy is mustNew as a simtest.NewPolicy; the seed is unused.
-func newPolicy(tb testing.TB, s sdk.Session, _ uint64) sdk.Policy { return mustNew(tb, s) }
+// The sessions and policies of these tests, built by simtest: a policy
+// gets a Replica without Rand, as it must not need one.
+var (
+	gaussSession, bernSession = simtest.Sessions2[int64, float64]("tau", "xi")
+	mustNew                   = simtest.MustNewFunc[*policy](New)
+	newPolicy                 = simtest.Deterministic(New)
+)
 
 func TestNewValidates(t *testing.T) {
 	simtest.CheckNew(t, New, []simtest.NewCase{

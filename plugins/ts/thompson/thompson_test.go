@@ -12,33 +12,23 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-func gaussSession(k int, sd, infl float64) sdk.Session {
-	return sdk.Session{
-		Arms: k, Horizon: 5000, Family: sdk.Gaussian, NoiseSD: sd, NoiseKnown: true,
-		InitPulls: 1, Params: sdk.Params{"inflation": infl},
-	}
-}
+// replicaStream is the second PCG word of replica's random source.
+const replicaStream = 0x7473
 
-func replica(seed uint64) sdk.Replica {
-	return sdk.Replica{Index: seed, Rand: rand.New(rand.NewPCG(seed, 0x7473))}
-}
+func replica(seed uint64) sdk.Replica { return simtest.Replica(seed, replicaStream) }
+
+// The sessions and policies of these tests, built by simtest. Bernoulli
+// Thompson sampling takes no parameter: bernSession(k) has none.
+var (
+	gaussSession, _ = simtest.Sessions1[float64]("inflation")
+	newPolicy       = simtest.Seeded(New, replicaStream)
+)
+
+func bernSession(k int) sdk.Session { return simtest.Bernoulli(k, nil) }
 
 func mustNew(t testing.TB, s sdk.Session, r sdk.Replica) sdk.Policy {
 	t.Helper()
-	p, err := New(s, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// newPolicy is mustNew with replica(seed), as a simtest.NewPolicy.
-func newPolicy(tb testing.TB, s sdk.Session, seed uint64) sdk.Policy {
-	return mustNew(tb, s, replica(seed))
-}
-
-func bernSession(k int) sdk.Session {
-	return sdk.Session{Arms: k, Horizon: 5000, Family: sdk.Bernoulli, InitPulls: 1}
+	return simtest.MustNew[sdk.Policy](t, New, s, r)
 }
 
 func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
