@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
@@ -35,8 +36,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// fails: the profile of a failed run is the one most worth reading.
 	stopProfile()
 	if err != nil {
-		var coded *exitError // a gate regression (exit 1) is never a usage error
-		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
+		_, coded := exitcode.Of(err) // a gate regression (exit 1) is never a usage error
+		if ExitCode(err) == ExitFailure && !coded && isUsage(err) {
 			err = withCode(ExitInput, err)
 		}
 		fmt.Fprintf(msgs, "bench: %v\n", err)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/regretbench/regretbench/host/engine"
@@ -178,22 +179,23 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 
 // Added is a policy a command adds to its scenarios (bench run --with).
 type Added struct {
-	// Name is how the command's user wrote it, for errors: `--with "ts"`.
-	Name   string
+	// Spec is how the command's user wrote it, for errors (an
+	// OptionError of With): `ts@TS2`.
+	Spec   string
 	Policy scenario.Policy
 }
 
 // With checks the added policies against their plugins' Describe,
 // launching each plugin once per policy: an unknown plugin or parameter,
 // a value of the wrong type or out of range, or a label already used by
-// taken or an earlier added policy is an InputError naming it. It
+// taken or an earlier added policy is an OptionError of With naming it. It
 // returns the policies in the order given.
 func With(ctx context.Context, launch engine.Launcher, added []Added, taken []string) ([]scenario.Policy, error) {
 	used := slices.Clone(taken)
 	var out []scenario.Policy
 	for _, a := range added {
 		p := a.Policy
-		bad := func(err error) error { return &InputError{fmt.Errorf("%s: %w", a.Name, err)} }
+		bad := func(err error) error { return &OptionError{Option: OptWith, Value: strconv.Quote(a.Spec), Err: err} }
 		if slices.Contains(used, p.Label) {
 			return nil, bad(fmt.Errorf("label %q is already used; add @LABEL to name this policy", p.Label))
 		}
