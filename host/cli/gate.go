@@ -197,4 +197,3 @@ func runGate(f *factory, g *gateOptions, basePath, curPath string) error {
 	}
 	return run.GateExit(gate.Files(f.stdout, base, cur, basePath, curPath, opt, g.rules(), g.format))
 }
-

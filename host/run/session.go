@@ -200,9 +200,8 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.AddCheckpoints(req.Report.At...)
-	if err := report.CheckAt(sc.Checkpoints, req.Report.At); err != nil {
-		return nil, &OptionError{Option: OptAt, Err: err}
+	if err := addRounds(sc, req.Report.At); err != nil {
+		return nil, err
 	}
 	opts.Launch, opts.Base, opts.Stderr = launch, base, req.Stderr
 	if base == nil {
@@ -258,6 +257,18 @@ func (req *Request) finish(ctx context.Context, file *results.File, runErr error
 		return out, exitcode.With(code, err)
 	}
 	return out, runErr
+}
+
+// addRounds adds the rounds at (Report.At) to the checkpoints of sc:
+// asking for the regret at round 1000 records it there rather than
+// failing because 1000 was not a default checkpoint. Rounds beyond the
+// horizon are an OptionError of At.
+func addRounds(sc *scenario.Scenario, at []int) error {
+	sc.AddCheckpoints(at...)
+	if err := report.CheckAt(sc.Checkpoints, at); err != nil {
+		return &OptionError{Option: OptAt, Err: err}
+	}
+	return nil
 }
 
 // render prints f to stdout as req.Report says, with the comparison
