@@ -76,7 +76,7 @@ func (o *policyRunOptions) options(fs *pflag.FlagSet) run.Options {
 // and run.Run plays: --shard and --seed are parsed here.
 func (ro *runOptions) options() (opts run.Options, err error) {
 	opts = ro.policyRunOptions.options(ro.flags)
-	opts.Batch, opts.Audit, opts.Out, opts.Resume = ro.batch, ro.audit, ro.out, ro.resume
+	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Name = ro.batch, ro.audit, ro.out, ro.resume, flagOf
 	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.baseline, ro.gate.saveBaseline, ro.gate.sequential
 	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
 	if ro.shard != "" {

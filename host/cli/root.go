@@ -1,7 +1,12 @@
 // Package cli is the bench command line: it parses flags (cobra, with
 // host/internal/flagconfig filling unset flags from BENCH_* environment
-// variables and a config file), wires the libraries together and renders
-// their results.
+// variables and a config file), maps them to the options of the
+// libraries (a run's to a run.Request, which host/run plays from loading
+// the scenario to the gate's verdict), and states what they return,
+// naming by its flag an option an error names (run.OptionError). Each
+// command is built by its newCmdX(f, runF), whose runF, when not nil,
+// receives the parsed options in place of running (for tests). The exit
+// codes are package exitcode's.
 package cli
 
 import (

@@ -39,7 +39,7 @@ type policyRunOptions struct {
 // plugins are found, the sandbox, and where it speaks.
 func (o *policyRunOptions) host(ctx context.Context, f *factory, sb sandbox.Config) run.Host {
 	return run.Host{Plugins: f.plugins(), Sandbox: sb, Command: command(ctx), Quiet: o.quiet,
-		Stdout: f.stdout, Stderr: f.stderr, Progress: f.progressOut(), Name: flagOf}
+		Stdout: f.stdout, Stderr: f.stderr, Progress: f.progressOut()}
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning

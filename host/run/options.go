@@ -40,8 +40,10 @@ type Overrides struct {
 // on a cluster the file may sit in a shared directory by design) or
 // drawing a fresh secret for a Random seed, and validates the result: a
 // seed file that cannot be read, a horizon out of range, a scenario made
-// invalid or an unknown policy is an InputError naming the flag.
-func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
+// invalid or an unknown policy is an input error (an OptionError where an
+// option is at fault). name
+// names the options in the warning (Options.Name).
+func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer, name func(Option) string) error {
 	if o.Runs != nil {
 		sc.Runs = *o.Runs
 	}
@@ -51,7 +53,7 @@ func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
 			return optErr(OptSeedFile, path, "%w", err)
 		}
 		if perm, ok := seed.Exposed(path, s); ok {
-			fmt.Fprintf(stderr, "bench: warning: --seed-file %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", path, perm, path)
+			fmt.Fprintf(stderr, "bench: warning: %s %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", nameBy(name)(OptSeedFile), path, perm, path)
 		}
 		sc.Seed = s
 	} else if o.Seed != nil {
@@ -197,13 +199,13 @@ func (o Options) checkScenario(sc *scenario.Scenario) error {
 // Interrupted returns, when a signal ended ctx, the error of a run it cut
 // short, whose partial results were printed and, when out is not "",
 // written to out marked incomplete, with the signal's exit code; a nil
-// error when no signal ended ctx.
-func Interrupted(ctx context.Context, out string) (code int, err error) {
+// error when no signal ended ctx. name names the options (Options.Name).
+func Interrupted(ctx context.Context, out string, name func(Option) string) (code int, err error) {
 	c, ok := interrupt.Of(ctx)
 	if !ok {
 		return 0, nil
 	}
-	where := "printed (no --out)"
+	where := "printed (no " + nameBy(name)(OptOut) + ")"
 	if out != "" {
 		where = "written to " + out + ", marked incomplete"
 	}

@@ -159,7 +159,7 @@ func TestApply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := small(t, "seed: 3\n")
 			var stderr bytes.Buffer
-			err := tc.o.Apply(sc, &stderr)
+			err := tc.o.Apply(sc, &stderr, flag)
 			if tc.err != "" {
 				if run.ExitCode(err) != exitcode.Input || !strings.Contains(flagText(err), tc.err) {
 					t.Fatalf("error %v, want an input error with %q", err, tc.err)
@@ -234,7 +234,7 @@ func TestApplySeedFile(t *testing.T) {
 			}
 			sc := small(t, "seed: 3\n")
 			var stderr bytes.Buffer
-			err := run.Overrides{SeedFile: path}.Apply(sc, &stderr)
+			err := run.Overrides{SeedFile: path}.Apply(sc, &stderr, flag)
 			if tc.err != "" {
 				if run.ExitCode(err) != exitcode.Input || !strings.HasPrefix(flagText(err), strings.ReplaceAll(tc.err, "DIR", dir)) {
 					t.Fatalf("error %v, want an input error %q...", err, tc.err)
@@ -277,7 +277,7 @@ func TestInterrupted(t *testing.T) {
 			if tc.cause != nil {
 				cancel(tc.cause)
 			}
-			code, err := run.Interrupted(ctx, tc.out)
+			code, err := run.Interrupted(ctx, tc.out, flag)
 			if code != tc.code || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 				t.Errorf("Interrupted = %d, %v; want %d, %q", code, err, tc.code, tc.err)
 			}

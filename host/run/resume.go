@@ -28,8 +28,9 @@ import (
 // resolve their parameters' defaults. A file of another experiment
 // (scenario, family, means, noise, horizon, runs, seed, init_pulls or
 // shard spec) is refused, as is one holding a policy sc does not run
-// from another setting.
-func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.Spec, launch engine.Launcher, stderr io.Writer) (*results.File, error) {
+// from another setting. name names the options in the notes on stderr
+// (Options.Name).
+func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.Spec, launch engine.Launcher, stderr io.Writer, name func(Option) string) (*results.File, error) {
 	if path == "" {
 		return nil, &OptionError{Option: OptResume, Err: errors.New("{Resume} needs {Out} FILE")}
 	}
@@ -104,7 +105,7 @@ func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.
 			why = c.differs(ctx, p, pol)
 		}
 		if selected && why != "" {
-			fmt.Fprintf(stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
+			fmt.Fprintf(stderr, "bench: %s: rerunning %q: %s\n", nameBy(name)(OptResume), p.Label, why)
 			continue
 		}
 		ok = append(ok, p)

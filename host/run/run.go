@@ -1,12 +1,20 @@
-// Package run prepares and plays a run of a scenario: it checks the
-// options of a run (Options.Check: which can be combined) and applies
-// their changes to the scenario (Overrides), resolves the policies a
-// command adds to it (bench run --with, bench paper --with) and what a
-// run compares, decides what an earlier results file lets a run keep (--resume), plays
-// the replications (all of them, a shard, one, or the sequential gate's
-// groups), and audits the result (--audit). bench run and bench paper
-// call it; the cli package only maps their flags to Options and writes
-// what it returns.
+// Package run owns a run of bench, from loading its scenario to the
+// gate's verdict: Run plays a Request (bench run) and Paper a
+// PaperRequest (bench paper), each in one order written once: load the
+// scenario and apply its Overrides, decide the sandbox once (NewSandbox)
+// and launch the plugins under it (Launcher), add the With policies,
+// check the outputs and the baseline, play, render, write, gate.
+//
+// On the way it checks the options of a run (Options.Check: which can be
+// combined), resolves what a run compares (Comparison), decides what an
+// earlier results file lets a run keep (Resume), plays the replications
+// (all of them, a shard, one, or the sequential gate's groups) and
+// audits the result (Audit).
+//
+// Its errors carry the exit code bench exits with (ExitCode, package
+// exitcode); an option at fault is an OptionError, which names it as an
+// Option: the command maps it to its flag. The cli package maps flags to
+// a Request, calls Run, and states the error.
 package run
 
 import (
@@ -83,6 +91,11 @@ type Options struct {
 	// Stderr gets the run's notes: what --resume reruns and why, the
 	// sequential gate's looks.
 	Stderr io.Writer
+	// Name names an option in the notes written on Stderr, as the
+	// command's user knows it (bench: its flag); nil names it as the
+	// Option constants do. The errors are OptionErrors, which the
+	// caller states (OptionError.Format).
+	Name func(Option) string
 
 	// The options below are only checked (Check): Plan does not read
 	// them. Overrides are the run's changes to its scenario, applied
@@ -124,7 +137,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	var kept *results.File
 	if opts.Resume {
 		var err error
-		if kept, err = Resume(ctx, opts.Out, sc, opts.Shard, opts.Launch, opts.Stderr); err != nil {
+		if kept, err = Resume(ctx, opts.Out, sc, opts.Shard, opts.Launch, opts.Stderr, opts.Name); err != nil {
 			return nil, &InputError{err}
 		}
 		if kept != nil {
@@ -135,7 +148,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 				}
 			}
 			if len(todo) == 0 {
-				fmt.Fprintf(opts.Stderr, "bench: --resume: %s already holds every policy\n", opts.Out)
+				fmt.Fprintf(opts.Stderr, "bench: %s: %s already holds every policy\n", opts.name(OptResume), opts.Out)
 				return kept, nil
 			}
 			if err := sc.Select(todo); err != nil {
@@ -175,6 +188,17 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 		file.SortPolicies(order)
 	}
 	return file, runErr
+}
+
+// name names opt as o.Name says.
+func (o *Options) name(opt Option) string { return nameBy(o.Name)(opt) }
+
+// nameBy is name, or the Option's own name when name is nil.
+func nameBy(name func(Option) string) func(Option) string {
+	if name == nil {
+		return func(o Option) string { return string(o) }
+	}
+	return name
 }
 
 // Added is a policy a command adds to its scenarios (bench run --with).

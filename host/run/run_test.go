@@ -133,7 +133,7 @@ func TestResume(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			f, err := run.Resume(context.Background(), path, tc.sc, shardNone, launcher(&stderr), &stderr)
+			f, err := run.Resume(context.Background(), path, tc.sc, shardNone, launcher(&stderr), &stderr, flag)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)

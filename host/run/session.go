@@ -42,18 +42,6 @@ type Host struct {
 	// Stdout gets the tables; Stderr the notes and warnings; Progress
 	// the progress bars, drawn only on a terminal (nil: Stderr).
 	Stdout, Stderr, Progress io.Writer
-	// Name names an option in the notes the run writes on Stderr (its
-	// errors are OptionErrors, which the caller formats); nil names them
-	// as the Option constants do.
-	Name func(Option) string
-}
-
-// name names o as h.Name says.
-func (h *Host) name(o Option) string {
-	if h.Name == nil {
-		return string(o)
-	}
-	return h.Name(o)
 }
 
 // progressOut is where progress bars are drawn.
@@ -169,7 +157,7 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, exitcode.With(exitcode.Input, err)
 	}
-	if err := req.Options.Overrides.Apply(sc, req.Stderr); err != nil {
+	if err := req.Options.Overrides.Apply(sc, req.Stderr, req.Options.Name); err != nil {
 		return nil, err
 	}
 	launch, plan, err := req.launcher(req.Options.StartTimeout)
@@ -233,7 +221,7 @@ func (req *Request) finish(ctx context.Context, file *results.File, runErr error
 	var figErr *report.FiguresError
 	if len(file.Policies) > 0 {
 		if err := req.render(file, out.Comparison); errors.As(err, &figErr) {
-			fmt.Fprintf(req.Stderr, "bench: %s\n", (&OptionError{Option: OptPlot, Value: req.Figures.Dir, Err: figErr.Err}).Format(req.name))
+			fmt.Fprintf(req.Stderr, "bench: %s\n", (&OptionError{Option: OptPlot, Value: req.Figures.Dir, Err: figErr.Err}).Format(o.name))
 		} else if err != nil {
 			return out, errors.Join(runErr, err)
 		}
@@ -253,7 +241,7 @@ func (req *Request) finish(ctx context.Context, file *results.File, runErr error
 		}
 		return out, err
 	}
-	if code, err := Interrupted(ctx, o.Out); err != nil {
+	if code, err := Interrupted(ctx, o.Out, o.Name); err != nil {
 		return out, exitcode.With(code, err)
 	}
 	return out, runErr
@@ -333,7 +321,7 @@ func (req *Request) gate(out *Outcome, base *results.File, runErr error) error {
 		return err
 	}
 	if err != nil {
-		return exitcode.With(ExitCode(err), fmt.Errorf("%w (%s %s not written)", err, req.name(OptSaveBaseline), o.SaveBaseline))
+		return exitcode.With(ExitCode(err), fmt.Errorf("%w (%s %s not written)", err, o.name(OptSaveBaseline), o.SaveBaseline))
 	}
 	if werr := out.File.WriteFile(o.SaveBaseline); werr != nil {
 		return optErr(OptSaveBaseline, "", "%w", werr)
