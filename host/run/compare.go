@@ -14,9 +14,9 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 )
 
-// ParseAdded parses every --with SPEC (ParseWith) into the policies With
-// checks against their plugins: a malformed spec is an InputError naming
-// it.
+// ParseAdded parses every spec of With (bench's --with SPEC, ParseWith)
+// into the policies With checks against their plugins: a malformed spec
+// is an OptionError of With naming it.
 func ParseAdded(specs []string) ([]Added, error) {
 	var added []Added
 	for _, spec := range specs {
@@ -50,7 +50,7 @@ func AddWith(ctx context.Context, launch engine.Launcher, sc *scenario.Scenario,
 // other (the scenario's own and the added ones: all pairs, one Holm
 // family).
 // A compareTo that is not a policy of sc, or that has no other policy to
-// compare with, is an InputError.
+// compare with, is an OptionError of CompareTo.
 func Comparison(sc *scenario.Scenario, added []scenario.Policy, compareTo string) (*compare.Spec, error) {
 	if compareTo != "" {
 		if !slices.ContainsFunc(sc.Policies, func(p scenario.Policy) bool { return p.Label == compareTo }) {

@@ -34,9 +34,10 @@ import (
 	"github.com/regretbench/regretbench/internal/params"
 )
 
-// InputError is an error of a run's input (an option, a results file, an
-// added policy), not of a policy or of the machine: bench exits 2 for it.
-// Its message is its cause's.
+// InputError is an error of a run's input (a scenario made invalid, an
+// earlier results file), not of a policy or of the machine, where no
+// option is at fault (that is an OptionError): bench exits 2 for it. Its
+// message is its cause's.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
@@ -114,7 +115,7 @@ type Options struct {
 // engine.ErrPolicyFailed when some policies failed (the audit's among
 // them), or says why the run stopped (an interrupted run's file is marked
 // incomplete). A nil file means nothing ran: a shard or a replication sc
-// does not have is an InputError. sc's policies are those played
+// does not have is an OptionError. sc's policies are those played
 // afterwards (a resumed run selects those not kept).
 func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
 	if err := opts.checkScenario(sc); err != nil {
