@@ -2,13 +2,17 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -59,5 +63,32 @@ func TestAddRounds(t *testing.T) {
 	var opt *OptionError
 	if !errors.As(err, &opt) || opt.Option != OptAt || !strings.Contains(err.Error(), "round 300 is not a checkpoint (checkpoints: 1, 5, 10, 20, 50, 100, 200)") {
 		t.Errorf("err %v, want an OptionError of At: round 300", err)
+	}
+}
+
+// TestOutUnwritableCode: an Out that cannot be written after the run is
+// not an input error: exit 1, or the run's own code (3 when a policy
+// failed), naming the option.
+func TestOutUnwritableCode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		runErr error
+		code   int
+	}{
+		{"run ok", nil, 1},
+		{"a policy failed", fmt.Errorf("%w: policy X", engine.ErrPolicyFailed), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := results.ReadFile("../report/testdata/small.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &Request{Host: Host{Stdout: io.Discard, Stderr: io.Discard}, Options: Options{Out: filepath.Join(t.TempDir(), "missing", "r.json")}}
+			_, err = req.finish(context.Background(), f, tc.runErr, nil, nil)
+			var opt *OptionError
+			if ExitCode(err) != tc.code || !errors.As(err, &opt) || opt.Option != OptOut || !strings.Contains(err.Error(), "the results were printed but could not be written") {
+				t.Errorf("err %v (exit %d), want exit %d and an OptionError of Out", err, ExitCode(err), tc.code)
+			}
+		})
 	}
 }

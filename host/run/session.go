@@ -231,7 +231,12 @@ func (req *Request) finish(ctx context.Context, file *results.File, runErr error
 	}
 	if o.Out != "" {
 		if err := file.WriteFile(o.Out); err != nil {
-			return out, errors.Join(runErr, optErr(OptOut, o.Out, "the results were printed but could not be written: %w", err))
+			// Not an input error: the disk's (exit 1), or the run's own.
+			code := exitcode.Failure
+			if runErr != nil {
+				code = ExitCode(runErr)
+			}
+			return out, exitcode.With(code, errors.Join(runErr, optErr(OptOut, o.Out, "the results were printed but could not be written: %w", err)))
 		}
 	}
 	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
