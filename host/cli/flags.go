@@ -1,14 +1,15 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
+	"context"
+	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/plot"
+	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
 )
 
@@ -23,25 +24,30 @@ func changed(fs *pflag.FlagSet, name string) bool {
 	return f != nil && f.Changed
 }
 
-// checkFlags validates every flag of a run before the scenario is loaded,
-// and maps them to ro.opts: run.Options.Check checks what is the run's.
-func (ro *runOptions) checkFlags() (err error) {
-	if ro.opts, err = ro.options(); err != nil {
+// checkFlags validates every flag of a run before the scenario is
+// loaded, and maps them to the run.Request ro.req: run.Options.Check
+// checks what is the run's.
+func (ro *runOptions) checkFlags(ctx context.Context) error {
+	o, err := ro.options()
+	if err != nil {
 		return err
 	}
-	if err := checked(ro.opts.Check()); err != nil {
+	if err := flagged(o.Check()); err != nil {
 		return err
 	}
-	if err := ro.sandbox.check(); err != nil {
+	sb, err := ro.sandbox.config()
+	if err != nil {
 		return err
 	}
-	if _, err := ro.added(); err != nil {
+	with, err := ro.added()
+	if err != nil {
 		return err
 	}
-	if _, err := ro.gate.options(); err != nil {
+	if o.Gate, err = ro.gate.options(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
 	}
-	if _, _, err := ro.output.parse(); err != nil {
+	ropts, formats, err := ro.output.parse()
+	if err != nil {
 		return err
 	}
 	for _, out := range []struct {
@@ -52,6 +58,10 @@ func (ro *runOptions) checkFlags() (err error) {
 			return err
 		}
 	}
+	ro.req = run.Request{Host: ro.host(ctx, ro.f, sb), Scenario: ro.scenario, Options: o, AuditGiven: changed(ro.flags, "audit"),
+		With: with, CompareTo: ro.compareTo, Compare: compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha},
+		Rules: ro.gate.rules(), GateFormat: ro.gate.format, Report: ropts, Config: ro.f.config,
+		Figures: report.Figures{Dir: ro.output.plotDir, Formats: formats, Options: plot.Options{LogX: ro.output.logX, LogY: ro.output.logY}}}
 	return nil
 }
 
@@ -63,11 +73,10 @@ func (o *policyRunOptions) options(fs *pflag.FlagSet) run.Options {
 }
 
 // options maps the flags of a run to the run.Options that Check checks
-// and Plan plays (runScenario adds the plugins, the baseline and the
-// progress): --shard and --seed are parsed here.
+// and run.Run plays: --shard and --seed are parsed here.
 func (ro *runOptions) options() (opts run.Options, err error) {
 	opts = ro.policyRunOptions.options(ro.flags)
-	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Stderr = ro.batch, ro.audit, ro.out, ro.resume, ro.f.stderr
+	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Name = ro.batch, ro.audit, ro.out, ro.resume, flagOf
 	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.baseline, ro.gate.saveBaseline, ro.gate.sequential
 	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
 	if ro.shard != "" {
@@ -86,80 +95,31 @@ func override(fs *pflag.FlagSet, name string, v *int) *int {
 	return nil
 }
 
-// checked gives an error of run.Options.Check its exit code (2) and, for
-// options that cannot be combined, the usage hint.
-func checked(err error) error {
-	var u *run.UsageError
-	if errors.As(err, &u) {
-		return withCode(ExitInput, usageError{err})
-	}
-	return err
-}
-
 // checkOut refuses an output path (named by flag) that is one of the
-// inputs of the same command, a symbolic link, or not a regular file:
-// writing it would destroy the input or replace the link or device; and
-// one whose directory is missing or not writable (checkOutDir). inputs
-// maps each input's role (e.g. "the scenario") to its path; empty paths
-// are ignored.
+// inputs of the same command (inputs maps each one's role to its path),
+// a symbolic link, or not a regular file, and one whose directory is
+// missing or not writable (run.CheckOutput).
 func checkOut(flag, path string, inputs [][2]string) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := safeio.CheckOut(path); err != nil {
-		return withCode(ExitInput, fmt.Errorf("%s %s: %w", flag, path, err))
-	}
-	if err := checkOutDir(flag, path, false); err != nil {
-		return err
-	}
-	for _, in := range inputs {
-		if in[1] != "" && safeio.SameFile(path, in[1]) {
-			return withCode(ExitInput, fmt.Errorf("%s %s is %s (%s); writing it would destroy an input: choose another file", flag, path, in[0], in[1]))
-		}
-	}
-	return nil
+	return flaggedAs(run.CheckOutput(run.OptOut, path, inputs), flagAs(flag))
 }
 
 // checkOutDir refuses, before anything runs, an output (named by flag)
-// that could not be written when the run ends: a file whose directory is
-// missing, not a directory or not writable, or (dir) a directory,
-// created if missing, whose path is another file or whose nearest
-// existing ancestor is not a writable directory. Before, a run of hours
-// found out only at its end. An empty path is no output.
+// that could not be written when the command ends (run.CheckOutputDir):
+// a run of hours used to find out only at its end. An empty path is no
+// output.
 func checkOutDir(flag, path string, dir bool) error {
-	if path == "" {
-		return nil
-	}
-	if err := safeio.CheckOutDir(path, dir); err != nil {
-		return withCode(ExitInput, fmt.Errorf("%s %s: %w", flag, path, err))
-	}
-	return nil
+	return flaggedAs(run.CheckOutputDir(run.OptOut, path, dir), flagAs(flag))
 }
 
-// checkFlags validates the numeric and duration flags of bench paper.
-func (o *paperOptions) checkFlags() error {
-	if err := o.options(o.flags).Check(); err != nil {
-		return err
+// flagAs names run.OptOut flag, and the other options by their flags.
+func flagAs(flag string) func(run.Option) string {
+	return func(o run.Option) string {
+		if o == run.OptOut {
+			return flag
+		}
+		return flagOf(o)
 	}
-	if err := o.sandbox.check(); err != nil {
-		return err
-	}
-	if _, err := o.added(); err != nil {
-		return err
-	}
-	return checkOutDir("--out", o.dir, true)
-}
-
-// checkOutputs refuses an --out or --save-baseline that is an input of
-// the run (the scenario file, the --baseline, the --config file, a
-// plugin), a symbolic link or not a regular file, before anything runs.
-func (ro *runOptions) checkOutputs(sc *scenario.Scenario) error {
-	inputs := ro.opts.Inputs(sc, ro.f.plugins(), ro.f.config)
-	if err := checkOut("--out", ro.out, inputs); err != nil {
-		return err
-	}
-	return checkOut("--save-baseline", ro.gate.saveBaseline, inputs)
 }
 
 // checkTimeouts checks --step-timeout and --start-timeout (bench conform's).
-var checkTimeouts = run.CheckTimeouts
+func checkTimeouts(step, start time.Duration) error { return flagged(run.CheckTimeouts(step, start)) }

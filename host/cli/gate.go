@@ -1,27 +1,18 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/host/scenario"
-)
-
-// Exit codes specific to gating (bench gate, and bench --baseline).
-const (
-	ExitRegression   = int(gate.Regression)       // a policy regressed
-	ExitInconclusive = int(gate.InconclusiveCode) // a comparison was inconclusive and --require-conclusive is set
 )
 
 const gateExitCodes = `Exit codes:
@@ -178,8 +169,7 @@ note; numbers that do not apply are omitted) and the labels in
 // for gate, exit 1 means a regression and must never come from a bug or a
 // bad file.
 func inputOnError(err error) error {
-	var e *exitError
-	if err == nil || errors.As(err, &e) {
+	if _, coded := exitcode.Of(err); err == nil || coded {
 		return err
 	}
 	return withCode(ExitInput, err)
@@ -205,68 +195,5 @@ func runGate(f *factory, g *gateOptions, basePath, curPath string) error {
 			}
 		}
 	}
-	return gateExit(gate.Files(f.stdout, base, cur, basePath, curPath, opt, g.rules(), g.format))
-}
-
-// gateExit maps a gate call's decision to bench's exit codes: its code,
-// or an input error.
-func gateExit(d gate.Decision, err error) error {
-	if err != nil {
-		return withCode(ExitInput, err)
-	}
-	if d.Code == gate.Pass {
-		return nil
-	}
-	return withCode(int(d.Code), d.Err())
-}
-
-// loadBaseline reads --baseline and checks it, before the run, as the
-// baseline of sc with the --policy selection only (gate.ForRun). It
-// returns nil when --baseline is not set.
-func (g *gateOptions) loadBaseline(sc *scenario.Scenario, only []string) (*results.File, gate.Options, error) {
-	if g.baseline == "" {
-		return nil, gate.Options{}, nil
-	}
-	opt, err := g.options()
-	if err != nil {
-		return nil, opt, withCode(ExitInput, err)
-	}
-	base, err := results.ReadFileWithoutTraces(g.baseline)
-	if err != nil {
-		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline: %w", err))
-	}
-	if err := gate.ForRun(base, engine.Record(sc), only, opt); err != nil {
-		if len(only) > 0 && errors.Is(err, gate.ErrEmptyBaseline) {
-			err = fmt.Errorf("%w (of the policies --policy selects: %s)", err, strings.Join(only, ", "))
-		}
-		return nil, opt, withCode(ExitInput, fmt.Errorf("--baseline %s: %w", g.baseline, err))
-	}
-	return base, opt, nil
-}
-
-// afterRun ends the one-call form once the run's tables are printed: it
-// gates file against base when --baseline is set, then writes
-// --save-baseline when everything succeeded. runErr is nil or a policy
-// failure.
-func (g *gateOptions) afterRun(w io.Writer, file *results.File, runErr error, base *results.File, opt gate.Options, outFormat string) error {
-	err := runErr
-	if base != nil {
-		gerr := gateExit(gate.Files(w, base, file, g.baseline, "this run", opt, g.rules(), gate.RunFormat(g.format, outFormat)))
-		switch {
-		case gerr == nil:
-		case runErr != nil:
-			err = withCode(ExitCode(gerr), errors.Join(runErr, gerr))
-		default:
-			err = gerr
-		}
-	}
-	if g.saveBaseline != "" && err != nil {
-		return withCode(ExitCode(err), fmt.Errorf("%w (--save-baseline %s not written)", err, g.saveBaseline))
-	}
-	if g.saveBaseline != "" {
-		if werr := file.WriteFile(g.saveBaseline); werr != nil {
-			return withCode(ExitInput, fmt.Errorf("--save-baseline: %w", werr))
-		}
-	}
-	return err
+	return run.GateExit(gate.Files(f.stdout, base, cur, basePath, curPath, opt, g.rules(), g.format))
 }

@@ -1,18 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
-	"github.com/regretbench/regretbench/host/results"
-	"github.com/regretbench/regretbench/host/scenario"
 )
 
 // outputOptions are the flags that choose how a run's results are shown:
@@ -56,43 +51,4 @@ func (o *outputOptions) parse() (report.Options, []string, error) {
 		}
 	}
 	return report.Options{Format: format, At: at}, formats, nil
-}
-
-// check validates the flags before a run, so a typo costs no run, and adds
-// the --at rounds to the scenario's checkpoints: asking for the regret at
-// round 1000 records it there rather than failing because 1000 was not a
-// default checkpoint. Rounds beyond the horizon are an error.
-func (o *outputOptions) check(sc *scenario.Scenario) error {
-	ro, _, err := o.parse()
-	if err != nil {
-		return err
-	}
-	sc.AddCheckpoints(ro.At...)
-	if err := report.CheckAt(sc.Checkpoints, ro.At); err != nil {
-		return withCode(ExitInput, fmt.Errorf("--at: %w", err))
-	}
-	return nil
-}
-
-// render prints f to stdout in the chosen format, with the comparison
-// section cmp when not nil, and with --plot writes the figures
-// (report.Render). When only figures could not be written the error is a
-// *report.FiguresError, naming --plot.
-func (o *outputOptions) render(stdout io.Writer, f *results.File, cmp *compare.Scenario) error {
-	ropts, formats, err := o.parse()
-	if err != nil {
-		return err
-	}
-	err = report.Render(stdout, f, ropts, compare.Section(cmp), report.Figures{Dir: o.plotDir, Formats: formats, Options: plot.Options{LogX: o.logX, LogY: o.logY}})
-	var tablesErr *report.TablesError
-	var figErr *report.FiguresError
-	switch {
-	case errors.As(err, &tablesErr) && len(ropts.At) > 0:
-		return withCode(ExitInput, fmt.Errorf("--at: %w", tablesErr.Err))
-	case errors.As(err, &tablesErr):
-		return tablesErr.Err
-	case errors.As(err, &figErr):
-		return &report.FiguresError{Err: fmt.Errorf("--plot %s: %w", o.plotDir, figErr.Err)}
-	}
-	return err
 }

@@ -3,19 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/engine"
-	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/plot"
-	"github.com/regretbench/regretbench/host/progress"
-	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
 )
 
@@ -25,13 +20,41 @@ type paperOptions struct {
 	flags *pflag.FlagSet // the command's flags, to tell which were given
 
 	policyRunOptions
-	dir         string   // --out: the directory written
-	plotFormats string   // --plot-format, as given
-	formats     []string // --plot-format, parsed
-	metric      string   // --metric of the comparison section (with --with)
-	alpha       float64  // --alpha of the comparison section
-	logX        bool     // --log-x
-	logY        bool     // --log-y
+	dir         string           // --out: the directory written
+	plotFormats string           // --plot-format, as given
+	formats     []string         // --plot-format, parsed
+	metric      string           // --metric of the comparison section (with --with)
+	alpha       float64          // --alpha of the comparison section
+	logX        bool             // --log-x
+	logY        bool             // --log-y
+	req         run.PaperRequest // the flags as checkFlags maps them
+}
+
+// checkFlags validates the flags of bench paper before anything runs and
+// maps them to o.req.
+func (o *paperOptions) checkFlags(ctx context.Context) error {
+	opts := o.options(o.flags)
+	if err := flagged(opts.Check()); err != nil {
+		return err
+	}
+	sb, err := o.sandbox.config()
+	if err != nil {
+		return err
+	}
+	with, err := o.added()
+	if err != nil {
+		return err
+	}
+	if err := checkOutDir("--out", o.dir, true); err != nil {
+		return err
+	}
+	if o.formats, err = plot.ParseFormats(o.plotFormats); err != nil {
+		return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
+	}
+	o.req = run.PaperRequest{Host: o.host(ctx, o.f, sb), Dir: o.dir, Formats: o.formats, LogX: o.logX, LogY: o.logY,
+		Compare: compare.Options{Metric: o.metric, Alpha: o.alpha}, Runs: opts.Overrides.Runs, Horizon: opts.Overrides.Horizon,
+		Jobs: o.jobs, StepTimeout: o.stepTimeout, StartTimeout: o.startTimeout, With: with}
+	return nil
 }
 
 // newCmdPaper returns bench paper. runF, when not nil, receives the
@@ -72,18 +95,13 @@ two_arm, three_arm or ten_arm experiment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
-			if err := o.checkFlags(); err != nil {
+			if err := o.checkFlags(cmd.Context()); err != nil {
 				return err
 			}
-			formats, err := plot.ParseFormats(o.plotFormats)
-			if err != nil {
-				return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
-			}
-			o.formats = formats
 			if runF != nil {
 				return runF(o)
 			}
-			return paperRun(cmd.Context(), o)
+			return flagged(run.Paper(cmd.Context(), o.req))
 		},
 	}
 	fs := cmd.Flags()
@@ -100,64 +118,4 @@ two_arm, three_arm or ten_arm experiment.`,
 	fs.StringVar(&o.metric, "metric", compare.DefaultOptions.Metric, "metric of the comparison section (with --with): "+metric.List())
 	fs.Float64Var(&o.alpha, "alpha", compare.DefaultOptions.Alpha, "family-wise error rate of the comparison's Holm-adjusted tests; its CIs are at 1-alpha")
 	return cmd
-}
-
-// paperRun runs every experiment of the paper as o says, whose flags are
-// checked.
-func paperRun(ctx context.Context, o *paperOptions) error {
-	dir := o.dir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return withCode(ExitInput, fmt.Errorf("--out %s: %w", dir, err))
-	}
-	cmpOpt := compare.Options{Metric: o.metric, Alpha: o.alpha}
-	if err := cmpOpt.Check(); err != nil {
-		return withCode(ExitInput, fmt.Errorf("--metric or --alpha: %w", err))
-	}
-	scens, err := run.PaperScenarios(o.runs, changed(o.flags, "runs"), o.horizon)
-	if err != nil {
-		return err
-	}
-	launch, err := o.launch(o.f)
-	if err != nil {
-		return err
-	}
-	with, err := o.added()
-	if err != nil {
-		return err
-	}
-	played, runErr := run.All(ctx, scens, run.AllOptions{
-		Options: run.Options{Launch: launch, Jobs: o.jobs, StepTimeout: o.stepTimeout},
-		With:    with,
-		// A bar per running job under a line counting the jobs
-		// finished: the paper's jobs are more than a screen holds.
-		Start: func(jobs int) run.Progress {
-			pr := progress.New(o.f.progressOut(), !o.quiet)
-			pr.Jobs("jobs", jobs)
-			return pr
-		},
-	})
-	if played == nil {
-		return runErr
-	}
-	// Interrupted, write only the scenarios whose every policy ran to its
-	// end (or failed by itself), as the paper's results must be whole.
-	cause, interrupted := interrupt.Of(ctx)
-	pw, err := run.WritePaper(played, run.PaperOutput{
-		Dir: dir, Formats: o.formats, LogX: o.logX, LogY: o.logY, Compare: cmpOpt, Interrupted: interrupted,
-		Stdout: o.f.stdout, Stderr: o.f.stderr,
-		Stamp:   func(f *results.File) { stamp(ctx, f) },
-		Written: func(all []*results.File) { engine.WriteStacks(o.f.stderr, all...) },
-	})
-	if err != nil {
-		return err
-	}
-	if interrupted {
-		return withCode(cause.Code(), pw.Interrupted(cause))
-	}
-	// An output that cannot be written (a figure, a report, index.html)
-	// costs only itself: named on stderr, and bench exits 1 at the end.
-	if err := pw.Err(); runErr == nil && err != nil {
-		return withCode(ExitFailure, err)
-	}
-	return runErr
 }

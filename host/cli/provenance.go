@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"context"
-
-	"github.com/regretbench/regretbench/host/results"
-)
+import "context"
 
 // commandKey is the context key of the command line bench was run with.
 type commandKey struct{}
@@ -15,10 +11,9 @@ func withCommand(ctx context.Context, args []string) context.Context {
 	return context.WithValue(ctx, commandKey{}, append([]string{"bench"}, args...))
 }
 
-// stamp records in f how it was produced, with the command line ctx
-// carries (results.File.Stamp). Stamped only when the results are
-// written to a file: the tables a run prints do not show them.
-func stamp(ctx context.Context, f *results.File) {
+// command is the command line ctx carries (withCommand), recorded in the
+// results files a run writes (run.Host.Command).
+func command(ctx context.Context) []string {
 	args, _ := ctx.Value(commandKey{}).([]string)
-	f.Stamp(args)
+	return args
 }

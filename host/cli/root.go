@@ -1,7 +1,12 @@
 // Package cli is the bench command line: it parses flags (cobra, with
 // host/internal/flagconfig filling unset flags from BENCH_* environment
-// variables and a config file), wires the libraries together and renders
-// their results.
+// variables and a config file), maps them to the options of the
+// libraries (a run's to a run.Request, which host/run plays from loading
+// the scenario to the gate's verdict), and states what they return,
+// naming by its flag an option an error names (run.OptionError). Each
+// command is built by its newCmdX(f, runF), whose runF, when not nil,
+// receives the parsed options in place of running (for tests). The exit
+// codes are package exitcode's.
 package cli
 
 import (
@@ -13,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/registry"
@@ -35,8 +41,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// fails: the profile of a failed run is the one most worth reading.
 	stopProfile()
 	if err != nil {
-		var coded *exitError // a gate regression (exit 1) is never a usage error
-		if ExitCode(err) == ExitFailure && !errors.As(err, &coded) && isUsage(err) {
+		_, coded := exitcode.Of(err) // a gate regression (exit 1) is never a usage error
+		if ExitCode(err) == ExitFailure && !coded && isUsage(err) {
 			err = withCode(ExitInput, err)
 		}
 		fmt.Fprintf(msgs, "bench: %v\n", err)

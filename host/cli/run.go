@@ -2,26 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/engine"
-	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
-	"github.com/regretbench/regretbench/host/internal/interrupt"
-	"github.com/regretbench/regretbench/host/progress"
-	"github.com/regretbench/regretbench/host/report"
-	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
-	"github.com/regretbench/regretbench/host/scenario"
-	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/sandbox"
-	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // Defaults of the timeouts of the commands that launch plugins.
@@ -43,21 +32,14 @@ type policyRunOptions struct {
 	quiet        bool          // --quiet: no progress
 	with         []string      // --with SPEC: policies added to the scenarios
 	sandbox      sandboxOptions
-	plan         *sandbox.Plan // decided by launch, once
 }
 
-// launch returns the launcher of the command's plugins from the plugin
-// search path (run.Launcher), deciding the sandbox they run under on its
-// first call.
-func (o *policyRunOptions) launch(f *factory) (engine.Launcher, error) {
-	if o.plan == nil {
-		p, err := o.sandbox.plan(f.stderr)
-		if err != nil {
-			return nil, err
-		}
-		o.plan = p
-	}
-	return run.Launcher(f.plugins(), o.startTimeout, o.plan, f.stderr), nil
+// host maps the flags every command that runs policies shares, parsed
+// (sandbox, the --with specs), to what run needs of the command: where
+// plugins are found, the sandbox, and where it speaks.
+func (o *policyRunOptions) host(ctx context.Context, f *factory, sb sandbox.Config) run.Host {
+	return run.Host{Plugins: f.plugins(), Sandbox: sb, Command: command(ctx), Quiet: o.quiet,
+		Stdout: f.stdout, Stderr: f.stderr, Progress: f.progressOut()}
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning
@@ -99,7 +81,7 @@ type runOptions struct {
 	// replication is --replication I: play only replication I, when the
 	// flag was given (changed; run.Options.Replication).
 	replication int
-	opts        run.Options // the flags as checkFlags maps them
+	req         run.Request // the flags as checkFlags maps them
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -146,114 +128,19 @@ func newCmdRun(f *factory, runF func(*runOptions) error) *cobra.Command {
 // when it is not nil.
 func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) error {
 	ro.flags = cmd.Flags()
-	if err := ro.checkFlags(); err != nil {
+	if err := ro.checkFlags(cmd.Context()); err != nil {
 		return err
 	}
 	if runF != nil {
 		return runF(ro)
 	}
-	return runScenario(cmd.Context(), ro)
+	_, err := run.Run(cmd.Context(), ro.req)
+	return flagged(err)
 }
 
 // SignalContext returns a context cancelled on SIGINT or SIGTERM, with the
 // signal as its cause, and a function that stops listening; a second
-// signal kills the plugins and exits at once (interrupt.Context).
+// signal kills the plugins and exits at once (run.SignalContext).
 func SignalContext(parent context.Context) (context.Context, func()) {
-	return interrupt.Context(parent, client.Cleanup)
-}
-
-// loadScenario loads the scenario of the run with ro.opts's changes to
-// it (run.Overrides).
-func (ro *runOptions) loadScenario() (*scenario.Scenario, error) {
-	sc, err := scenario.Resolve(ro.scenario)
-	if err != nil {
-		return nil, withCode(ExitInput, err)
-	}
-	return sc, ro.opts.Overrides.Apply(sc, ro.f.stderr)
-}
-
-// runScenario runs the scenario of ro, whose flags are checked.
-func runScenario(ctx context.Context, ro *runOptions) error {
-	sc, err := ro.loadScenario()
-	if err != nil {
-		return err
-	}
-	launch, err := ro.launch(ro.f)
-	if err != nil {
-		return err
-	}
-	// A sealed run, or one whose sandbox leaves channels between
-	// policies open, is audited unless --audit says otherwise.
-	ro.opts.SetAuditDefault(changed(ro.flags, "audit"), ro.plan.Layers.String(), ro.plan.OpenChannels(), ro.f.stderr)
-	added, err := run.AddWith(ctx, launch, sc, ro.with)
-	if err != nil {
-		return err
-	}
-	cmpSpec, err := run.Comparison(sc, added, ro.compareTo) // nil for no comparison section
-	if err != nil {
-		return err
-	}
-	if err := ro.checkOutputs(sc); err != nil {
-		return err
-	}
-	base, gateOpt, err := ro.gate.loadBaseline(sc, ro.policies)
-	if err != nil {
-		return err
-	}
-	if err := ro.output.check(sc); err != nil {
-		return err // bad --format/--at/--plot-format: nothing has run yet
-	}
-	opts := ro.opts
-	opts.Launch, opts.Base, opts.Gate = launch, base, gateOpt
-	opts.Start = func(sc *scenario.Scenario) run.Progress {
-		if !ro.quiet {
-			seed.Announce(ro.f.stderr, sc.Seed)
-		}
-		pr := progress.New(ro.f.progressOut(), !ro.quiet)
-		pr.Order(run.Labels(sc)...)
-		return pr
-	}
-	file, runErr := run.Plan(ctx, sc, opts)
-	if file == nil {
-		return runErr
-	}
-	return ro.finish(ctx, file, runErr, base, gateOpt, cmpSpec)
-}
-
-// finish renders, writes and gates the results of a run. The tables come
-// first, so that results are never lost to an --out that cannot be
-// written (a full disk). cmpSpec is what the comparison section compares,
-// nil for none.
-func (ro *runOptions) finish(ctx context.Context, file *results.File, runErr error, base *results.File, gateOpt gate.Options, cmpSpec *compare.Spec) error {
-	engine.WriteStacks(ro.f.stderr, file)
-	cmp := run.AttachComparison(file, cmpSpec, compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha}, ro.f.stderr)
-	// A figure that cannot be written costs only itself: said now, the
-	// results still written and gated, and exit 1 if nothing else fails.
-	var figErr *report.FiguresError
-	if len(file.Policies) > 0 {
-		if err := ro.output.render(ro.f.stdout, file, cmp); errors.As(err, &figErr) {
-			fmt.Fprintf(ro.f.stderr, "bench: %v\n", err)
-		} else if err != nil {
-			return errors.Join(runErr, err)
-		}
-	}
-	if ro.out != "" || ro.gate.saveBaseline != "" {
-		stamp(ctx, file) // after the tables: --format json prints the run alone
-	}
-	if ro.out != "" {
-		if err := file.WriteFile(ro.out); err != nil {
-			return errors.Join(runErr, fmt.Errorf("--out %s: the results were printed but could not be written: %w", ro.out, err))
-		}
-	}
-	if runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed) {
-		err := ro.gate.afterRun(ro.f.stdout, file, runErr, base, gateOpt, ro.output.format)
-		if err == nil && figErr != nil {
-			return withCode(ExitFailure, fmt.Errorf("--plot %s: some figures could not be written (named above); the others, and the results, were", ro.output.plotDir))
-		}
-		return err
-	}
-	if code, err := run.Interrupted(ctx, ro.out); err != nil {
-		return withCode(code, err)
-	}
-	return runErr
+	return run.SignalContext(parent)
 }

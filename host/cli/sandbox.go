@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/regretbench/regretbench/internal/launch"
+	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
@@ -95,31 +95,29 @@ func isUnlimited(v string) bool {
 	return false
 }
 
-// check checks --sandbox's value before anything runs: exit 2 naming it.
-func (o *sandboxOptions) check() error {
-	if _, err := sandbox.ParseLevel(o.level); err != nil {
-		return withCode(ExitInput, fmt.Errorf("--sandbox: %w", err))
+// config parses the flags into the sandbox they ask for, once, before
+// anything runs: exit 2 naming the flag at fault. Deciding it on this
+// machine is run's (run.NewSandbox), when the first plugin starts.
+func (o *sandboxOptions) config() (sandbox.Config, error) {
+	level, err := sandbox.ParseLevel(o.level)
+	if err != nil {
+		return sandbox.Config{}, withCode(ExitInput, fmt.Errorf("--sandbox: %w", err))
 	}
-	_, err := o.limits()
-	return err
+	limits, err := o.limits()
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	return sandbox.Config{Level: level, Read: o.read, Limits: limits}, nil
 }
 
-// plan checks the flags and decides the sandbox on this machine. Under
-// auto it prints, on stderr, the one line that says what is missing, if
-// anything is. A bad level, a missing --sandbox-read path, or strict on a
-// machine that cannot have it, is exit 2.
+// plan parses the flags (config) and decides the sandbox on this machine
+// (run.NewSandbox), for the commands that start plugins outside a run
+// (conform, plugins).
 func (o *sandboxOptions) plan(stderr io.Writer) (*sandbox.Plan, error) {
-	if err := o.check(); err != nil {
+	cfg, err := o.config()
+	if err != nil {
 		return nil, err
 	}
-	level, _ := sandbox.ParseLevel(o.level)
-	limits, _ := o.limits()
-	p, err := launch.Plan(sandbox.Config{Level: level, Read: o.read, Limits: limits})
-	if err != nil {
-		return nil, withCode(ExitInput, sandboxFlagError(err))
-	}
-	if w := p.Warning(); w != "" {
-		fmt.Fprintf(stderr, "bench: %s\n", w)
-	}
-	return p, nil
+	p, err := run.NewSandbox(cfg, stderr)
+	return p, flagged(err)
 }

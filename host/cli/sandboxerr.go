@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
@@ -23,9 +24,17 @@ func sandboxFlagError(err error) error {
 	if !errors.As(err, &ce) {
 		return err
 	}
+	if msg, ok := sandboxFlagText(ce); ok {
+		return &flagError{strings.Replace(err.Error(), ce.Error(), msg, 1), err}
+	}
+	return err
+}
+
+// sandboxFlagText is ce said in flags; false for a setting no flag sets.
+func sandboxFlagText(ce *sandbox.ConfigError) (string, bool) {
 	flag, ok := sandboxFlags[ce.Setting]
 	if !ok {
-		return err
+		return "", false
 	}
-	return fmt.Errorf("%s %s: %w%s", flag, ce.Value, ce.Err, ce.InsteadText(flag+" "))
+	return fmt.Sprintf("%s %s: %v%s", flag, ce.Value, ce.Err, ce.InsteadText(flag+" ")), true
 }

@@ -14,4 +14,7 @@ const withHelp = `add a policy to the scenario (repeatable), after its own: PLUG
 // added parses every --with SPEC into the policies run.With checks
 // against their plugins (run.ParseAdded): a malformed spec is an input
 // error (exit 2) naming it, found before anything is loaded or run.
-func (o *policyRunOptions) added() ([]run.Added, error) { return run.ParseAdded(o.with) }
+func (o *policyRunOptions) added() ([]run.Added, error) {
+	added, err := run.ParseAdded(o.with)
+	return added, flagged(err)
+}

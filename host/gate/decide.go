@@ -7,22 +7,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/numfmt"
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// Code is the outcome of a gate call, as bench's exit code: bench gate
-// and bench --baseline exit with it.
+// Code is the outcome of a gate call, as bench's exit code (package
+// exitcode): bench gate and bench --baseline exit with it.
 type Code int
 
 // The codes of a gate call. When several apply the first of Failure,
 // Regression, InconclusiveCode wins (an input error, exit 2, comes before
 // them all and is an error of Files, not a Code).
 const (
-	Pass             Code = 0 // no regression (every policy better, same, or inconclusive)
-	Regression       Code = 1 // a policy regressed; with Rules.RequireSame, any change
-	Failure          Code = 3 // a policy failed in, or is missing from, the current file
-	InconclusiveCode Code = 4 // a comparison was inconclusive and Rules.RequireConclusive is set
+	Pass             Code = exitcode.OK           // no regression (every policy better, same, or inconclusive)
+	Regression       Code = exitcode.Regression   // a policy regressed; with Rules.RequireSame, any change
+	Failure          Code = exitcode.Policy       // a policy failed in, or is missing from, the current file
+	InconclusiveCode Code = exitcode.Inconclusive // a comparison was inconclusive and Rules.RequireConclusive is set
 )
 
 // Rules are the exit rules of a gate call beyond regressions and

@@ -136,7 +136,7 @@ const DefaultAudit = 3
 func (o *Options) SetAuditDefault(given bool, level string, open []string, stderr io.Writer) {
 	var why []string
 	if o.Overrides.Seed != nil && o.Overrides.Seed.Random {
-		why = append(why, "a sealed run (--seed random)")
+		why = append(why, fmt.Sprintf("a sealed run (%s random)", o.name(OptSeed)))
 	}
 	if len(open) > 0 {
 		why = append(why, fmt.Sprintf("the sandbox (%s) leaves channels between policies open: %s", level, strings.Join(open, "; ")))
@@ -147,17 +147,17 @@ func (o *Options) SetAuditDefault(given bool, level string, open []string, stder
 	reason := strings.Join(why, "; ")
 	switch {
 	case given && o.Audit == 0:
-		fmt.Fprintf(stderr, "bench: warning: --audit 0: this run is unaudited (without it, it would be: %s)\n", reason)
+		fmt.Fprintf(stderr, "bench: warning: %s 0: this run is unaudited (without it, it would be: %s)\n", o.name(OptAudit), reason)
 	case given:
 	case o.Sequential || o.Replication != nil:
-		flag := "--sequential"
+		flag := o.name(OptSequential)
 		if o.Replication != nil {
-			flag = "--replication"
+			flag = o.name(OptReplication)
 		}
 		fmt.Fprintf(stderr, "bench: warning: %s; a run with %s cannot be audited: this run is unaudited\n", reason, flag)
 	default:
 		o.Audit, o.AuditDefault = DefaultAudit, reason
-		fmt.Fprintf(stderr, "bench: %s: auditing %d replications of each policy (--audit %d by default; --audit 0 turns it off)\n", reason, DefaultAudit, DefaultAudit)
+		fmt.Fprintf(stderr, "bench: %s: auditing %d replications of each policy (%[4]s %[2]d by default; %[4]s 0 turns it off)\n", reason, DefaultAudit, DefaultAudit, o.name(OptAudit))
 	}
 }
 

@@ -38,6 +38,7 @@ func TestSetAuditDefault(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var stderr bytes.Buffer
 			o := c.opts
+			o.Name = flag // as bench names them
 			o.SetAuditDefault(c.given, "off", c.open, &stderr)
 			if o.Audit != c.audit || !strings.HasPrefix(o.AuditDefault, c.why) || (c.why == "") != (o.AuditDefault == "") {
 				t.Errorf("audit %d %q, want %d %q...", o.Audit, o.AuditDefault, c.audit, c.why)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/regretbench/regretbench/host/compare"
@@ -13,17 +14,17 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 )
 
-// ParseAdded parses every --with SPEC (ParseWith) into the policies With
-// checks against their plugins: a malformed spec is an InputError naming
-// it.
+// ParseAdded parses every spec of With (bench's --with SPEC, ParseWith)
+// into the policies With checks against their plugins: a malformed spec
+// is an OptionError of With naming it.
 func ParseAdded(specs []string) ([]Added, error) {
 	var added []Added
 	for _, spec := range specs {
 		p, err := ParseWith(spec)
 		if err != nil {
-			return nil, &InputError{fmt.Errorf("--with %q: %w", spec, err)}
+			return nil, optErr(OptWith, strconv.Quote(spec), "%w", err)
 		}
-		added = append(added, Added{Name: fmt.Sprintf("--with %q", spec), Policy: p})
+		added = append(added, Added{Spec: spec, Policy: p})
 	}
 	return added, nil
 }
@@ -49,14 +50,14 @@ func AddWith(ctx context.Context, launch engine.Launcher, sc *scenario.Scenario,
 // other (the scenario's own and the added ones: all pairs, one Holm
 // family).
 // A compareTo that is not a policy of sc, or that has no other policy to
-// compare with, is an InputError.
+// compare with, is an OptionError of CompareTo.
 func Comparison(sc *scenario.Scenario, added []scenario.Policy, compareTo string) (*compare.Spec, error) {
 	if compareTo != "" {
 		if !slices.ContainsFunc(sc.Policies, func(p scenario.Policy) bool { return p.Label == compareTo }) {
-			return nil, &InputError{fmt.Errorf("--compare-to %q: no such policy in scenario %s (have: %s)", compareTo, sc.Name, strings.Join(Labels(sc), ", "))}
+			return nil, optErr(OptCompareTo, strconv.Quote(compareTo), "no such policy in scenario %s (have: %s)", sc.Name, strings.Join(Labels(sc), ", "))
 		}
 		if len(sc.Policies) < 2 {
-			return nil, &InputError{fmt.Errorf("--compare-to %q: the scenario has no other policy to compare it with", compareTo)}
+			return nil, optErr(OptCompareTo, strconv.Quote(compareTo), "the scenario has no other policy to compare it with")
 		}
 	}
 	addedLabels := Labels(&scenario.Scenario{Policies: added})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/compare"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/run"
@@ -16,19 +17,19 @@ import (
 )
 
 // TestParseAdded: every --with spec becomes an added policy named as
-// written; the first malformed one is an InputError quoting it.
+// written; the first malformed one is an OptionError quoting it.
 func TestParseAdded(t *testing.T) {
 	got, err := run.ParseAdded([]string{"ts", "klucb:c=1@K"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != `--with "ts"` || got[0].Policy.Label != "ts" || got[1].Name != `--with "klucb:c=1@K"` || got[1].Policy.Label != "K" {
+	if len(got) != 2 || got[0].Spec != "ts" || got[0].Policy.Label != "ts" || got[1].Spec != "klucb:c=1@K" || got[1].Policy.Label != "K" {
 		t.Errorf("ParseAdded = %+v", got)
 	}
 	_, err = run.ParseAdded([]string{"ts", "Bad", "ts:"})
-	var input *run.InputError
-	if !errors.As(err, &input) || err.Error() != `--with "Bad": invalid plugin name "Bad" (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)` {
-		t.Errorf("error %v, want an InputError naming --with \"Bad\"", err)
+	var opt *run.OptionError
+	if !errors.As(err, &opt) || opt.Option != run.OptWith || flagText(err) != `--with "Bad": invalid plugin name "Bad" (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)` {
+		t.Errorf("error %v, want an OptionError naming --with \"Bad\"", err)
 	}
 	if got, err := run.ParseAdded(nil); got != nil || err != nil {
 		t.Errorf("ParseAdded(nil) = %v, %v", got, err)
@@ -71,9 +72,8 @@ func TestComparison(t *testing.T) {
 			sc := &scenario.Scenario{Name: "s", Policies: tc.policies}
 			got, err := run.Comparison(sc, tc.added, tc.compareTo)
 			if tc.err != "" {
-				var input *run.InputError
-				if !errors.As(err, &input) || err.Error() != tc.err {
-					t.Fatalf("error %v, want the InputError %q", err, tc.err)
+				if run.ExitCode(err) != exitcode.Input || flagText(err) != tc.err {
+					t.Fatalf("error %v, want the input error %q", err, tc.err)
 				}
 				return
 			}
@@ -138,9 +138,8 @@ func TestAddWith(t *testing.T) {
 			var stderr bytes.Buffer
 			added, err := run.AddWith(context.Background(), launcher(&stderr), sc, tc.specs)
 			if tc.err != "" {
-				var input *run.InputError
-				if !errors.As(err, &input) || !strings.HasPrefix(err.Error(), tc.err) {
-					t.Fatalf("error %v, want an InputError %q...", err, tc.err)
+				if run.ExitCode(err) != exitcode.Input || !strings.HasPrefix(flagText(err), tc.err) {
+					t.Fatalf("error %v, want an input error %q...", err, tc.err)
 				}
 				tc.labels = []string{"TS", "KL-UCB"}
 			} else if err != nil {
@@ -171,10 +170,10 @@ func TestInputs(t *testing.T) {
 		opts         run.Options
 		want         [][2]string
 	}{
-		{"file", "dir/x.yaml", run.Options{Baseline: "b.json"}, [][2]string{{"the scenario file", "dir/x.yaml"}, {"the --baseline", "b.json"},
-			{"the --config file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
-		{"shipped", "embedded:two_arm.yaml", run.Options{}, [][2]string{{"the scenario file", ""}, {"the --baseline", ""},
-			{"the --config file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
+		{"file", "dir/x.yaml", run.Options{Baseline: "b.json"}, [][2]string{{"the scenario file", "dir/x.yaml"}, {"the {Baseline}", "b.json"},
+			{"the {Config} file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
+		{"shipped", "embedded:two_arm.yaml", run.Options{}, [][2]string{{"the scenario file", ""}, {"the {Baseline}", ""},
+			{"the {Config} file", "bench.yaml"}, {`the plugin of policy "TS"`, ts}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc.Source = tc.source

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/internal/safeio"
 	"github.com/regretbench/regretbench/host/registry"
@@ -38,30 +40,32 @@ type Overrides struct {
 // on a cluster the file may sit in a shared directory by design) or
 // drawing a fresh secret for a Random seed, and validates the result: a
 // seed file that cannot be read, a horizon out of range, a scenario made
-// invalid or an unknown policy is an InputError naming the flag.
-func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
+// invalid or an unknown policy is an input error (an OptionError where an
+// option is at fault). name
+// names the options in the warning (Options.Name).
+func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer, name func(Option) string) error {
 	if o.Runs != nil {
 		sc.Runs = *o.Runs
 	}
 	if path := o.SeedFile; path != "" {
 		s, err := seed.ReadFile(path, func(path string) ([]byte, error) { return safeio.ReadFile(path, seed.MaxFile) })
 		if err != nil {
-			return &InputError{fmt.Errorf("--seed-file %s: %w", path, err)}
+			return optErr(OptSeedFile, path, "%w", err)
 		}
 		if perm, ok := seed.Exposed(path, s); ok {
-			fmt.Fprintf(stderr, "bench: warning: --seed-file %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", path, perm, path)
+			fmt.Fprintf(stderr, "bench: warning: %s %s holds a secret seed, but its mode %04o gives its group or others access; chmod 600 %s\n", nameBy(name)(OptSeedFile), path, perm, path)
 		}
 		sc.Seed = s
 	} else if o.Seed != nil {
 		s, err := o.Seed.Draw()
 		if err != nil {
-			return fmt.Errorf("--seed random: %w", err)
+			return exitcode.With(exitcode.Failure, optErr(OptSeed, "random", "%w", err))
 		}
 		sc.Seed = s
 	}
 	if o.Horizon != nil {
 		if err := sc.SetHorizon(*o.Horizon); err != nil {
-			return &InputError{fmt.Errorf("--horizon %d: %w", *o.Horizon, err)}
+			return optErr(OptHorizon, strconv.Itoa(*o.Horizon), "%w", err)
 		}
 	}
 	if err := sc.Validate(); err != nil {
@@ -69,7 +73,7 @@ func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
 	}
 	if len(o.Policies) > 0 {
 		if err := sc.Select(o.Policies); err != nil {
-			return &InputError{fmt.Errorf("--policy: %w", err)}
+			return optErr(OptPolicies, "", "%w", err)
 		}
 	}
 	return nil
@@ -82,29 +86,29 @@ func (o Overrides) Apply(sc *scenario.Scenario, stderr io.Writer) error {
 // own options, those of a run it has, with it too.
 func (o Options) Check() error {
 	for _, c := range []struct {
-		name string
+		name Option
 		v    *int
 		max  int
-	}{{"runs", o.Overrides.Runs, scenario.MaxRuns}, {"horizon", o.Overrides.Horizon, scenario.MaxHorizon}} {
+	}{{OptRuns, o.Overrides.Runs, scenario.MaxRuns}, {OptHorizon, o.Overrides.Horizon, scenario.MaxHorizon}} {
 		switch {
 		case c.v == nil:
 		case *c.v < 1:
-			return &InputError{fmt.Errorf("--%s %d: must be >= 1", c.name, *c.v)}
+			return optErr(c.name, strconv.Itoa(*c.v), "must be >= 1")
 		case *c.v > c.max:
-			return &InputError{fmt.Errorf("--%s %d: exceeds the maximum %d", c.name, *c.v, c.max)}
+			return optErr(c.name, strconv.Itoa(*c.v), "exceeds the maximum %d", c.max)
 		}
 	}
 	// 0 means the default: a negative value used to, silently.
 	for _, c := range []struct {
-		name string
+		name Option
 		v    int
-	}{{"batch", o.Batch}, {"jobs", o.Jobs}} {
+	}{{OptBatch, o.Batch}, {OptJobs, o.Jobs}} {
 		if c.v < 0 {
-			return &InputError{fmt.Errorf("--%s %d: must be >= 0 (0: the default)", c.name, c.v)}
+			return optErr(c.name, strconv.Itoa(c.v), "must be >= 0 (0: the default)")
 		}
 	}
 	if o.Audit < 0 {
-		return &InputError{fmt.Errorf("--audit %d: must be >= 0 (0: no audit)", o.Audit)}
+		return optErr(OptAudit, strconv.Itoa(o.Audit), "must be >= 0 (0: no audit)")
 	}
 	if err := CheckTimeouts(o.StepTimeout, o.StartTimeout); err != nil {
 		return err
@@ -115,37 +119,38 @@ func (o Options) Check() error {
 		// a resumed file, a gate's baseline) nor with a fresh secret
 		// seed, which replays nothing.
 		if *o.Replication < 0 {
-			return &InputError{fmt.Errorf("--replication %d: must be >= 0 (replications are numbered from 0)", *o.Replication)}
+			return optErr(OptReplication, strconv.Itoa(*o.Replication), "must be >= 0 (replications are numbered from 0)")
 		}
 		for _, c := range []struct {
-			flag string
+			with string
 			set  bool
-		}{{"--shard", o.Shard.Count > 0}, {"--resume", o.Resume}, {"--baseline", o.Baseline != ""}, {"--save-baseline", o.SaveBaseline != ""}, {"--seed random", random}} {
+		}{{"{Shard}", o.Shard.Count > 0}, {"{Resume}", o.Resume}, {"{Baseline}", o.Baseline != ""}, {"{SaveBaseline}", o.SaveBaseline != ""}, {"{Seed} random", random}} {
 			if c.set {
-				return &UsageError{fmt.Errorf("--replication with %s: --replication replays one replication of a run, to look at it; give the run's own flags and seed (--seed-file for a secret one), without %s", c.flag, c.flag)}
+				return &UsageError{&OptionError{Option: OptReplication, With: c.with, Err: fmt.Errorf(
+					"{Replication} replays one replication of a run, to look at it; give the run's own flags and seed ({SeedFile} for a secret one), without %s", c.with)}}
 			}
 		}
 	}
 	switch {
 	case random && o.Shard.Count > 0:
-		return &UsageError{errors.New("--seed random with --shard: every shard would draw a secret of its own and the shards would not merge; " +
-			"write one secret to a file readable only by you and give it to every shard with --seed-file (docs/reliability.md, Sealed runs)")}
+		return &UsageError{&OptionError{Option: OptSeed, Value: "random", With: "{Shard}", Err: errors.New("every shard would draw a secret of its own and the shards would not merge; " +
+			"write one secret to a file readable only by you and give it to every shard with {SeedFile} (docs/reliability.md, Sealed runs)")}}
 	case random && o.Resume:
-		return &UsageError{errors.New("--seed random with --resume: a fresh secret never matches the earlier run; " +
-			"give that run's seed (its results file's scenario.seed) with --seed-file")}
+		return &UsageError{&OptionError{Option: OptSeed, Value: "random", With: "{Resume}", Err: errors.New("a fresh secret never matches the earlier run; " +
+			"give that run's seed (its results file's scenario.seed) with {SeedFile}")}}
 	case o.Sequential && o.Baseline == "":
-		return &InputError{errors.New("--sequential needs --baseline FILE: its looks gate the run against it")}
+		return &OptionError{Option: OptSequential, Err: errors.New("{Sequential} needs {Baseline} FILE: its looks gate the run against it")}
 	case o.Sequential && (o.Shard.Count > 0 || o.Resume || o.Audit > 0):
-		return &InputError{errors.New("--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit")}
+		return &OptionError{Option: OptSequential, Err: errors.New("{Sequential} runs the replications in groups of its own: it cannot be combined with {Shard}, {Resume} or {Audit}")}
 	case o.Resume && o.Out == "":
-		return &InputError{errors.New("--resume needs --out FILE")}
+		return &OptionError{Option: OptResume, Err: errors.New("{Resume} needs {Out} FILE")}
 	}
 	return nil
 }
 
 // Inputs lists the files a run of sc reads, that its outputs (Out,
-// SaveBaseline) must not overwrite, each as its role and its path ("" for
-// none): its scenario file (none for a shipped scenario), the Baseline,
+// SaveBaseline) must not overwrite, each as its role (naming options as
+// OptionError's text does) and its path ("" for none): its scenario file (none for a shipped scenario), the Baseline,
 // the command's config file and the plugins of its policies found on
 // plugins.
 func (o Options) Inputs(sc *scenario.Scenario, plugins registry.Path, config string) [][2]string {
@@ -153,7 +158,7 @@ func (o Options) Inputs(sc *scenario.Scenario, plugins registry.Path, config str
 	if !strings.HasPrefix(sc.Source, "embedded:") {
 		scenarioFile = sc.Source
 	}
-	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the --baseline", o.Baseline}, {"the --config file", config}}
+	inputs := [][2]string{{"the scenario file", scenarioFile}, {"the {Baseline}", o.Baseline}, {"the {Config} file", config}}
 	for _, p := range sc.Policies {
 		if path, err := plugins.Find(p.Plugin); err == nil {
 			inputs = append(inputs, [2]string{fmt.Sprintf("the plugin of policy %q", p.Label), path})
@@ -167,11 +172,11 @@ func (o Options) Inputs(sc *scenario.Scenario, plugins registry.Path, config str
 // (time.NewTicker), zero meant a default silently.
 func CheckTimeouts(step, start time.Duration) error {
 	for _, d := range []struct {
-		name string
+		name Option
 		v    time.Duration
-	}{{"step-timeout", step}, {"start-timeout", start}} {
+	}{{OptStepTimeout, step}, {OptStartTimeout, start}} {
 		if d.v <= 0 {
-			return &InputError{fmt.Errorf("--%s %v: must be > 0, e.g. 30s or 5m", d.name, d.v)}
+			return optErr(d.name, d.v.String(), "must be > 0, e.g. 30s or 5m")
 		}
 	}
 	return nil
@@ -182,11 +187,11 @@ func CheckTimeouts(step, start time.Duration) error {
 func (o Options) checkScenario(sc *scenario.Scenario) error {
 	if o.Shard.Count > sc.Runs {
 		// It would leave shards without a replication (it divided by zero).
-		return &InputError{fmt.Errorf("--shard %d/%d: %d shards of %d runs would leave some empty; use at most %d shards",
-			o.Shard.Index, o.Shard.Count, o.Shard.Count, sc.Runs, sc.Runs)}
+		return optErr(OptShard, fmt.Sprintf("%d/%d", o.Shard.Index, o.Shard.Count), "%d shards of %d runs would leave some empty; use at most %d shards",
+			o.Shard.Count, sc.Runs, sc.Runs)
 	}
 	if o.Replication != nil && *o.Replication >= sc.Runs {
-		return &InputError{fmt.Errorf("--replication %d: scenario %s has %d runs, replications 0 to %d", *o.Replication, sc.Name, sc.Runs, sc.Runs-1)}
+		return optErr(OptReplication, strconv.Itoa(*o.Replication), "scenario %s has %d runs, replications 0 to %d", sc.Name, sc.Runs, sc.Runs-1)
 	}
 	return nil
 }
@@ -194,13 +199,13 @@ func (o Options) checkScenario(sc *scenario.Scenario) error {
 // Interrupted returns, when a signal ended ctx, the error of a run it cut
 // short, whose partial results were printed and, when out is not "",
 // written to out marked incomplete, with the signal's exit code; a nil
-// error when no signal ended ctx.
-func Interrupted(ctx context.Context, out string) (code int, err error) {
+// error when no signal ended ctx. name names the options (Options.Name).
+func Interrupted(ctx context.Context, out string, name func(Option) string) (code int, err error) {
 	c, ok := interrupt.Of(ctx)
 	if !ok {
 		return 0, nil
 	}
-	where := "printed (no --out)"
+	where := "printed (no " + nameBy(name)(OptOut) + ")"
 	if out != "" {
 		where = "written to " + out + ", marked incomplete"
 	}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -21,23 +23,45 @@ import (
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
 
-// checkErr checks that err is the error want of the type kind ("input"
-// or "usage"), or nil when want is "".
+// flag names an option as bench's flags do, for the tests to check the
+// messages bench prints: Runs is --runs, SeedFile --seed-file.
+func flag(o run.Option) string {
+	switch o {
+	case run.OptPolicies:
+		return "--policy"
+	case run.OptCompare:
+		return "--metric or --alpha"
+	}
+	return "--" + strings.ToLower(regexp.MustCompile(`([a-z])([A-Z])`).ReplaceAllString(string(o), "$1-$2"))
+}
+
+// flagText is err's text with its OptionError's options named by their
+// flags (OptionError.Format), as bench states it.
+func flagText(err error) string {
+	var opt *run.OptionError
+	if !errors.As(err, &opt) {
+		return err.Error()
+	}
+	return strings.Replace(err.Error(), opt.Error(), opt.Format(flag), 1)
+}
+
+// checkErr checks that err is the error want (its options named by
+// their flags) of the type kind ("input": exit 2; "usage": a
+// UsageError), or nil when want is "".
 func checkErr(t *testing.T, err error, kind, want string) {
 	t.Helper()
-	var input *run.InputError
 	var usage *run.UsageError
 	switch {
 	case want == "":
 		if err != nil {
 			t.Fatalf("error %v, want none", err)
 		}
-	case err == nil || err.Error() != want:
+	case err == nil || flagText(err) != want:
 		t.Fatalf("error %v, want %q", err, want)
 	case kind == "usage" && !errors.As(err, &usage):
 		t.Fatalf("error %v is %T, want a UsageError", err, err)
-	case kind == "input" && !errors.As(err, &input):
-		t.Fatalf("error %v is %T, want an InputError", err, err)
+	case kind == "input" && run.ExitCode(err) != exitcode.Input:
+		t.Fatalf("error %v is %T, want an input error", err, err)
 	}
 }
 
@@ -135,11 +159,10 @@ func TestApply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := small(t, "seed: 3\n")
 			var stderr bytes.Buffer
-			err := tc.o.Apply(sc, &stderr)
+			err := tc.o.Apply(sc, &stderr, flag)
 			if tc.err != "" {
-				var input *run.InputError
-				if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want an InputError with %q", err, tc.err)
+				if run.ExitCode(err) != exitcode.Input || !strings.Contains(flagText(err), tc.err) {
+					t.Fatalf("error %v, want an input error with %q", err, tc.err)
 				}
 				return
 			}
@@ -211,11 +234,10 @@ func TestApplySeedFile(t *testing.T) {
 			}
 			sc := small(t, "seed: 3\n")
 			var stderr bytes.Buffer
-			err := run.Overrides{SeedFile: path}.Apply(sc, &stderr)
+			err := run.Overrides{SeedFile: path}.Apply(sc, &stderr, flag)
 			if tc.err != "" {
-				var input *run.InputError
-				if !errors.As(err, &input) || !strings.HasPrefix(err.Error(), strings.ReplaceAll(tc.err, "DIR", dir)) {
-					t.Fatalf("error %v, want an InputError %q...", err, tc.err)
+				if run.ExitCode(err) != exitcode.Input || !strings.HasPrefix(flagText(err), strings.ReplaceAll(tc.err, "DIR", dir)) {
+					t.Fatalf("error %v, want an input error %q...", err, tc.err)
 				}
 				return
 			}
@@ -255,7 +277,7 @@ func TestInterrupted(t *testing.T) {
 			if tc.cause != nil {
 				cancel(tc.cause)
 			}
-			code, err := run.Interrupted(ctx, tc.out)
+			code, err := run.Interrupted(ctx, tc.out, flag)
 			if code != tc.code || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 				t.Errorf("Interrupted = %d, %v; want %d, %q", code, err, tc.code, tc.err)
 			}

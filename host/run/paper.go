@@ -2,12 +2,16 @@ package run
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/internal/interrupt"
+	"github.com/regretbench/regretbench/host/progress"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/procs"
@@ -45,12 +49,12 @@ func PaperScenarios(runs int, runsSet bool, horizon int) ([]*scenario.Scenario, 
 		if runsSet {
 			sc.Runs = runs
 			if err := sc.Validate(); err != nil {
-				return nil, &InputError{fmt.Errorf("--runs %d: %w", runs, err)}
+				return nil, optErr(OptRuns, strconv.Itoa(runs), "%w", err)
 			}
 		}
 		if horizon > 0 {
 			if err := sc.SetHorizon(horizon); err != nil {
-				return nil, &InputError{fmt.Errorf("--horizon %d: %w", horizon, err)}
+				return nil, optErr(OptHorizon, strconv.Itoa(horizon), "%w", err)
 			}
 		}
 		scens[i] = sc
@@ -225,4 +229,95 @@ func subset(f *results.File, name string, labels ...string) *results.File {
 		}
 	}
 	return &g
+}
+
+// PaperRequest is bench paper: every experiment of PaperRuns played in
+// one pool (All) and written (WritePaper). Paper plays it.
+type PaperRequest struct {
+	Host
+	// Dir is the directory written, created if missing.
+	Dir string
+	// Formats are the figure formats; LogX and LogY draw the regret and
+	// separated figures on log axes.
+	Formats    []string
+	LogX, LogY bool
+	// Compare are the comparison section's metric and alpha (with With).
+	Compare compare.Options
+	// Runs and Horizon, when not nil, replace every scenario's.
+	Runs, Horizon *int
+	// Jobs (0: one per core, across every scenario), StepTimeout and
+	// StartTimeout are Options'.
+	Jobs                      int
+	StepTimeout, StartTimeout time.Duration
+	// With are the policies added to every experiment (ParseAdded).
+	With []Added
+}
+
+// Check checks req's options before anything is loaded or run, as
+// Options.Check checks a run's.
+func (req *PaperRequest) Check() error {
+	return Options{Jobs: req.Jobs, StepTimeout: req.StepTimeout, StartTimeout: req.StartTimeout,
+		Overrides: Overrides{Runs: req.Runs, Horizon: req.Horizon}}.Check()
+}
+
+// Paper plays every experiment of the paper as req says and writes them
+// into req.Dir (WritePaper). Interrupted, it writes only the scenarios
+// whose every policy ran to its end (or failed by itself), as the
+// paper's results must be whole, and its error carries the signal's exit
+// code; an output that could not be written (a figure, a report,
+// index.html) costs only itself, named on stderr, and the error is then
+// exitcode.Failure's.
+func Paper(ctx context.Context, req PaperRequest) error {
+	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
+		return optErr(OptOut, req.Dir, "%w", err)
+	}
+	if err := req.Compare.Check(); err != nil {
+		return &OptionError{Option: OptCompare, Err: err}
+	}
+	runs, horizon := 0, 0
+	if req.Runs != nil {
+		runs = *req.Runs
+	}
+	if req.Horizon != nil {
+		horizon = *req.Horizon
+	}
+	scens, err := PaperScenarios(runs, req.Runs != nil, horizon)
+	if err != nil {
+		return err
+	}
+	launch, _, err := req.launcher(req.StartTimeout)
+	if err != nil {
+		return err
+	}
+	played, runErr := All(ctx, scens, AllOptions{
+		Options: Options{Launch: launch, Jobs: req.Jobs, StepTimeout: req.StepTimeout},
+		With:    req.With,
+		// A bar per running job under a line counting the jobs
+		// finished: the paper's jobs are more than a screen holds.
+		Start: func(jobs int) Progress {
+			pr := progress.New(req.progressOut(), !req.Quiet)
+			pr.Jobs("jobs", jobs)
+			return pr
+		},
+	})
+	if played == nil {
+		return runErr
+	}
+	cause, interrupted := interrupt.Of(ctx)
+	pw, err := WritePaper(played, PaperOutput{
+		Dir: req.Dir, Formats: req.Formats, LogX: req.LogX, LogY: req.LogY, Compare: req.Compare, Interrupted: interrupted,
+		Stdout: req.Stdout, Stderr: req.Stderr,
+		Stamp:   req.stamp,
+		Written: func(all []*results.File) { engine.WriteStacks(req.Stderr, all...) },
+	})
+	if err != nil {
+		return err
+	}
+	if interrupted {
+		return exitcode.With(cause.Code(), pw.Interrupted(cause))
+	}
+	if err := pw.Err(); runErr == nil && err != nil {
+		return exitcode.With(exitcode.Failure, err)
+	}
+	return runErr
 }

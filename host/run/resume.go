@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,17 +28,18 @@ import (
 // resolve their parameters' defaults. A file of another experiment
 // (scenario, family, means, noise, horizon, runs, seed, init_pulls or
 // shard spec) is refused, as is one holding a policy sc does not run
-// from another setting.
-func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.Spec, launch engine.Launcher, stderr io.Writer) (*results.File, error) {
+// from another setting. name names the options in the notes on stderr
+// (Options.Name).
+func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.Spec, launch engine.Launcher, stderr io.Writer, name func(Option) string) (*results.File, error) {
 	if path == "" {
-		return nil, fmt.Errorf("--resume needs --out FILE")
+		return nil, &OptionError{Option: OptResume, Err: errors.New("{Resume} needs {Out} FILE")}
 	}
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil, nil
 	}
 	f, err := results.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, optErr(OptResume, "", "%w", err)
 	}
 	s := f.Scenario
 	// Another experiment, or another run of it, is refused; noise_known,
@@ -52,7 +54,7 @@ func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.
 			}
 			why = strings.Join(parts, "; ")
 		}
-		return nil, fmt.Errorf("--resume: %s holds another run (%s); remove it or choose another --out", path, why)
+		return nil, optErr(OptResume, "", "%s holds another run (%s); remove it or choose another {Out}", path, why)
 	}
 
 	// What every policy of the file shares: a difference reruns them all.
@@ -97,13 +99,13 @@ func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.
 				why = fmt.Sprintf("checkpoints were %v, now %v", p.Checkpoints, sc.Checkpoints)
 			}
 			if why != "" {
-				return nil, fmt.Errorf("--resume: %s holds policy %q, which this run does not run, from another setting (%s); resume without --policy, or remove the file", path, p.Label, why)
+				return nil, optErr(OptResume, "", "%s holds policy %q, which this run does not run, from another setting (%s); resume without {Policies}, or remove the file", path, p.Label, why)
 			}
 		case why == "":
 			why = c.differs(ctx, p, pol)
 		}
 		if selected && why != "" {
-			fmt.Fprintf(stderr, "bench: --resume: rerunning %q: %s\n", p.Label, why)
+			fmt.Fprintf(stderr, "bench: %s: rerunning %q: %s\n", nameBy(name)(OptResume), p.Label, why)
 			continue
 		}
 		ok = append(ok, p)

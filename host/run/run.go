@@ -1,12 +1,20 @@
-// Package run prepares and plays a run of a scenario: it checks the
-// options of a run (Options.Check: which can be combined) and applies
-// their changes to the scenario (Overrides), resolves the policies a
-// command adds to it (bench run --with, bench paper --with) and what a
-// run compares, decides what an earlier results file lets a run keep (--resume), plays
-// the replications (all of them, a shard, one, or the sequential gate's
-// groups), and audits the result (--audit). bench run and bench paper
-// call it; the cli package only maps their flags to Options and writes
-// what it returns.
+// Package run owns a run of bench, from loading its scenario to the
+// gate's verdict: Run plays a Request (bench run) and Paper a
+// PaperRequest (bench paper), each in one order written once: load the
+// scenario and apply its Overrides, decide the sandbox once (NewSandbox)
+// and launch the plugins under it (Launcher), add the With policies,
+// check the outputs and the baseline, play, render, write, gate.
+//
+// On the way it checks the options of a run (Options.Check: which can be
+// combined), resolves what a run compares (Comparison), decides what an
+// earlier results file lets a run keep (Resume), plays the replications
+// (all of them, a shard, one, or the sequential gate's groups) and
+// audits the result (Audit).
+//
+// Its errors carry the exit code bench exits with (ExitCode, package
+// exitcode); an option at fault is an OptionError, which names it as an
+// Option: the command maps it to its flag. The cli package maps flags to
+// a Request, calls Run, and states the error.
 package run
 
 import (
@@ -15,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/regretbench/regretbench/host/engine"
@@ -25,9 +34,10 @@ import (
 	"github.com/regretbench/regretbench/internal/params"
 )
 
-// InputError is an error of a run's input (an option, a results file, an
-// added policy), not of a policy or of the machine: bench exits 2 for it.
-// Its message is its cause's.
+// InputError is an error of a run's input (a scenario made invalid, an
+// earlier results file), not of a policy or of the machine, where no
+// option is at fault (that is an OptionError): bench exits 2 for it. Its
+// message is its cause's.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
@@ -82,6 +92,11 @@ type Options struct {
 	// Stderr gets the run's notes: what --resume reruns and why, the
 	// sequential gate's looks.
 	Stderr io.Writer
+	// Name names an option in the notes written on Stderr, as the
+	// command's user knows it (bench: its flag); nil names it as the
+	// Option constants do. The errors are OptionErrors, which the
+	// caller states (OptionError.Format).
+	Name func(Option) string
 
 	// The options below are only checked (Check): Plan does not read
 	// them. Overrides are the run's changes to its scenario, applied
@@ -100,7 +115,7 @@ type Options struct {
 // engine.ErrPolicyFailed when some policies failed (the audit's among
 // them), or says why the run stopped (an interrupted run's file is marked
 // incomplete). A nil file means nothing ran: a shard or a replication sc
-// does not have is an InputError. sc's policies are those played
+// does not have is an OptionError. sc's policies are those played
 // afterwards (a resumed run selects those not kept).
 func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
 	if err := opts.checkScenario(sc); err != nil {
@@ -123,7 +138,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	var kept *results.File
 	if opts.Resume {
 		var err error
-		if kept, err = Resume(ctx, opts.Out, sc, opts.Shard, opts.Launch, opts.Stderr); err != nil {
+		if kept, err = Resume(ctx, opts.Out, sc, opts.Shard, opts.Launch, opts.Stderr, opts.Name); err != nil {
 			return nil, &InputError{err}
 		}
 		if kept != nil {
@@ -134,7 +149,7 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 				}
 			}
 			if len(todo) == 0 {
-				fmt.Fprintf(opts.Stderr, "bench: --resume: %s already holds every policy\n", opts.Out)
+				fmt.Fprintf(opts.Stderr, "bench: %s: %s already holds every policy\n", opts.name(OptResume), opts.Out)
 				return kept, nil
 			}
 			if err := sc.Select(todo); err != nil {
@@ -176,24 +191,36 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	return file, runErr
 }
 
+// name names opt as o.Name says.
+func (o *Options) name(opt Option) string { return nameBy(o.Name)(opt) }
+
+// nameBy is name, or the Option's own name when name is nil.
+func nameBy(name func(Option) string) func(Option) string {
+	if name == nil {
+		return func(o Option) string { return string(o) }
+	}
+	return name
+}
+
 // Added is a policy a command adds to its scenarios (bench run --with).
 type Added struct {
-	// Name is how the command's user wrote it, for errors: `--with "ts"`.
-	Name   string
+	// Spec is how the command's user wrote it, for errors (an
+	// OptionError of With): `ts@TS2`.
+	Spec   string
 	Policy scenario.Policy
 }
 
 // With checks the added policies against their plugins' Describe,
 // launching each plugin once per policy: an unknown plugin or parameter,
 // a value of the wrong type or out of range, or a label already used by
-// taken or an earlier added policy is an InputError naming it. It
+// taken or an earlier added policy is an OptionError of With naming it. It
 // returns the policies in the order given.
 func With(ctx context.Context, launch engine.Launcher, added []Added, taken []string) ([]scenario.Policy, error) {
 	used := slices.Clone(taken)
 	var out []scenario.Policy
 	for _, a := range added {
 		p := a.Policy
-		bad := func(err error) error { return &InputError{fmt.Errorf("%s: %w", a.Name, err)} }
+		bad := func(err error) error { return &OptionError{Option: OptWith, Value: strconv.Quote(a.Spec), Err: err} }
 		if slices.Contains(used, p.Label) {
 			return nil, bad(fmt.Errorf("label %q is already used; add @LABEL to name this policy", p.Label))
 		}

@@ -133,7 +133,7 @@ func TestResume(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			f, err := run.Resume(context.Background(), path, tc.sc, shardNone, launcher(&stderr), &stderr)
+			f, err := run.Resume(context.Background(), path, tc.sc, shardNone, launcher(&stderr), &stderr, flag)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)
@@ -209,7 +209,7 @@ func TestWith(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var added []run.Added
 			for i, p := range tc.added {
-				added = append(added, run.Added{Name: fmt.Sprintf("spec%d", i), Policy: p})
+				added = append(added, run.Added{Spec: fmt.Sprintf("spec%d", i), Policy: p})
 			}
 			var warn bytes.Buffer
 			got, err := run.With(context.Background(), launcher(&warn), added, []string{"TS", "KL-UCB"})
@@ -219,9 +219,9 @@ func TestWith(t *testing.T) {
 				}
 				return
 			}
-			var input *run.InputError
-			if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "spec") {
-				t.Fatalf("err %v, want an InputError naming the spec and %q", err, tc.err)
+			var opt *run.OptionError
+			if !errors.As(err, &opt) || opt.Option != run.OptWith || !strings.HasPrefix(opt.Value, `"spec`) || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err %v, want an OptionError of With naming the spec and %q", err, tc.err)
 			}
 		})
 	}

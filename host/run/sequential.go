@@ -88,7 +88,7 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 func Sequential(ctx context.Context, sc *scenario.Scenario, opts engine.Options, base *results.File, opt gate.Options, stderr io.Writer) (*results.File, error) {
 	sizes, err := gate.LookSizes(sc.Runs, opt.Looks)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("--looks: %w", err)}
+		return nil, optErr(OptLooks, "", "%w", err)
 	}
 	all := sc.Policies
 	defer func() { sc.Policies = all }()

@@ -14,12 +14,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/regretbench/regretbench/host/exitcode"
 )
 
-// Exit codes of a process ended by a signal: 128 plus its number.
+// Exit codes of a process ended by a signal: 128 plus its number
+// (package exitcode's).
 const (
-	ExitInterrupted = 130 // SIGINT
-	ExitTerminated  = 143 // SIGTERM
+	ExitInterrupted = exitcode.Interrupted // SIGINT
+	ExitTerminated  = exitcode.Terminated  // SIGTERM
 )
 
 // Cause is the cancellation cause of a context ended by a signal.
