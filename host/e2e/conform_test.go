@@ -622,7 +622,7 @@ func pythonSDK(t *testing.T) {
 	skipShort(t, "bench conform over Python plugins")
 	probe := fmt.Sprintf("import sys; sys.path.append(%q); import grpc, google.protobuf, numpy, regretbench",
 		filepath.Join(repoRoot(t), "sdk", "python"))
-	if out, err := exec.Command("/usr/bin/python3", "-c", probe).CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, exec.Command("/usr/bin/python3", "-c", probe)); err != nil {
 		t.Skipf("/usr/bin/python3 cannot import grpc, protobuf, numpy and regretbench (Debian's python3-grpcio, "+
 			"python3-protobuf, python3-numpy; sdk/python): %v: %s", err, lastLine(string(out)))
 	}

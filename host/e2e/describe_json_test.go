@@ -15,7 +15,7 @@ func TestPluginDescribeJSON(t *testing.T) {
 	t.Parallel()
 	for _, name := range shipped {
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command(filepath.Join(binDir, "plugins", "bench-plugin-"+name), "describe").Output()
+			out, err := output(t, exec.Command(filepath.Join(binDir, "plugins", "bench-plugin-"+name), "describe"))
 			if err != nil {
 				t.Fatalf("bench-plugin-%s describe: %v", name, err)
 			}

@@ -243,7 +243,7 @@ func docFixture(t *testing.T, root, page string) (home, work string) {
 		}
 	}
 	if page == "docs/plugin-python.md" {
-		if out, err := exec.Command("/usr/bin/python3", "-c", "import grpc, google.protobuf, numpy, venv").CombinedOutput(); err != nil {
+		if out, err := combinedOutput(t, exec.Command("/usr/bin/python3", "-c", "import grpc, google.protobuf, numpy, venv")); err != nil {
 			t.Skipf("the page's plugin needs Debian's /usr/bin/python3 with python3-grpcio, python3-protobuf, python3-numpy and python3-venv: %v\n%s", err, tail(string(out), 3))
 		}
 		raw, err := os.ReadFile(filepath.Join(root, "docs", "plugin-python.md"))

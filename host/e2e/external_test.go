@@ -51,7 +51,7 @@ policies:
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd := exec.Command(benchExe, "--scenario", scen, "--out", out, "--quiet")
 	cmd.Dir = t.TempDir()
-	stdout, err := cmd.Output()
+	stdout, err := output(t, cmd)
 	if err != nil {
 		t.Fatalf("bench: %v\n%s", err, stderrOf(err))
 	}

@@ -286,7 +286,7 @@ func TestGate(t *testing.T) {
 		{[]string{"gate", fx.base, failed}, cli.ExitPolicy},
 		{[]string{"gate", fx.base, fx.small, "--require-conclusive"}, cli.ExitInconclusive},
 	} {
-		out, err := exec.Command(exe, tc.args...).CombinedOutput()
+		out, err := combinedOutput(t, exec.Command(exe, tc.args...))
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()

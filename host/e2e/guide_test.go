@@ -93,7 +93,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 	// (binDir, as make build lays them out), none of the tests' BENCH_
 	// variables, and Go's caches and settings as they are, which a new
 	// HOME would otherwise move.
-	goEnv, err := exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE").Output()
+	goEnv, err := output(t, exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"))
 	if err != nil {
 		t.Fatalf("go env: %v", err)
 	}
@@ -106,7 +106,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 		cmd.Dir = dir
 		cmd.Env = append(append([]string(nil), env...), extra...)
-		out, err := cmd.CombinedOutput()
+		out, err := combinedOutput(t, cmd)
 		if err != nil {
 			t.Fatalf("the guide's commands failed: %v\n%s\n%s", err, script, out)
 		}

@@ -28,7 +28,7 @@ func benchProcess(t *testing.T, args ...string) (string, string, int) {
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
+	err := runLimited(t, cmd)
 	if ctx.Err() != nil {
 		t.Fatalf("bench %v: still running after two minutes (hung); stderr:\n%s", args, stderr.String())
 	}

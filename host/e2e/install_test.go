@@ -180,7 +180,7 @@ func TestInstall(t *testing.T) {
 		// runs: checkInstalled checks that it gives nothing else.
 		list := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./cmd/...")
 		list.Dir = root
-		names, err := list.Output()
+		names, err := output(t, list)
 		if err != nil {
 			t.Fatalf("go list ./cmd/...: %v", err)
 		}
@@ -197,7 +197,7 @@ func TestInstall(t *testing.T) {
 		cmd := exec.Command("go", "install", "./cmd/...")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOBIN="+gobin)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := combinedOutput(t, cmd); err != nil {
 			t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
 		}
 		checkInstalled(t, gobin)
@@ -213,7 +213,7 @@ func TestInstall(t *testing.T) {
 		// tree's bin/; PREFIX is a fresh one.
 		cmd := exec.Command("make", "--no-print-directory", "install", "PREFIX="+prefix, "BIN="+kept(t, root, "make-bin"))
 		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := combinedOutput(t, cmd); err != nil {
 			t.Fatalf("make install: %v\n%s", err, out)
 		}
 		checkInstalled(t, filepath.Join(prefix, "bin"))

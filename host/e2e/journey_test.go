@@ -34,7 +34,7 @@ func TestNewUserJourney(t *testing.T) {
 	skipShort(t, "a new user's journey: go install, a Go and a Python plugin of the user's, bench paper --with both")
 	t.Parallel()
 	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import grpc, google.protobuf, numpy, venv, ensurepip").CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, exec.Command(python, "-c", "import grpc, google.protobuf, numpy, venv, ensurepip")); err != nil {
 		t.Skipf("the user's Python plugin needs %s with python3-grpcio, python3-protobuf, python3-numpy and python3-venv (.ci/run installs them): %v\n%s",
 			python, err, tail(string(out), 3))
 	}
@@ -70,13 +70,13 @@ func TestNewUserJourney(t *testing.T) {
 	// that sees the system's numpy and grpc, with the SDK installed, as
 	// docs/plugin-python.md says.
 	venv := filepath.Join(home, "rb")
-	if out, err := exec.Command(python, "-m", "venv", "--system-site-packages", venv).CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, exec.Command(python, "-m", "venv", "--system-site-packages", venv)); err != nil {
 		t.Skipf("cannot make a venv (Debian: python3-venv): %v\n%s", err, out)
 	}
 	pip := exec.Command(filepath.Join(venv, "bin", "python"), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
 		filepath.Join(root, "sdk", "python"))
 	pip.Env = append(os.Environ(), "PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1")
-	if out, err := pip.CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, pip); err != nil {
 		t.Fatalf("installing the SDK into the venv, offline: %v\n%s", err, out)
 	}
 	page, err := os.ReadFile(filepath.Join(root, "docs", "plugin-python.md"))
@@ -210,7 +210,7 @@ func goCmd(t *testing.T, dir string, extra []string, args ...string) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), extra...)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, cmd); err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }

@@ -294,7 +294,7 @@ func TestLimitsRlimitTasksUnprivileged(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME="+dir, "TMPDIR="+dir,
 		filepath.Join(dir, "bench"), "run", "--plugin-dir", plugins, "--scenario", scen, "--out", out, "--start-timeout", "2m", "--limit-by", "rlimit")
-	stderr, err := cmd.CombinedOutput()
+	stderr, err := combinedOutput(t, cmd)
 	if ctx.Err() != nil {
 		t.Fatalf("bench as nobody did not end within 5 minutes:\n%s", stderr)
 	}

@@ -34,7 +34,7 @@ func pythonWithGRPC(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("the Python examples run under %s, which is missing: %v", python, err)
 	}
-	out, err := exec.Command(python, "-c", "import grpc, google.protobuf, numpy").CombinedOutput()
+	out, err := combinedOutput(t, exec.Command(python, "-c", "import grpc, google.protobuf, numpy"))
 	if err != nil {
 		t.Skipf("%s cannot import grpc, protobuf and numpy (install Debian's python3-grpcio, python3-protobuf and python3-numpy): %s",
 			python, strings.TrimSpace(lastLine(string(out))))
@@ -224,7 +224,7 @@ func TestPythonPluginRefusesToRunAlone(t *testing.T) {
 			cmd.Env = append(withoutCookie(os.Environ()), tc.env...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			err := cmd.Run()
+			err := runLimited(t, cmd)
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 				t.Fatalf("exit: %v, want non-zero\n%s", err, stderr.String())
 			}
@@ -319,17 +319,17 @@ policies:
 func TestPythonVenvStrict(t *testing.T) {
 	pythonWithGRPC(t)
 	venv := filepath.Join(t.TempDir(), "venv")
-	if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", venv).CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", venv)); err != nil {
 		t.Skipf("cannot make a venv (Debian: python3-venv): %v\n%s", err, out)
 	}
 	bare := filepath.Join(t.TempDir(), "bare")
-	if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", bare).CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, exec.Command("/usr/bin/python3", "-m", "venv", "--system-site-packages", bare)); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	pip := exec.Command(filepath.Join(venv, "bin", "python"), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
 		filepath.Join(repoRoot(t), "sdk", "python"))
 	pip.Env = append(os.Environ(), "PIP_NO_INPUT=1")
-	if out, err := pip.CombinedOutput(); err != nil {
+	if out, err := combinedOutput(t, pip); err != nil {
 		t.Skipf("cannot install the SDK into a venv offline: %v\n%s", err, out)
 	}
 	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "python", "bench-plugin-klucbpy"))

@@ -27,14 +27,14 @@ func sandboxArgs(t *testing.T, level string) []string {
 	t.Helper()
 	sandboxOnce.Do(func() {
 		bench := filepath.Join(binDir, "bench")
-		help, _ := exec.Command(bench, "run", "--help").CombinedOutput()
+		help, _ := combinedOutput(t, exec.Command(bench, "run", "--help"))
 		if sandboxFlag = bytes.Contains(help, []byte("--sandbox")); !sandboxFlag {
 			return
 		}
 		var stderr bytes.Buffer
 		cmd := exec.Command(bench, "plugins", "--sandbox", "strict", "--plugin-dir", filepath.Join(binDir, "plugins"))
 		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
+		if err := runLimited(t, cmd); err != nil {
 			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
 				strictMissing = strings.TrimSpace(stderr.String())
 			}

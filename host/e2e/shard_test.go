@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/results"
@@ -46,13 +47,14 @@ func TestShardsAsProcesses(t *testing.T) {
 		cmd := exec.Command(filepath.Join(binDir, "bench"), append(args, "--shard", fmt.Sprintf("%d/4", i), "--out", filepath.Join(dir, fmt.Sprintf("part-%d.json", i)))...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.WaitDelay = time.Minute
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		cmds, outs = append(cmds, cmd), append(outs, &out)
 	}
 	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
+		if err := waitLimited(t, cmd); err != nil {
 			t.Fatalf("shard %d: %v\n%s", i, err, outs[i])
 		}
 	}

@@ -34,7 +34,7 @@ func TestConformShebangWarning(t *testing.T) {
 	// with them (the recommended way).
 	bare, withSys := filepath.Join(dir, "bare"), filepath.Join(dir, "sys")
 	for _, v := range [][]string{{bare}, {"--system-site-packages", withSys}} {
-		if out, err := exec.Command(py, append([]string{"-m", "venv", "--without-pip"}, v...)...).CombinedOutput(); err != nil {
+		if out, err := combinedOutput(t, exec.Command(py, append([]string{"-m", "venv", "--without-pip"}, v...)...)); err != nil {
 			t.Skipf("python3 -m venv (Debian: python3-venv): %v\n%s", err, out)
 		}
 	}

@@ -32,6 +32,9 @@ func startBench(t *testing.T, env []string, argv ...string) *benchProc {
 	b.cmd.Env = append(append(os.Environ(), "BENCH_START_TIMEOUT="+testStartTimeout), env...)
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	b.cmd.Stdout, b.cmd.Stderr = &b.stdout, &b.stderr
+	// A plugin that outlives bench with its output keeps the wait a
+	// minute at most.
+	b.cmd.WaitDelay = time.Minute
 	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

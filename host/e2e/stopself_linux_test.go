@@ -28,6 +28,7 @@ func TestStopSelf(t *testing.T) {
 	cmd := exec.Command(filepath.Join(dir, "faulty.bin"))
 	cmd.Env = append(os.Environ(), "FAULTY_MODE=stop-self", "FAULTY_MARK="+mark)
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = time.Minute // the deferred wait, once it is killed
 	startOnOneCPU(t, cmd)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
