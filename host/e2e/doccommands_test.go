@@ -128,6 +128,10 @@ var docCommandExit = map[string]int{
 // --runs, so that a full-scale scenario takes seconds.
 func TestDocCommands(t *testing.T) {
 	skipShort(t, "every bench command in README.md and docs/*.md")
+	// Each page in a home and a working directory of its own, its
+	// environment given to bash, not set in this process: in parallel
+	// with the package's other tests, not before them all.
+	t.Parallel()
 	root := repoRoot(t)
 	pages := []string{"README.md"}
 	m, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))

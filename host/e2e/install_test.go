@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
@@ -145,6 +147,65 @@ policies:
 	}
 }
 
+var (
+	goInstallOnce sync.Once
+	goInstallDir  string
+	goInstallErr  error
+)
+
+// goInstalled runs `go install ./cmd/...` from the checkout once per test
+// process and returns its GOBIN: TestInstall checks what it gives, and
+// TestNewUserJourney runs the bench it installed (one install of the ten
+// executables, not two). GOBIN is the tests' cache directory "gobin"
+// (testbin.Dir), locked until the process ends, so that the go command
+// relinks only what changed since the last run; only what go install
+// ./cmd/... gives may be there before it runs, as checkInstalled checks
+// that it gives nothing else. Without a cache it is a directory of
+// binDir's.
+func goInstalled(t *testing.T) string {
+	t.Helper()
+	goInstallOnce.Do(func() {
+		root := repoRoot(t)
+		gobin, _, err := testbin.Dir(root, "gobin") // unlocked when the process exits
+		if err != nil {
+			goInstallErr = err
+			return
+		}
+		if gobin == "" {
+			gobin = filepath.Join(binDir, "gobin")
+		}
+		list := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./cmd/...")
+		list.Dir = root
+		names, err := output(t, list)
+		if err != nil {
+			goInstallErr = fmt.Errorf("go list ./cmd/...: %w", err)
+			return
+		}
+		gives := map[string]bool{}
+		for _, p := range strings.Fields(string(names)) {
+			gives[path.Base(p)] = true
+		}
+		ents, _ := os.ReadDir(gobin)
+		for _, e := range ents {
+			if !gives[e.Name()] {
+				os.RemoveAll(filepath.Join(gobin, e.Name()))
+			}
+		}
+		cmd := exec.Command("go", "install", "./cmd/...")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+		if out, err := combinedOutput(t, cmd); err != nil {
+			goInstallErr = fmt.Errorf("go install ./cmd/...: %w\n%s", err, out)
+			return
+		}
+		goInstallDir = gobin
+	})
+	if goInstallErr != nil {
+		t.Fatal(goInstallErr)
+	}
+	return goInstallDir
+}
+
 // kept returns the directory name of the tests' cache (testbin.Dir),
 // locked until the test ends, or a temporary directory without a cache:
 // where go install (GOBIN) and make (BIN) build, the go command relinks
@@ -175,32 +236,7 @@ func TestInstall(t *testing.T) {
 	root := repoRoot(t)
 	t.Run("go install", func(t *testing.T) {
 		t.Parallel()
-		gobin := kept(t, root, "gobin")
-		// Only what go install ./cmd/... gives may be there before it
-		// runs: checkInstalled checks that it gives nothing else.
-		list := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./cmd/...")
-		list.Dir = root
-		names, err := output(t, list)
-		if err != nil {
-			t.Fatalf("go list ./cmd/...: %v", err)
-		}
-		gives := map[string]bool{}
-		for _, p := range strings.Fields(string(names)) {
-			gives[path.Base(p)] = true
-		}
-		ents, _ := os.ReadDir(gobin)
-		for _, e := range ents {
-			if !gives[e.Name()] {
-				os.RemoveAll(filepath.Join(gobin, e.Name()))
-			}
-		}
-		cmd := exec.Command("go", "install", "./cmd/...")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOBIN="+gobin)
-		if out, err := combinedOutput(t, cmd); err != nil {
-			t.Fatalf("go install ./cmd/...: %v\n%s", err, out)
-		}
-		checkInstalled(t, gobin)
+		checkInstalled(t, goInstalled(t))
 	})
 	t.Run("make install", func(t *testing.T) {
 		t.Parallel()

@@ -41,9 +41,9 @@ func TestNewUserJourney(t *testing.T) {
 	root := repoRoot(t)
 	home := t.TempDir()
 
-	// 1. Install bench and the shipped plugins with one command.
-	gobin := filepath.Join(home, "go", "bin")
-	goCmd(t, root, []string{"GOBIN=" + gobin}, "install", "./cmd/...")
+	// 1. Install bench and the shipped plugins with one command: the
+	// go install ./cmd/... that TestInstall checks (goInstalled).
+	gobin := goInstalled(t)
 	bench := filepath.Join(gobin, "bench")
 
 	// 2. A Go plugin in a module and a plugin directory of the user's: the
