@@ -175,6 +175,7 @@ func TestLimitsCgroup(t *testing.T) {
 	if !strings.HasPrefix(by, "cgroup") {
 		t.Skipf("bench may not make cgroups here (limits by %s)", by)
 	}
+	before := benchCgroups()
 	for _, level := range []string{"default", "off"} {
 		t.Run(level, func(t *testing.T) {
 			args := sandboxArgs(t, level)
@@ -191,7 +192,7 @@ func TestLimitsCgroup(t *testing.T) {
 			runHog(t, hogCases(0), "cgroup", false, append(args, highLimits...)...)
 		})
 	}
-	leftover(t)
+	leftover(t, before)
 }
 
 func TestLimitsRlimit(t *testing.T) {
@@ -218,20 +219,35 @@ func TestLimitsRlimit(t *testing.T) {
 	runHog(t, []hogCase{hogCases(0)[0], {"memory", "vmib: 4096", ""}}, "rlimit", false, high...)
 }
 
-// leftover fails when a cgroup of this test's bench processes is left.
-func leftover(t *testing.T) {
-	t.Helper()
+// benchCgroups are the cgroups bench processes made (regretbench-PID-N)
+// under the pids and memory hierarchies, each with its bench's pid.
+func benchCgroups() map[string]string {
+	m := map[string]string{}
 	for _, dir := range []string{"/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory"} {
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), "regretbench-") {
-				pid := strings.SplitN(strings.TrimPrefix(d.Name(), "regretbench-"), "-", 2)[0]
-				if _, err := os.Stat("/proc/" + pid); err != nil {
-					t.Errorf("cgroup %s is left behind by bench %s, which has exited", p, pid)
-				}
+				m[p] = strings.SplitN(strings.TrimPrefix(d.Name(), "regretbench-"), "-", 2)[0]
 				return filepath.SkipDir
 			}
 			return nil
 		})
+	}
+	return m
+}
+
+// leftover fails when a cgroup of a bench that has exited is left, but
+// for those already there before (before: benchCgroups at the test's
+// start): this test's benches, not those of other runs on the machine
+// (a bench killed by SIGKILL cannot remove its own).
+func leftover(t *testing.T, before map[string]string) {
+	t.Helper()
+	for p, pid := range benchCgroups() {
+		if _, ok := before[p]; ok {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			t.Errorf("cgroup %s is left behind by bench %s, which has exited", p, pid)
+		}
 	}
 }
 
