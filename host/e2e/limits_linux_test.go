@@ -171,6 +171,9 @@ func TestLimitsPluginsShows(t *testing.T) {
 }
 
 func TestLimitsCgroup(t *testing.T) {
+	// Not in parallel (it watches every bench's cgroups), so under -short
+	// it would hold back the whole package for half a minute and more.
+	skipShort(t, "the --limit-* flags enforced by a cgroup of each plugin's own, with the hog plugin over every limit")
 	by := byOf(t)
 	if !strings.HasPrefix(by, "cgroup") {
 		t.Skipf("bench may not make cgroups here (limits by %s)", by)
