@@ -37,17 +37,17 @@ run: build
 	./$(BIN)/bench --scenario $(SCENARIO)
 
 # -timeout: go test's default, 10 minutes per package, is short of what
-# host/cli takes (10 to 13 minutes on 2 cores, docs/development.md); a
-# test that hangs fails on its own
-# timeouts long before an hour.
+# the end-to-end tests (host/e2e) take on a loaded machine (their times
+# are in docs/development.md); a test that hangs fails on its own
+# deadlines (15 minutes at most for one command) long before an hour.
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 60m ./...
 	cd examples/ucb1 && $(GO) test ./...
 	$(MAKE) --no-print-directory test-python
 
-# The quick suite while developing: about 45 s on 2 cores with a warm build
-# cache. -short skips the slow end-to-end cases (bench conform over every
+# The quick suite while developing (its time: docs/development.md).
+# -short skips the slow end-to-end cases (bench conform over every
 # plugin, the Python examples, bench paper, installed-bench and guide
 # runs), each naming what it covers; `make test`, which CI runs, runs them.
 test-short:

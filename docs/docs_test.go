@@ -1,7 +1,7 @@
 // Package docs_test checks the documentation against the repository: every
 // link between pages leads to a page and a heading that exist, and every
 // repository path a page names exists, so that docs follow the code when
-// files move. (The commands the pages show are run by host/cli's
+// files move. (The commands the pages show are run by host/e2e's
 // TestDocCommands.)
 package docs_test
 

@@ -1,8 +1,12 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/host/cli"
 )
 
 // TestUsageErrors: every way of calling bench wrongly that cobra detects
@@ -26,7 +30,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"plugins", "extra"}, `unknown command "extra" for "bench plugins"`, "bench plugins"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			_, stderr, code := bench(t, c.args...)
+			// In process, with no plugins: cobra stops each before a
+			// command runs.
+			var out, errb bytes.Buffer
+			code := cli.ExitCode(cli.Run(context.Background(), c.args, &out, &errb))
+			stderr := errb.String()
 			if code != 2 || !strings.Contains(stderr, c.msg) || !strings.Contains(stderr, "Run '"+c.cmd+" --help' for usage.") {
 				t.Errorf("exit %d, stderr %q; want 2, %q and the usage hint of %q", code, stderr, c.msg, c.cmd)
 			}

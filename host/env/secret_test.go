@@ -106,7 +106,7 @@ func TestSecretSeedKeysEverything(t *testing.T) {
 // TestSecretPolicySeedIsNoPlainHash: the policy seed of a secret seed is
 // not what any integer seed gives (the plain hash a plugin can compute),
 // so a plugin cannot tell the secret apart from nothing by hashing
-// integers; TestSealedPolicySeed in host/cli searches a million of them
+// integers; TestSealedPolicySeed in host/e2e searches a million of them
 // through a real plugin.
 func TestSecretPolicySeedIsNoPlainHash(t *testing.T) {
 	plain := map[uint64]uint64{}

@@ -19,6 +19,10 @@
 // it does not write into it, so a test's links keep running the binary it
 // was given.
 //
+// The cache is bounded: a checkout's directory goes when the checkout is
+// gone, after a day unused, or when more recently used ones fill MaxKeep
+// (prune.go).
+//
 // REGRETBENCH_TEST_CACHE=off builds into a fresh temporary directory
 // instead, as before; REGRETBENCH_TEST_CACHE=DIR uses DIR as the cache.
 package testbin
@@ -158,12 +162,14 @@ func cacheRoot(buildDir string, tags []string) (string, error) {
 	// One directory per module (checkout or worktree) and set of tags:
 	// two checkouts with different sources would otherwise relink each
 	// other's executables on every run.
+	mod := moduleRoot(buildDir)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s", moduleRoot(buildDir), strings.Join(tags, ","))
+	fmt.Fprintf(h, "%s\x00%s", mod, strings.Join(tags, ","))
 	dir := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:16])
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("testbin: cache directory (%s=off to do without): %w", CacheEnv, err)
 	}
+	touch(dir, mod)
 	return dir, nil
 }
 
