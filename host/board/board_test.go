@@ -27,7 +27,7 @@ import (
 )
 
 // binDir holds bench, the Thompson-sampling and UCB1 plugins (shipped
-// plugins as submissions) and cheat-pool, host/cli's audit cheat, built from its
+// plugins as submissions) and cheat-pool, the end-to-end tests' audit cheat, built from its
 // path there.
 var binDir string
 
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ts", Name: "bench-plugin-ts"},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ucb1", Name: "bench-plugin-ucb1"},
-		testbin.Main{Pkg: "../cli/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
+		testbin.Main{Pkg: "../e2e/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)

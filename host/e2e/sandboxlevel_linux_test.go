@@ -1,7 +1,7 @@
 package e2e_test
 
-// The same sandboxArgs as host/cli/sandbox_cheat_linux_test.go's, for
-// limits_linux_test.go: when that file moves here, its copy goes.
+// sandboxArgs: the flags that run bench at a sandbox level, for the
+// sandbox, cheat and limits tests.
 
 import (
 	"bytes"

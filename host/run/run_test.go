@@ -24,7 +24,7 @@ import (
 
 // pluginDir holds the real plugins the tests launch: the shipped ts and
 // klucb, and cheat-pool, which pools what it sees across the replications
-// of its session (host/cli/testdata/cheat/pool).
+// of its session (host/e2e/testdata/cheat/pool).
 var pluginDir string
 
 func TestMain(m *testing.M) {
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	err = testbin.Build(dir, testbin.Options{},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-ts", Name: "bench-plugin-ts"},
 		testbin.Main{Pkg: "github.com/regretbench/regretbench/cmd/bench-plugin-klucb", Name: "bench-plugin-klucb"},
-		testbin.Main{Pkg: "../cli/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
+		testbin.Main{Pkg: "../e2e/testdata/cheat/pool", Name: "bench-plugin-cheat-pool"})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

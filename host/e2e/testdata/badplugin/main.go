@@ -1,5 +1,5 @@
 // Command badplugin is a plugin for the tests of `bench conform`
-// (host/cli/conform_test.go): an epsilon-greedy policy that conforms in
+// (host/e2e/conform_test.go): an epsilon-greedy policy that conforms in
 // mode "ok" and, in every other mode, breaks exactly one rule of the
 // conformance kit. The test builds it once and links it into a plugin
 // directory as bench-plugin-bad-MODE; a plugin receives no arguments, so

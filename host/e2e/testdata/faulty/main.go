@@ -1,5 +1,5 @@
 // Command faulty is a deliberately broken regretbench plugin for the fault
-// catalogue in host/cli/fault_test.go. The test builds it once and links it
+// catalogue in host/e2e/fault_test.go. The test builds it once and links it
 // into a plugin directory under several names, bench-plugin-faulty-MODE; a
 // plugin receives no arguments, so the mode is read from os.Args[0].
 //

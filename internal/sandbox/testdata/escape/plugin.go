@@ -12,20 +12,6 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// formerNames are the names host/cli's tests gave attempts before its
-// probe and the sandbox package's were one: a plugin linked under one
-// makes the attempt of the table's name, and reports under the name it
-// was linked as.
-var formerNames = map[string]string{
-	"tcp":     "tcp-connect",
-	"ptrace":  "ptrace-host",
-	"vm-read": "vm-read-host",
-	"environ": "read-host-environ",
-	"read":    "read-secret",
-	"write":   "write-outside",
-	"signal":  "signal-host",
-}
-
 // servePlugin serves the plugin that makes attempt name when a session
 // opens.
 func servePlugin(name string) {
@@ -56,11 +42,8 @@ func paramInputs(p sdk.Params) *inputs {
 	return in
 }
 
-// tryNamed makes the attempt name (or the one it was formerly named).
+// tryNamed makes the attempt name.
 func tryNamed(name string, in *inputs) (string, error) {
-	if n, ok := formerNames[name]; ok {
-		name = n
-	}
 	for _, a := range attempts {
 		if a.name == name {
 			return a.try(in)

@@ -1,4 +1,4 @@
-package cli_test
+package e2e_test
 
 // The adversary's side of the plugin sandbox (`--sandbox auto|strict|off`,
 // docs/threat-model.md): real cheating plugins (testdata/cheat), built on
@@ -35,9 +35,9 @@ import (
 	"github.com/regretbench/regretbench/internal/testbin"
 )
 
-// probeAttempts are the escape attempts of testdata/cheat/escapeprobe,
+// probeAttempts are the escape attempts of internal/sandbox/testdata/escape,
 // each linked as bench-plugin-cheat-probe-ATTEMPT.
-var probeAttempts = []string{"tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace", "vm-read", "environ", "proc-scan", "read", "write", "write-beside", "signal",
+var probeAttempts = []string{"tcp-connect", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto", "ptrace-host", "vm-read-host", "read-host-environ", "proc-scan", "read-secret", "write-outside", "write-beside", "signal-host",
 	"launcher-mem", "launcher-maps", "launcher-environ", "launcher-exe", "launcher-cmdline"}
 
 var (
@@ -55,7 +55,7 @@ func cheatPlugins(t *testing.T) string {
 		cheatErr = testbin.Build(dir, testbin.Options{},
 			testbin.Main{Pkg: "./testdata/cheat/readshost", Name: "bench-plugin-cheat-reads-host"},
 			testbin.Main{Pkg: "./testdata/cheat/bruteseed", Name: "bench-plugin-cheat-brute-seed"},
-			testbin.Main{Pkg: "./testdata/cheat/escapeprobe", Name: "cheat-probe.bin"},
+			testbin.Main{Pkg: "../../internal/sandbox/testdata/escape", Name: "cheat-probe.bin"},
 			testbin.Main{Pkg: "./testdata/cheat/setsidhelper", Name: "bench-plugin-cheat-setsid"},
 			testbin.Main{Pkg: "./testdata/cheat/pool", Name: "bench-plugin-cheat-pool"},
 			testbin.Main{Pkg: "./testdata/cheat/collude", Name: "bench-plugin-cheat-collude"})
@@ -89,57 +89,6 @@ func cheatDirOf(t *testing.T, names ...string) string {
 	return dir
 }
 
-var (
-	sandboxOnce   sync.Once
-	sandboxFlag   bool   // bench has --sandbox
-	strictMissing string // why --sandbox strict cannot run here, "" when it can
-)
-
-// sandboxArgs returns the flags that run bench at level: "off", "strict"
-// or "default" (no flag). Before bench has --sandbox, off is no flag and
-// strict fails the test; where the machine cannot sandbox strictly,
-// strict and default (auto, which then falls back) skip, naming what is
-// missing.
-func sandboxArgs(t *testing.T, level string) []string {
-	t.Helper()
-	sandboxOnce.Do(func() {
-		bench := filepath.Join(binDir, "bench")
-		help, _ := exec.Command(bench, "run", "--help").CombinedOutput()
-		if sandboxFlag = bytes.Contains(help, []byte("--sandbox")); !sandboxFlag {
-			return
-		}
-		var stderr bytes.Buffer
-		cmd := exec.Command(bench, "plugins", "--sandbox", "strict", "--plugin-dir", filepath.Join(binDir, "plugins"))
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-				strictMissing = strings.TrimSpace(stderr.String())
-			}
-		}
-	})
-	switch level {
-	case "off":
-		if !sandboxFlag {
-			return nil
-		}
-		return []string{"--sandbox", "off"}
-	case "strict":
-		if !sandboxFlag {
-			t.Fatal("bench has no --sandbox flag: this half fails until the sandbox lands")
-		}
-		if strictMissing != "" {
-			t.Skipf("this machine cannot sandbox strictly: %s", strictMissing)
-		}
-		return []string{"--sandbox", "strict"}
-	case "default":
-		if sandboxFlag && strictMissing != "" {
-			t.Skipf("--sandbox auto cannot be strict on this machine: %s", strictMissing)
-		}
-		return nil
-	}
-	t.Fatalf("unknown sandbox level %q", level)
-	return nil
-}
 
 // pending explains a failure of a half that needs work not merged yet.
 func pending() string {
@@ -337,7 +286,7 @@ func listen(t *testing.T, dir string) *listener {
 	}
 	t.Cleanup(func() { tcp.Close(); stream.Close(); udp.Close(); dgram.Close() })
 	l.addr = map[string]string{
-		"tcp": tcp.Addr().String(), "udp-connect": udp.LocalAddr().String(), "udp-sendto": udp.LocalAddr().String(),
+		"tcp-connect": tcp.Addr().String(), "udp-connect": udp.LocalAddr().String(), "udp-sendto": udp.LocalAddr().String(),
 		"unix-connect": stream.Addr().String(), "unix-sendto": dgram.LocalAddr().String(),
 	}
 	for _, ln := range []net.Listener{tcp, stream} {
@@ -404,7 +353,7 @@ func yamaBlocksParent() (bool, string) {
 var probeReport = regexp.MustCompile(`escape-probe (\S+): (ok|failed): (.*)`)
 
 // TestCheatEscapeProbe: each way out of the sandbox that
-// testdata/cheat/escapeprobe tries (TCP and UDP to 127.0.0.1, a unix
+// the escape probe (internal/sandbox/testdata/escape) tries (TCP and UDP to 127.0.0.1, a unix
 // stream and a unix datagram socket outside its directories, ptrace and
 // process_vm_readv of bench, bench's environment, other processes'
 // command lines, reading the scenario file, writing outside its temporary
@@ -436,7 +385,7 @@ func TestCheatEscapeProbe(t *testing.T) {
 				tok[a] = a + "-" + token()
 				addr := l.addr[a]
 				path := filepath.Join(tmp, "s.yaml") // the scenario itself
-				if a == "write" {
+				if a == "write-outside" {
 					path = written
 				}
 				fmt.Fprintf(&pols, "  - {plugin: cheat-probe-%s, label: %s, params: {addr: %q, path: %q, token: %q}}\n", a, a, addr, path, tok[a])
@@ -454,7 +403,7 @@ policies:
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "r.json")
-			b := startBench(t, []string{"BENCH_PROBE_SECRET=" + tok["environ"]},
+			b := startBench(t, []string{"BENCH_PROBE_SECRET=" + tok["read-host-environ"]},
 				append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q")...)
 			code := b.exit(t, stopLimit)
 			stderr := b.stderr.String()
@@ -473,13 +422,13 @@ policies:
 				// What the outside world saw, where it can see it.
 				var arrived bool
 				switch a {
-				case "tcp", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto":
+				case "tcp-connect", "udp-connect", "udp-sendto", "unix-connect", "unix-sendto":
 					wait := 200 * time.Millisecond
 					if level == "off" {
 						wait = 2 * time.Second
 					}
 					arrived = l.received(tok[a], wait)
-				case "write":
+				case "write-outside":
 					data, _ := os.ReadFile(written)
 					arrived = string(data) == tok[a]
 				case "write-beside":
@@ -495,7 +444,7 @@ policies:
 					}
 					continue
 				}
-				if (a == "ptrace" || a == "vm-read" || a == "launcher-mem") && yama {
+				if (a == "ptrace-host" || a == "vm-read-host" || a == "launcher-mem") && yama {
 					t.Logf("%s: not required without a sandbox: Yama's ptrace_scope is %s", a, scope)
 					continue
 				}
