@@ -192,7 +192,7 @@ func WritePaperLatex(w io.Writer, files []*results.File, a *ranktest.Analysis, o
 			t.Rows[i] = append(t.Rows[i], cell)
 		}
 	}
-	t.Caption = fmt.Sprintf("Final %s at $T$ of every policy in each experiment, mean $\\pm$ standard error over the replications (lower is better; empty: not in that experiment). Bold: the lowest mean of the column and every policy not significantly different from it (paired $t$-test on the per-replication differences, Holm-adjusted over the column's pairs, $p < %g$).", table.LatexText(opt.Metric), opt.Alpha)
+	t.Caption = fmt.Sprintf("Final %s at $T$ of every policy in each experiment, mean $\\pm$ standard error over the replications (lower is better; empty: not in that experiment). Bold: the lowest mean of the column and every policy not significantly different from it (paired $t$-test (tail-guarded SE) on the per-replication differences, Holm-adjusted over the column's pairs, $p < %g$).", table.LatexText(opt.Metric), opt.Alpha)
 	if a != nil && len(a.SameRunOrder) > 0 {
 		var parts []string
 		for _, x := range a.SameRunOrder {

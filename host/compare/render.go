@@ -340,7 +340,7 @@ func notes(s *Scenario, esc func(string) string) []string {
 		among = "rank r/n: the rank in this scenario among the n policies that ran under the same feedback mode (1 = lowest mean, ties share the average rank)"
 	}
 	lines := []string{
-		fmt.Sprintf("W/T/L: the row's policy has a significantly lower (W), not different (T) or significantly higher (L) %s than the column's: paired t-test on the per-replication differences (common random numbers), n=%d; one-sided p, %s (all pairs), p < %g",
+		fmt.Sprintf("W/T/L: the row's policy has a significantly lower (W), not different (T) or significantly higher (L) %s than the column's: paired t-test (tail-guarded SE) on the per-replication differences (common random numbers), n=%d; one-sided p, %s (all pairs), p < %g",
 			s.Metric, n, HolmNote(s), s.Alpha),
 		among,
 	}

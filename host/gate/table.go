@@ -241,7 +241,7 @@ func footnotes(r *Report) []string {
 		sizes = ", " + sizes
 	}
 	if r.Looks != nil {
-		n = append(n, fmt.Sprintf("test: SEQUENTIAL paired t-test on per-replication differences, %d looks at n=%s (%s)", len(r.Looks), joinInts(r.Looks), r.Pairing),
+		n = append(n, fmt.Sprintf("test: SEQUENTIAL paired t-test (tail-guarded SE, docs/sequential-gate.md) on per-replication differences, %d looks at n=%s (%s)", len(r.Looks), joinInts(r.Looks), r.Pairing),
 			fmt.Sprintf("sequential: O'Brien-Fleming-type Lan-DeMets spending of alpha over the looks, Bonferroni over %d comparison(s); p: nominal, at the look that decided; CI: the repeated %s CI at that look", r.Comparisons, numfmt.Level(1-o.Alpha)))
 		for _, row := range r.Rows {
 			if row.Look > 0 {
@@ -249,7 +249,7 @@ func footnotes(r *Report) []string {
 			}
 		}
 	} else if r.Paired {
-		n = append(n, fmt.Sprintf("test: PAIRED t-test on per-replication differences%s (%s)", sizes, r.Pairing))
+		n = append(n, fmt.Sprintf("test: PAIRED t-test (tail-guarded SE, docs/sequential-gate.md) on per-replication differences%s (%s)", sizes, r.Pairing))
 	} else {
 		n = append(n, fmt.Sprintf("test: UNPAIRED Welch t-test%s, because %s; pairing needs the same scenario, seed and replications", sizes, r.Pairing))
 	}
