@@ -89,7 +89,6 @@ func cheatDirOf(t *testing.T, names ...string) string {
 	return dir
 }
 
-
 // pending explains a failure of a half that needs work not merged yet.
 func pending() string {
 	if sandboxFlag {
