@@ -328,6 +328,22 @@ func (b *Board) Open() (*Round, error) {
 // Commit is the commitment to a seed's text: its SHA-256, in hex.
 func Commit(seedText string) string { return sum([]byte(seedText)) }
 
+// openRound returns the board's round while it takes submissions: open,
+// its seed not yet revealed; an error saying which it is not otherwise.
+func (b *Board) openRound() (*Round, error) {
+	r, err := b.Round()
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, fmt.Errorf("board %s: no round is open: 'bench board open' first", b.Dir)
+	}
+	if r.Revealed != "" {
+		return nil, fmt.Errorf("board %s: the round closed when its seed was revealed (%s)", b.Dir, r.Revealed)
+	}
+	return r, nil
+}
+
 // Reveal publishes the round's seed in round.json, and moves every
 // submission's results files, which hold it, to runs/N/results. No
 // submission is taken after it.
@@ -337,15 +353,9 @@ func (b *Board) Reveal() (*Round, error) {
 		return nil, err
 	}
 	defer unlock()
-	r, err := b.Round()
+	r, err := b.openRound()
 	if err != nil {
 		return nil, err
-	}
-	if r == nil {
-		return nil, fmt.Errorf("board %s: no round is open ('bench board open')", b.Dir)
-	}
-	if r.Revealed != "" {
-		return nil, fmt.Errorf("board %s: the seed was revealed at %s", b.Dir, r.Revealed)
 	}
 	text, err := b.secret()
 	if err != nil {

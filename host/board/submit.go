@@ -105,15 +105,9 @@ func (b *Board) Submit(ctx context.Context, path string, o SubmitOptions) (*RunP
 		return nil, err
 	}
 	defer unlock()
-	r, err := b.Round()
+	r, err := b.openRound()
 	if err != nil {
 		return nil, err
-	}
-	if r == nil {
-		return nil, fmt.Errorf("board %s: no round is open: 'bench board open' first", b.Dir)
-	}
-	if r.Revealed != "" {
-		return nil, fmt.Errorf("board %s: the round closed when its seed was revealed (%s)", b.Dir, r.Revealed)
 	}
 	rows, err := b.Rows()
 	if err != nil {
