@@ -34,7 +34,16 @@ type Session struct {
 	// Feedback is how rewards arrive, as the scenario declares it (the zero
 	// value, immediate, unless it declares `feedback:`).
 	Feedback Feedback
+	// Context is the shape of each round's context in a contextual
+	// session (protocol 3); the zero value in a context-free one.
+	Context ContextShape
 }
+
+// ContextShape is the shape of a contextual session's contexts: each
+// round, each replication sees Dim features shared by every arm or, with
+// PerArm, Dim features for each arm, arm by arm (arm a's at
+// x[a*Dim:(a+1)*Dim]). The zero value is a context-free session.
+type ContextShape = wire.ContextShape
 
 // InitRounds is the number of host-forced rounds at the start of a run.
 func (s Session) InitRounds() int { return s.Arms * s.InitPulls }
@@ -70,6 +79,29 @@ type Policy interface {
 // Factory builds the Policy of one replication.
 type Factory func(s Session, r Replica) (Policy, error)
 
+// ContextualPolicy is the per-replication interface of a contextual policy
+// (docs/contextual.md). The SDK creates one per replication of a
+// contextual session and drives them in parallel across cores.
+//
+// For every round t = 1..T the SDK calls Select(t, x) with round t's
+// context, unless t is a host-forced initial round, and then, once the
+// host sends the reward with the next round, Observe with the same
+// context, the arm actually pulled and its reward. As for Policy, the
+// reward of round T is never sent. x holds Session.Context.Width(K)
+// values and belongs to the SDK: a policy copies what it keeps.
+type ContextualPolicy interface {
+	// Select returns the arm (0..K-1) to pull in round t given its
+	// context x, and the probability the policy gave that arm: in (0, 1],
+	// or 0 when the policy does not say (a deterministic policy says 1).
+	Select(t int, x []float64) (arm int, prob float64)
+	// Observe reports the reward of the arm pulled in round t, whose
+	// context was x.
+	Observe(t int, x []float64, arm int, reward float64)
+}
+
+// ContextualFactory builds the ContextualPolicy of one replication.
+type ContextualFactory func(s Session, r Replica) (ContextualPolicy, error)
+
 // Diagnoser is an optional interface of a Policy: it fills out, aligned
 // with Plugin.Diagnostics, the diagnostics of the decision made by the last
 // Select call. The host asks for them only at its checkpoints.
@@ -96,6 +128,16 @@ type BatchStep struct {
 	// Diagnostics, when non-nil, receives Diagnostics[d][i]: diagnostic d
 	// (aligned with Plugin.Diagnostics) of replication i for this round.
 	Diagnostics [][]float64
+	// In a contextual session (Session.Context set; Plugin.NewContextualBatch):
+	// Contexts holds round t's context of every replication, w =
+	// Session.Context.Width(K) values each (replication i's at
+	// Contexts[i*w:(i+1)*w]); PrevContexts round t-1's, empty when t == 1;
+	// and Probs receives the probability the policy gave each chosen arm,
+	// in (0, 1], or 0 where it does not say (the SDK zeroes it each
+	// round). All three are nil in a context-free session.
+	Contexts     []float64
+	PrevContexts []float64
+	Probs        []float64
 }
 
 // BatchPolicy is the optional interface for authors who vectorise across

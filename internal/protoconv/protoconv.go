@@ -31,6 +31,9 @@ type Description struct {
 	Diagnostics     []string
 	StepStream      bool   // serves the streaming Steps RPC
 	SDK             string // implementation, e.g. "regretbench-go/0.1.0"
+	// Contextual reports that the plugin plays contextual sessions
+	// (protocol 3); ContextualOnly that it plays only those.
+	Contextual, ContextualOnly bool
 }
 
 // Validate checks the parameters a plugin declares (params.ValidateAll:
@@ -52,6 +55,7 @@ type OpenRequest struct {
 	InitPulls    int
 	Params       map[string]any    // values as declared; missing ones take defaults
 	Feedback     feedback.Feedback // how rewards arrive; the zero value is immediate feedback (protocol 1's only mode)
+	Context      wire.ContextShape // the shape of each round's context; the zero value is a context-free session (protocol 3)
 }
 
 // ToDescribe is the Describe answer of d.

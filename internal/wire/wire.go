@@ -34,6 +34,10 @@ const MinProtocolVersion = 1
 // delayed feedback.
 const DelayedFeedbackVersion = 2
 
+// ContextualVersion is the first protocol version that carries contexts
+// (docs/contextual.md).
+const ContextualVersion = 3
+
 // HostVersions are the protocol versions the host offers.
 var HostVersions = []int{1, 2}
 
@@ -76,6 +80,32 @@ type Step struct {
 	PrevRewards []float64 // immediate feedback: their rewards
 	Arrivals    []Arrival // delayed feedback: ordered by Index, then Round
 	WantDiag    bool      // answer with the declared diagnostics
+	// Contexts, in a contextual session only (protocol 3), are the
+	// contexts of round Round: every replication's ContextShape.Width
+	// values, in the batch's order. Every round carries them, forced
+	// rounds too.
+	Contexts []float64
+}
+
+// ContextShape is the shape of a contextual session's contexts (protocol
+// 3): each round, each replication sees Dim features shared by every arm
+// or, with PerArm, Dim features for each arm, arm by arm. The zero value
+// is a context-free session.
+type ContextShape struct {
+	Dim    int  // features per context (per arm when PerArm), > 0 in a contextual session
+	PerArm bool // one feature vector per arm (action-dependent features)
+}
+
+// Contextual reports whether c describes a contextual session.
+func (c ContextShape) Contextual() bool { return c.Dim > 0 }
+
+// Width is the number of values of one replication's context in one
+// round: Dim, or arms x Dim with per-arm features.
+func (c ContextShape) Width(arms int) int {
+	if c.PerArm {
+		return arms * c.Dim
+	}
+	return c.Dim
 }
 
 // Arrival is one reward arriving late, under delayed feedback: the
@@ -94,6 +124,10 @@ type Arrival struct {
 type StepResult struct {
 	Arms        []int32
 	Diagnostics [][]float64
+	// Probs, in a contextual session (protocol 3), is the probability
+	// the policy gave each chosen arm, in (0, 1], 0 where it does not
+	// say; nil when no replication's policy says.
+	Probs []float64
 }
 
 // ErrInvalid marks errors caused by a bad request rather than the policy:

@@ -1,4 +1,4 @@
-// The regretbench policy protocol, versions 1 and 2.
+// The regretbench policy protocol, versions 1, 2 and 3.
 //
 // A plugin is a go-plugin gRPC server (see README "Writing a plugin"): it
 // checks the magic cookie REGRETBENCH_PLUGIN, picks the highest version it
@@ -14,6 +14,15 @@
 // any round, on a scenario that declares one. Under version 2 with immediate
 // feedback (no `feedback:`, OpenRequest.feedback absent) the wire carries
 // exactly what version 1 carries.
+//
+// Version 3 adds contextual sessions (docs/contextual.md): a plugin says
+// in Describe that it plays them (contextual), OpenRequest.context gives
+// the shape of a round's context, every StepRequest carries the round's
+// contexts of the whole batch as one block (contexts), and a StepResponse
+// may carry the probability the policy gave each chosen arm (probs). A
+// plugin of version 1 or 2, or one that does not report contextual, is
+// refused before any round on a contextual scenario; a version 3 session
+// without OpenRequest.context carries exactly what version 2 carries.
 //
 // The host drives sessions in batched lockstep: one Step carries one round of
 // every replication of a session. Fields are only ever added, never
@@ -351,8 +360,13 @@ type DescribeResponse struct {
 	Diagnostics     []string               `protobuf:"bytes,5,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`                  // names of the per-replication diagnostics
 	StepStream      bool                   `protobuf:"varint,6,opt,name=step_stream,json=stepStream,proto3" json:"step_stream,omitempty"` // the Steps stream is served
 	Sdk             string                 `protobuf:"bytes,7,opt,name=sdk,proto3" json:"sdk,omitempty"`                                  // free text, e.g. "regretbench-go/0.1.0"
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Protocol 3: the plugin plays contextual sessions (OpenRequest.context
+	// set); with contextual_only, only those (a context-free scenario
+	// refuses it before any round).
+	Contextual     bool `protobuf:"varint,8,opt,name=contextual,proto3" json:"contextual,omitempty"`
+	ContextualOnly bool `protobuf:"varint,9,opt,name=contextual_only,json=contextualOnly,proto3" json:"contextual_only,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
@@ -434,6 +448,20 @@ func (x *DescribeResponse) GetSdk() string {
 	return ""
 }
 
+func (x *DescribeResponse) GetContextual() bool {
+	if x != nil {
+		return x.Contextual
+	}
+	return false
+}
+
+func (x *DescribeResponse) GetContextualOnly() bool {
+	if x != nil {
+		return x.ContextualOnly
+	}
+	return false
+}
+
 type OpenRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Arms    uint32                 `protobuf:"varint,1,opt,name=arms,proto3" json:"arms,omitempty"`
@@ -453,7 +481,11 @@ type OpenRequest struct {
 	// Protocol 2: how rewards reach the plugin, as the scenario declares it
 	// (known to the learner). Absent: immediate feedback, the reward of round
 	// t-1 arrives with round t in StepRequest.prev_rewards, as in protocol 1.
-	Feedback      *Feedback `protobuf:"bytes,11,opt,name=feedback,proto3" json:"feedback,omitempty"`
+	Feedback *Feedback `protobuf:"bytes,11,opt,name=feedback,proto3" json:"feedback,omitempty"`
+	// Protocol 3: the shape of each round's context; absent in a
+	// context-free session. Only a plugin that reported contextual is sent
+	// one.
+	Context       *Context `protobuf:"bytes,12,opt,name=context,proto3" json:"context,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +597,70 @@ func (x *OpenRequest) GetFeedback() *Feedback {
 	return nil
 }
 
+func (x *OpenRequest) GetContext() *Context {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+// The shape of a contextual session's contexts (protocol 3). Each round,
+// each replication sees a context of width values: dim features shared by
+// every arm (per_arm false, width = dim), or dim features for each arm,
+// arm by arm (per_arm true, width = arms x dim; arm a's features are
+// values [a*dim, (a+1)*dim)).
+type Context struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Dim           uint32                 `protobuf:"varint,1,opt,name=dim,proto3" json:"dim,omitempty"`
+	PerArm        bool                   `protobuf:"varint,2,opt,name=per_arm,json=perArm,proto3" json:"per_arm,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Context) Reset() {
+	*x = Context{}
+	mi := &file_policy_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Context) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Context) ProtoMessage() {}
+
+func (x *Context) ProtoReflect() protoreflect.Message {
+	mi := &file_policy_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Context.ProtoReflect.Descriptor instead.
+func (*Context) Descriptor() ([]byte, []int) {
+	return file_policy_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Context) GetDim() uint32 {
+	if x != nil {
+		return x.Dim
+	}
+	return 0
+}
+
+func (x *Context) GetPerArm() bool {
+	if x != nil {
+		return x.PerArm
+	}
+	return false
+}
+
 // Delayed or batched feedback (protocol 2). A reward of round t with delay d
 // arrives at the start of round t+d+1 (d = 0: the next round); rewards due
 // after the horizon never arrive.
@@ -588,7 +684,7 @@ type Feedback struct {
 
 func (x *Feedback) Reset() {
 	*x = Feedback{}
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -600,7 +696,7 @@ func (x *Feedback) String() string {
 func (*Feedback) ProtoMessage() {}
 
 func (x *Feedback) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[6]
+	mi := &file_policy_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -613,7 +709,7 @@ func (x *Feedback) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Feedback.ProtoReflect.Descriptor instead.
 func (*Feedback) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{6}
+	return file_policy_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Feedback) GetKind() string {
@@ -653,16 +749,24 @@ type OpenResponse struct {
 	// little-endian; every frame starts with the uint32 length of the rest):
 	//
 	//	request:  uint64 round | uint8 flags (bit 0: want diagnostics;
-	//	          bit 1, protocol 2 under delayed feedback: arrivals follow) |
+	//	          bit 1, protocol 2 under delayed feedback: arrivals follow;
+	//	          bit 2, protocol 3 in a contextual session: contexts
+	//	          follow) |
 	//	          uint32 n | n x int32 prev arms | n x float64 prev rewards
 	//	          (none when bit 1 is set: rewards are withheld) |
 	//	          when bit 1 is set: uint32 m | m x (uint32 index |
 	//	          uint64 round | int32 arm | float64 reward), the arrivals
-	//	          of StepRequest.arrivals in their order. With bit 1 clear
-	//	          the frame is byte for byte protocol 1's.
+	//	          of StepRequest.arrivals in their order; then, when
+	//	          bit 2 is set (protocol 3, every round of a contextual
+	//	          session): uint32 c | c x float64 contexts, c = n x width,
+	//	          StepRequest.contexts. With bits 1 and 2 clear the frame
+	//	          is byte for byte protocol 1's.
 	//	response: uint8 status, then
 	//	          status 0: uint32 n | n x int32 arms | uint32 d |
 	//	                    d x n x float64 diagnostics, in Describe's order;
+	//	                    then, in a contextual session only (bit 2 set
+	//	                    in the request): uint32 p | p x float64 probs,
+	//	                    p = 0 or n (StepResponse.probs);
 	//	          status 1 (the policy failed) or 2 (a bad request): the
 	//	                    error message, UTF-8.
 	//
@@ -676,7 +780,7 @@ type OpenResponse struct {
 
 func (x *OpenResponse) Reset() {
 	*x = OpenResponse{}
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +792,7 @@ func (x *OpenResponse) String() string {
 func (*OpenResponse) ProtoMessage() {}
 
 func (x *OpenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[7]
+	mi := &file_policy_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +805,7 @@ func (x *OpenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenResponse.ProtoReflect.Descriptor instead.
 func (*OpenResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{7}
+	return file_policy_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OpenResponse) GetSessionId() uint64 {
@@ -735,14 +839,18 @@ type StepRequest struct {
 	// of round t, ordered by index, then by round (both ascending, no pair
 	// twice). Every reward of a round before T - delay arrives exactly once,
 	// never before the round its delay allows.
-	Arrivals      []*Arrival `protobuf:"bytes,6,rep,name=arrivals,proto3" json:"arrivals,omitempty"`
+	Arrivals []*Arrival `protobuf:"bytes,6,rep,name=arrivals,proto3" json:"arrivals,omitempty"`
+	// Protocol 3, contextual sessions only: the contexts of round t, every
+	// replication's width values in the batch's order (n x width values,
+	// replication-major). Every round carries them, forced rounds too.
+	Contexts      []float64 `protobuf:"fixed64,7,rep,packed,name=contexts,proto3" json:"contexts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepRequest) Reset() {
 	*x = StepRequest{}
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +862,7 @@ func (x *StepRequest) String() string {
 func (*StepRequest) ProtoMessage() {}
 
 func (x *StepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[8]
+	mi := &file_policy_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +875,7 @@ func (x *StepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepRequest.ProtoReflect.Descriptor instead.
 func (*StepRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{8}
+	return file_policy_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StepRequest) GetSessionId() uint64 {
@@ -812,6 +920,13 @@ func (x *StepRequest) GetArrivals() []*Arrival {
 	return nil
 }
 
+func (x *StepRequest) GetContexts() []float64 {
+	if x != nil {
+		return x.Contexts
+	}
+	return nil
+}
+
 // One reward arriving late (protocol 2).
 type Arrival struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -825,7 +940,7 @@ type Arrival struct {
 
 func (x *Arrival) Reset() {
 	*x = Arrival{}
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +952,7 @@ func (x *Arrival) String() string {
 func (*Arrival) ProtoMessage() {}
 
 func (x *Arrival) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[9]
+	mi := &file_policy_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +965,7 @@ func (x *Arrival) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Arrival.ProtoReflect.Descriptor instead.
 func (*Arrival) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{9}
+	return file_policy_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Arrival) GetIndex() uint32 {
@@ -891,7 +1006,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1018,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[10]
+	mi := &file_policy_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1031,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{10}
+	return file_policy_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Diagnostic) GetName() string {
@@ -934,16 +1049,20 @@ func (x *Diagnostic) GetValues() []float64 {
 }
 
 type StepResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Arms          []int32                `protobuf:"varint,1,rep,packed,name=arms,proto3" json:"arms,omitempty"` // arm for round t per replication
-	Diagnostics   []*Diagnostic          `protobuf:"bytes,2,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Arms        []int32                `protobuf:"varint,1,rep,packed,name=arms,proto3" json:"arms,omitempty"` // arm for round t per replication
+	Diagnostics []*Diagnostic          `protobuf:"bytes,2,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// Protocol 3, contextual sessions, optional: the probability the policy
+	// gave each chosen arm, one per replication, in (0, 1]; 0 for a
+	// replication whose policy does not say. Empty: none says.
+	Probs         []float64 `protobuf:"fixed64,3,rep,packed,name=probs,proto3" json:"probs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepResponse) Reset() {
 	*x = StepResponse{}
-	mi := &file_policy_proto_msgTypes[11]
+	mi := &file_policy_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -955,7 +1074,7 @@ func (x *StepResponse) String() string {
 func (*StepResponse) ProtoMessage() {}
 
 func (x *StepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[11]
+	mi := &file_policy_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -968,7 +1087,7 @@ func (x *StepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepResponse.ProtoReflect.Descriptor instead.
 func (*StepResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{11}
+	return file_policy_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StepResponse) GetArms() []int32 {
@@ -985,6 +1104,13 @@ func (x *StepResponse) GetDiagnostics() []*Diagnostic {
 	return nil
 }
 
+func (x *StepResponse) GetProbs() []float64 {
+	if x != nil {
+		return x.Probs
+	}
+	return nil
+}
+
 type CloseRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SessionId     uint64                 `protobuf:"varint,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -994,7 +1120,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_policy_proto_msgTypes[12]
+	mi := &file_policy_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1132,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[12]
+	mi := &file_policy_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1145,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{12}
+	return file_policy_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseRequest) GetSessionId() uint64 {
@@ -1037,7 +1163,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_policy_proto_msgTypes[13]
+	mi := &file_policy_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1175,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_policy_proto_msgTypes[13]
+	mi := &file_policy_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1188,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_policy_proto_rawDescGZIP(), []int{13}
+	return file_policy_proto_rawDescGZIP(), []int{14}
 }
 
 var File_policy_proto protoreflect.FileDescriptor
@@ -1087,7 +1213,7 @@ const file_policy_proto_rawDesc = "" +
 	"\x03int\x18\x02 \x01(\x03H\x00R\x03int\x12\x14\n" +
 	"\x04bool\x18\x03 \x01(\bH\x00R\x04bool\x12\x18\n" +
 	"\x06string\x18\x04 \x01(\tH\x00R\x06stringB\x06\n" +
-	"\x04kind\"\xef\x01\n" +
+	"\x04kind\"\xb8\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
@@ -1096,7 +1222,11 @@ const file_policy_proto_rawDesc = "" +
 	"\vdiagnostics\x18\x05 \x03(\tR\vdiagnostics\x12\x1f\n" +
 	"\vstep_stream\x18\x06 \x01(\bR\n" +
 	"stepStream\x12\x10\n" +
-	"\x03sdk\x18\a \x01(\tR\x03sdk\"\xd0\x03\n" +
+	"\x03sdk\x18\a \x01(\tR\x03sdk\x12\x1e\n" +
+	"\n" +
+	"contextual\x18\b \x01(\bR\n" +
+	"contextual\x12'\n" +
+	"\x0fcontextual_only\x18\t \x01(\bR\x0econtextualOnly\"\x83\x04\n" +
 	"\vOpenRequest\x12\x12\n" +
 	"\x04arms\x18\x01 \x01(\rR\x04arms\x12\x18\n" +
 	"\ahorizon\x18\x02 \x01(\x04R\ahorizon\x12\"\n" +
@@ -1112,10 +1242,14 @@ const file_policy_proto_rawDesc = "" +
 	"\vstep_socket\x18\n" +
 	" \x01(\bR\n" +
 	"stepSocket\x124\n" +
-	"\bfeedback\x18\v \x01(\v2\x18.regretbench.v1.FeedbackR\bfeedback\x1aP\n" +
+	"\bfeedback\x18\v \x01(\v2\x18.regretbench.v1.FeedbackR\bfeedback\x121\n" +
+	"\acontext\x18\f \x01(\v2\x17.regretbench.v1.ContextR\acontext\x1aP\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
-	"\x05value\x18\x02 \x01(\v2\x15.regretbench.v1.ValueR\x05value:\x028\x01\"^\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.regretbench.v1.ValueR\x05value:\x028\x01\"4\n" +
+	"\aContext\x12\x10\n" +
+	"\x03dim\x18\x01 \x01(\rR\x03dim\x12\x17\n" +
+	"\aper_arm\x18\x02 \x01(\bR\x06perArm\"^\n" +
 	"\bFeedback\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x14\n" +
 	"\x05delay\x18\x02 \x01(\x04R\x05delay\x12\x12\n" +
@@ -1125,7 +1259,7 @@ const file_policy_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x1f\n" +
 	"\vstep_socket\x18\x02 \x01(\tR\n" +
-	"stepSocket\"\xe2\x01\n" +
+	"stepSocket\"\xfe\x01\n" +
 	"\vStepRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x14\n" +
@@ -1133,7 +1267,8 @@ const file_policy_proto_rawDesc = "" +
 	"\tprev_arms\x18\x03 \x03(\x05R\bprevArms\x12!\n" +
 	"\fprev_rewards\x18\x04 \x03(\x01R\vprevRewards\x12)\n" +
 	"\x10want_diagnostics\x18\x05 \x01(\bR\x0fwantDiagnostics\x123\n" +
-	"\barrivals\x18\x06 \x03(\v2\x17.regretbench.v1.ArrivalR\barrivals\"_\n" +
+	"\barrivals\x18\x06 \x03(\v2\x17.regretbench.v1.ArrivalR\barrivals\x12\x1a\n" +
+	"\bcontexts\x18\a \x03(\x01R\bcontexts\"_\n" +
 	"\aArrival\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x14\n" +
 	"\x05round\x18\x02 \x01(\x04R\x05round\x12\x10\n" +
@@ -1142,10 +1277,11 @@ const file_policy_proto_rawDesc = "" +
 	"\n" +
 	"Diagnostic\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06values\x18\x02 \x03(\x01R\x06values\"`\n" +
+	"\x06values\x18\x02 \x03(\x01R\x06values\"v\n" +
 	"\fStepResponse\x12\x12\n" +
 	"\x04arms\x18\x01 \x03(\x05R\x04arms\x12<\n" +
-	"\vdiagnostics\x18\x02 \x03(\v2\x1a.regretbench.v1.DiagnosticR\vdiagnostics\"-\n" +
+	"\vdiagnostics\x18\x02 \x03(\v2\x1a.regretbench.v1.DiagnosticR\vdiagnostics\x12\x14\n" +
+	"\x05probs\x18\x03 \x03(\x01R\x05probs\"-\n" +
 	"\fCloseRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\"\x0f\n" +
@@ -1169,7 +1305,7 @@ func file_policy_proto_rawDescGZIP() []byte {
 	return file_policy_proto_rawDescData
 }
 
-var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_policy_proto_goTypes = []any{
 	(*DescribeRequest)(nil),  // 0: regretbench.v1.DescribeRequest
 	(*Param)(nil),            // 1: regretbench.v1.Param
@@ -1177,15 +1313,16 @@ var file_policy_proto_goTypes = []any{
 	(*Value)(nil),            // 3: regretbench.v1.Value
 	(*DescribeResponse)(nil), // 4: regretbench.v1.DescribeResponse
 	(*OpenRequest)(nil),      // 5: regretbench.v1.OpenRequest
-	(*Feedback)(nil),         // 6: regretbench.v1.Feedback
-	(*OpenResponse)(nil),     // 7: regretbench.v1.OpenResponse
-	(*StepRequest)(nil),      // 8: regretbench.v1.StepRequest
-	(*Arrival)(nil),          // 9: regretbench.v1.Arrival
-	(*Diagnostic)(nil),       // 10: regretbench.v1.Diagnostic
-	(*StepResponse)(nil),     // 11: regretbench.v1.StepResponse
-	(*CloseRequest)(nil),     // 12: regretbench.v1.CloseRequest
-	(*CloseResponse)(nil),    // 13: regretbench.v1.CloseResponse
-	nil,                      // 14: regretbench.v1.OpenRequest.ParamsEntry
+	(*Context)(nil),          // 6: regretbench.v1.Context
+	(*Feedback)(nil),         // 7: regretbench.v1.Feedback
+	(*OpenResponse)(nil),     // 8: regretbench.v1.OpenResponse
+	(*StepRequest)(nil),      // 9: regretbench.v1.StepRequest
+	(*Arrival)(nil),          // 10: regretbench.v1.Arrival
+	(*Diagnostic)(nil),       // 11: regretbench.v1.Diagnostic
+	(*StepResponse)(nil),     // 12: regretbench.v1.StepResponse
+	(*CloseRequest)(nil),     // 13: regretbench.v1.CloseRequest
+	(*CloseResponse)(nil),    // 14: regretbench.v1.CloseResponse
+	nil,                      // 15: regretbench.v1.OpenRequest.ParamsEntry
 }
 var file_policy_proto_depIdxs = []int32{
 	3,  // 0: regretbench.v1.Param.default:type_name -> regretbench.v1.Value
@@ -1193,26 +1330,27 @@ var file_policy_proto_depIdxs = []int32{
 	2,  // 2: regretbench.v1.Param.max:type_name -> regretbench.v1.Bound
 	3,  // 3: regretbench.v1.Param.allowed:type_name -> regretbench.v1.Value
 	1,  // 4: regretbench.v1.DescribeResponse.params:type_name -> regretbench.v1.Param
-	14, // 5: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
-	6,  // 6: regretbench.v1.OpenRequest.feedback:type_name -> regretbench.v1.Feedback
-	9,  // 7: regretbench.v1.StepRequest.arrivals:type_name -> regretbench.v1.Arrival
-	10, // 8: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
-	3,  // 9: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
-	0,  // 10: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
-	5,  // 11: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
-	8,  // 12: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
-	8,  // 13: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
-	12, // 14: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
-	4,  // 15: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
-	7,  // 16: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
-	11, // 17: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
-	11, // 18: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
-	13, // 19: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
-	15, // [15:20] is the sub-list for method output_type
-	10, // [10:15] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	15, // 5: regretbench.v1.OpenRequest.params:type_name -> regretbench.v1.OpenRequest.ParamsEntry
+	7,  // 6: regretbench.v1.OpenRequest.feedback:type_name -> regretbench.v1.Feedback
+	6,  // 7: regretbench.v1.OpenRequest.context:type_name -> regretbench.v1.Context
+	10, // 8: regretbench.v1.StepRequest.arrivals:type_name -> regretbench.v1.Arrival
+	11, // 9: regretbench.v1.StepResponse.diagnostics:type_name -> regretbench.v1.Diagnostic
+	3,  // 10: regretbench.v1.OpenRequest.ParamsEntry.value:type_name -> regretbench.v1.Value
+	0,  // 11: regretbench.v1.Policy.Describe:input_type -> regretbench.v1.DescribeRequest
+	5,  // 12: regretbench.v1.Policy.Open:input_type -> regretbench.v1.OpenRequest
+	9,  // 13: regretbench.v1.Policy.Step:input_type -> regretbench.v1.StepRequest
+	9,  // 14: regretbench.v1.Policy.Steps:input_type -> regretbench.v1.StepRequest
+	13, // 15: regretbench.v1.Policy.Close:input_type -> regretbench.v1.CloseRequest
+	4,  // 16: regretbench.v1.Policy.Describe:output_type -> regretbench.v1.DescribeResponse
+	8,  // 17: regretbench.v1.Policy.Open:output_type -> regretbench.v1.OpenResponse
+	12, // 18: regretbench.v1.Policy.Step:output_type -> regretbench.v1.StepResponse
+	12, // 19: regretbench.v1.Policy.Steps:output_type -> regretbench.v1.StepResponse
+	14, // 20: regretbench.v1.Policy.Close:output_type -> regretbench.v1.CloseResponse
+	16, // [16:21] is the sub-list for method output_type
+	11, // [11:16] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_policy_proto_init() }
@@ -1232,7 +1370,7 @@ func file_policy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_policy_proto_rawDesc), len(file_policy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

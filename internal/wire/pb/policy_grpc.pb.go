@@ -1,4 +1,4 @@
-// The regretbench policy protocol, versions 1 and 2.
+// The regretbench policy protocol, versions 1, 2 and 3.
 //
 // A plugin is a go-plugin gRPC server (see README "Writing a plugin"): it
 // checks the magic cookie REGRETBENCH_PLUGIN, picks the highest version it
@@ -14,6 +14,15 @@
 // any round, on a scenario that declares one. Under version 2 with immediate
 // feedback (no `feedback:`, OpenRequest.feedback absent) the wire carries
 // exactly what version 1 carries.
+//
+// Version 3 adds contextual sessions (docs/contextual.md): a plugin says
+// in Describe that it plays them (contextual), OpenRequest.context gives
+// the shape of a round's context, every StepRequest carries the round's
+// contexts of the whole batch as one block (contexts), and a StepResponse
+// may carry the probability the policy gave each chosen arm (probs). A
+// plugin of version 1 or 2, or one that does not report contextual, is
+// refused before any round on a contextual scenario; a version 3 session
+// without OpenRequest.context carries exactly what version 2 carries.
 //
 // The host drives sessions in batched lockstep: one Step carries one round of
 // every replication of a session. Fields are only ever added, never
