@@ -461,6 +461,41 @@ class InProcessSocketTest(unittest.TestCase):
         self.assertIn("contexts (flag bit 2) in a context-free session", msg)
 
 
+class ReadmeExampleTest(unittest.TestCase):
+    def test_readme_example_plays_as_linucbnp_without_bonus(self):
+        # The README's contextual example runs, and, a ridge regression per
+        # arm with lambda 1 as linucbnp's, plays as linucbnp with alpha 0.
+        with open(os.path.join(helpers.PKG, "README.md")) as f:
+            readme = f.read()
+        blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
+        src = next(b for b in blocks if "new_contextual_batch=" in b)
+        ns = {"__name__": "readme_example"}
+        real = rb.serve
+        rb.serve = lambda p: ns.__setitem__("served", p)
+        try:
+            exec(compile(src, "README.md", "exec"), ns)
+        finally:
+            rb.serve = real
+        lin = helpers.load_example("linucbnp")["served"]
+        for ctx in (rb.Context(3), rb.Context(3, per_arm=True)):
+            with self.subTest(context=str(ctx)):
+                rng = np.random.default_rng(2)
+                k, n = 4, 5
+                theta = rng.normal(size=(k, 3))
+                cores = [Core(ns["served"]), Core(lin)]
+                sids = [cores[0].open(k, 60, list(range(n)), 1, rb.GAUSSIAN, 0.1, True, {}, 0, None, ctx),
+                        cores[1].open(k, 60, list(range(n)), 1, rb.GAUSSIAN, 0.1, True, {"alpha": 0.0}, 0, None, ctx)]
+                prev, prev_r = NONE_I, NONE_F
+                for t in range(1, 61):
+                    x = contexts(rng, n, k, ctx)
+                    got = [c.step_contextual(sid, t, prev, prev_r, x.reshape(-1), False) for c, sid in zip(cores, sids)]
+                    self.assertEqual(got[0][0].tolist(), got[1][0].tolist(), "round %d" % t)
+                    self.assertEqual(got[0][2].tolist(), [1.0] * n)
+                    prev = got[0][0].copy()
+                    xa = x[np.arange(n), prev] if ctx.per_arm else x
+                    prev_r = (xa * theta[prev]).sum(-1) + 0.1 * rng.normal(size=n)
+
+
 ENV = dict(os.environ, REGRETBENCH_PLUGIN="7f3c1e9a-remax-bandit-policy", PLUGIN_PROTOCOL_VERSIONS="1,2,3",
            PYTHONPATH=helpers.PKG)
 
