@@ -278,10 +278,12 @@ class Core:
                 if contexts is not None and len(contexts):
                     raise InvalidRequest("session %d round %d: %d contexts in a context-free session"
                                          % (sid, round, len(contexts)))
-            elif contexts is None or len(contexts) != s.ctx_len:
-                raise InvalidRequest("session %d round %d: %d context values, want %d (%d replications, context %s, "
-                                     "%d arms)" % (sid, round, 0 if contexts is None else len(contexts), s.ctx_len,
-                                                   s.n, spec.context, spec.arms))
+            else:
+                contexts = np.asarray(() if contexts is None else contexts, dtype=np.float64)  # no copy of float64
+                if contexts.size != s.ctx_len:
+                    raise InvalidRequest("session %d round %d: %d context values, want %d (%d replications, context "
+                                         "%s, %d arms)" % (sid, round, contexts.size, s.ctx_len, s.n, spec.context,
+                                                           spec.arms))
             want = 0 if round == 1 else s.n
             if arrivals is None:
                 arrivals = NO_ARRIVALS
@@ -314,9 +316,9 @@ class Core:
             st.diagnostics = dbuf = None
             if want_diag and len(self.p.diagnostics):
                 st.diagnostics = dbuf = s.diag if diag is None else diag
-            pbuf = None
+            pbuf = ctx = None
             if s.ctx_len is not None:
-                st.contexts = contexts.reshape(s.ctx_shape)  # a view
+                st.contexts = ctx = contexts.reshape(s.ctx_shape)  # a view
                 st.prev_contexts = s.prev_ctx if round > 1 else s.prev_ctx[:0]
                 pbuf = st.probs = s.probs if probs is None else probs
                 pbuf[:] = 0
@@ -362,7 +364,7 @@ class Core:
                 dbuf[:] = d
             if pbuf is not None:
                 pbuf = self._probs(s, round, st.probs, pbuf)
-                np.copyto(s.prev_ctx, st.contexts)
+                np.copyto(s.prev_ctx, ctx)
                 st.contexts = st.prev_contexts = None  # no view of a frame outlives its round
             s.round = round
             if arrivals is not NO_ARRIVALS:

@@ -386,9 +386,9 @@ class _StepSocket:
                 refuse("request frame with flags %#x in a contextual session: want bit 2 (contexts) set and bit 1 "
                        "(arrivals) clear" % flags)
                 return
-            if m == n and end == full:
+            if m == n and end == full and unpack_len(inview, full - 8 * c - 4)[0] == c:
                 pa, pr, ctx = in_arms, in_rewards, in_ctx
-            elif m == 0 and end == first:
+            elif m == 0 and end == first and unpack_len(inview, head)[0] == c:
                 pa, pr, ctx = no_arms, no_rewards, first_ctx
             else:  # the core or the decoder says what is wrong
                 try:
@@ -547,7 +547,7 @@ def _servicers(plugin, core, shutdown, version=PROTOCOL_VERSION):
                                               np.array(request.prev_arms, dtype=np.int32),
                                               np.array(request.prev_rewards, dtype=np.float64),
                                               request.want_diagnostics, arrivals=_arrivals(request),
-                                              contexts=np.array(ctx, dtype=np.float64))
+                                              contexts=np.fromiter(ctx, np.float64, len(ctx)))
             except (InvalidRequest, PolicyFailed) as e:
                 abort(context, e)
             resp = policy_pb2.StepResponse(arms=arms.tolist())

@@ -441,7 +441,10 @@ class InProcessSocketTest(unittest.TestCase):
         pols = []
         core = Core(batch_plugin(pols))
         x = np.zeros((2, 3))
+        lying = bytearray(frames.encode_request(1, [], [], contexts=x))
+        lying[4 + 13:4 + 17] = (5).to_bytes(4, "little")  # the right length, a wrong count
         for frame, want in ((frames.encode_request(1, [], []), "want bit 2 \\(contexts\\) set"),
+                            (bytes(lying), "48 bytes of contexts for 5 values"),
                             (frames.encode_request(1, [], [], contexts=np.zeros(5)),
                              "5 context values, want 6"),
                             (frames.encode_request(1, [], [], arrivals=[], contexts=x), "bit 1 \\(arrivals\\) clear"),
