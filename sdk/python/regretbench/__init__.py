@@ -12,8 +12,11 @@
 The API mirrors the Go SDK (github.com/regretbench/regretbench/sdk):
 Plugin, Param, Session (with reward_sd()), a per-replication Policy, a
 vectorised BatchPolicy over numpy arrays, and serve(). It speaks
-protocols 1 and 2 (delayed and batched feedback: Session.feedback, observe
-on arrival, BatchStep.arrivals). serve() speaks
+protocols 1, 2 (delayed and batched feedback: Session.feedback, observe
+on arrival, BatchStep.arrivals) and 3 (contexts: Session.context,
+Plugin.new_contextual with a ContextualPolicy, or
+Plugin.new_contextual_batch with BatchStep.contexts, prev_contexts and
+probs, the batch's contexts as one numpy array). serve() speaks
 go-plugin's handshake, health, controller and stdio services and the
 regretbench Policy service, plays rounds on the step socket
 (docs/step-socket.md) or the Steps stream, exits when bench dies, and keeps
@@ -52,10 +55,11 @@ from .params import (BOOL, FLOAT, INT, STRING, Bound, Param, ParamError,  # noqa
                      exclusive, inclusive)
 from .frames import Arrivals  # noqa: E402
 from .policy import (BATCH, BERNOULLI, DELAY, GAUSSIAN, GEOMETRIC, BatchPolicy, BatchStep,  # noqa: E402
-                     Feedback, Plugin, Policy, PolicyError, Replica, Session)
+                     Context, ContextualPolicy, Feedback, Plugin, Policy, PolicyError, Replica, Session)
 from .rand import KeyedDraws, replica_rng  # noqa: E402
 from .server import SDK_VERSION, serve  # noqa: E402
 
 __all__ = ["BOOL", "FLOAT", "INT", "STRING", "Bound", "Param", "ParamError", "exclusive",
            "inclusive", "BERNOULLI", "GAUSSIAN", "BatchPolicy", "BatchStep", "Plugin", "Policy",
-           "PolicyError", "Arrivals", "Feedback", "DELAY", "GEOMETRIC", "BATCH", "Replica", "Session", "KeyedDraws", "replica_rng", "SDK_VERSION", "serve"]
+           "PolicyError", "Arrivals", "Feedback", "DELAY", "GEOMETRIC", "BATCH", "Replica", "Session", "KeyedDraws", "replica_rng", "SDK_VERSION", "serve",
+           "Context", "ContextualPolicy"]

@@ -5,7 +5,7 @@ import traceback
 
 import numpy as np
 
-from .frames import NO_ARRIVALS
+from .frames import MAX_FRAME, NO_ARRIVALS
 from .params import ParamError, resolve
 from .policy import BatchStep, Replica, Session
 from .rand import replica_rng
@@ -72,8 +72,39 @@ class ReplicaBatch:
                 s.diagnostics[:, i] = p.diagnose()
 
 
+class ContextualReplicaBatch(ReplicaBatch):
+    """Per-replication ContextualPolicies driven as one BatchPolicy."""
+
+    def step(self, s):
+        t = s.round
+        if len(s.prev_arms):
+            for obs, x, a, r in zip(self.observe, s.prev_contexts, s.prev_arms.tolist(), s.prev_rewards.tolist()):
+                obs(t - 1, x, a, r)
+        if t <= self.spec.init_rounds:
+            return
+        arms, probs = s.arms, s.probs
+        for i, (sel, x) in enumerate(zip(self.select, s.contexts)):
+            got = sel(t, x)
+            arm, prob = got if isinstance(got, tuple) and len(got) == 2 else (got, 0.0)
+            if not isinstance(arm, (int, np.integer)) or isinstance(arm, bool):
+                raise PolicyFailed("replication %d: select(%d, x) returned %r, want an int arm or (arm, prob)"
+                                   % (self.replicas[i], t, got))
+            if not isinstance(prob, (int, float, np.integer, np.floating)) or isinstance(prob, bool):
+                raise PolicyFailed("replication %d: select(%d, x) returned probability %r, want a float"
+                                   % (self.replicas[i], t, prob))
+            if not 0 <= arm < self.spec.arms:
+                raise PolicyFailed("replication %d: select(%d, x) returned arm %d, want 0..%d"
+                                   % (self.replicas[i], t, arm, self.spec.arms - 1))
+            arms[i] = arm
+            probs[i] = prob
+        if s.diagnostics is not None:
+            for i, p in enumerate(self.pols):
+                s.diagnostics[:, i] = p.diagnose()
+
+
 class CoreSession:
-    __slots__ = ("spec", "n", "reps", "round", "delivered", "pol", "arms", "diag", "lock", "step", "init_rounds")
+    __slots__ = ("spec", "n", "reps", "round", "delivered", "pol", "arms", "diag", "lock", "step", "init_rounds",
+                 "ctx_shape", "ctx_len", "prev_ctx", "probs")
 
     def __init__(self, spec, reps, pol, ndiag):
         self.spec = spec
@@ -89,6 +120,15 @@ class CoreSession:
         self.lock = threading.Lock()
         self.step = BatchStep(arrivals=NO_ARRIVALS)
         self.init_rounds = spec.init_rounds  # read twice a round: a property computes it
+        # A contextual session's contexts: each round's n x width values,
+        # seen as (n, dim) or (n, arms, dim); the previous round's, kept
+        # as the SDK's copy; and the probabilities of the chosen arms.
+        self.ctx_shape = self.ctx_len = self.prev_ctx = self.probs = None
+        if spec.context is not None:
+            self.ctx_shape = (self.n,) + spec.context.shape(spec.arms)
+            self.ctx_len = self.n * spec.context.width(spec.arms)
+            self.prev_ctx = np.zeros(self.ctx_shape, dtype=np.float64)
+            self.probs = np.zeros(self.n, dtype=np.float64)
 
     def pending(self):
         """How many rewards have not arrived before the next round: every
@@ -136,12 +176,31 @@ class Core:
         self.sessions = {}
 
     def open(self, arms, horizon, replications, seed, family, noise_sd, noise_known, params, init_pulls,
-             feedback=None):
+             feedback=None, context=None):
         """Opens a session and returns its id. feedback is a Feedback
-        (delayed or batched feedback) or None (immediate)."""
+        (delayed or batched feedback) or None (immediate); context a
+        Context (a contextual session, protocol 3) or None."""
         if arms < 1 or horizon < 1 or not replications or init_pulls < 0:
             raise InvalidRequest("open: arms=%d horizon=%d replications=%d init_pulls=%d"
                                  % (arms, horizon, len(replications), init_pulls))
+        name = self.p.name
+        if context is not None:
+            if not self.p.contextual:
+                raise InvalidRequest("open: plugin %s plays no contextual sessions (it sets neither "
+                                     "new_contextual nor new_contextual_batch), and this session has contexts (%s)"
+                                     % (name, context))
+            if context.dim < 1:
+                raise InvalidRequest("open: context dim %d, want >= 1" % context.dim)
+            if feedback is not None:
+                raise InvalidRequest("open: delayed feedback (%s) with contexts: contextual sessions take "
+                                     "immediate feedback only" % feedback)
+            size = 8 * len(replications) * context.width(arms)
+            if size > MAX_FRAME:
+                raise InvalidRequest("open: a round's contexts (%d replications x %d values) take %d bytes, over "
+                                     "the limit of %d" % (len(replications), context.width(arms), size, MAX_FRAME))
+        elif not self.p.context_free:
+            raise InvalidRequest("open: plugin %s plays only contextual sessions (it sets only new_contextual "
+                                 "or new_contextual_batch), and this session has no context" % name)
         if feedback is not None:
             try:
                 feedback.check()
@@ -153,16 +212,23 @@ class Core:
             raise InvalidRequest("open: %s" % e) from None
         spec = Session(arms=arms, horizon=horizon, family=family, noise_sd=noise_sd,
                        noise_known=noise_known, init_pulls=init_pulls, seed=seed, params=values,
-                       feedback=feedback)
+                       feedback=feedback, context=context)
         replicas = [Replica(int(i), replica_rng(seed, i)) for i in replications]
         ndiag = len(self.p.diagnostics)
+        p = self.p
         try:
-            if self.p.new_batch is not None:
-                pol = self.p.new_batch(spec, replicas)
+            if context is not None and p.new_contextual_batch is not None:
+                pol = p.new_contextual_batch(spec, replicas)
+                if pol is None:
+                    raise PolicyFailed("new_contextual_batch returned None")
+            elif context is not None:
+                pol = ContextualReplicaBatch(p.new_contextual, spec, replicas, ndiag)
+            elif p.new_batch is not None:
+                pol = p.new_batch(spec, replicas)
                 if pol is None:
                     raise PolicyFailed("new_batch returned None")
             else:
-                pol = ReplicaBatch(self.p.new, spec, replicas, ndiag)
+                pol = ReplicaBatch(p.new, spec, replicas, ndiag)
         except PolicyFailed as e:
             raise PolicyFailed("open: %s" % e) from e
         except Exception as e:
@@ -181,17 +247,43 @@ class Core:
         return s
 
     def step(self, sid, round, prev_arms, prev_rewards, want_diag, arms=None, diag=None, arrivals=None):
-        """Plays round of session sid. prev_arms (int32) and prev_rewards
-        (float64) are numpy arrays; arrivals an Arrivals or None (none),
-        under delayed feedback only; arms and diag, when given, are the
-        buffers to answer in (the step socket's output frame). Returns
-        (arms, diagnostics or None), valid until the next step."""
+        """Plays round of session sid, a context-free one. prev_arms
+        (int32) and prev_rewards (float64) are numpy arrays; arrivals an
+        Arrivals or None (none), under delayed feedback only; arms and
+        diag, when given, are the buffers to answer in (the step socket's
+        output frame). Returns (arms, diagnostics or None), valid until the
+        next step."""
+        out, dbuf, _ = self.play(sid, round, prev_arms, prev_rewards, want_diag, arms, diag, arrivals)
+        return out, dbuf
+
+    def step_contextual(self, sid, round, prev_arms, prev_rewards, contexts, want_diag, arms=None, diag=None,
+                        probs=None):
+        """Plays round of contextual session sid: contexts is a float64
+        numpy array of the round's n x width values (a view of the frame
+        received, say); probs, when given, the buffer to answer the
+        probabilities in. Returns (arms, diagnostics or None, probs or
+        None: none said), valid until the next step."""
+        return self.play(sid, round, prev_arms, prev_rewards, want_diag, arms, diag, None, contexts, probs)
+
+    def play(self, sid, round, prev_arms, prev_rewards, want_diag, arms=None, diag=None, arrivals=None,
+             contexts=None, probs=None):
+        """step and step_contextual: (arms, diagnostics, probs)."""
         s = self.session(sid)
         with s.lock:
             spec = s.spec
             if round != s.round + 1 or round > spec.horizon:
                 raise InvalidRequest("session %d: round %d requested after round %d (horizon %d)"
                                      % (sid, round, s.round, spec.horizon))
+            if s.ctx_len is None:
+                if contexts is not None and len(contexts):
+                    raise InvalidRequest("session %d round %d: %d contexts in a context-free session"
+                                         % (sid, round, len(contexts)))
+            else:
+                contexts = np.asarray(() if contexts is None else contexts, dtype=np.float64)  # no copy of float64
+                if contexts.size != s.ctx_len:
+                    raise InvalidRequest("session %d round %d: %d context values, want %d (%d replications, context "
+                                         "%s, %d arms)" % (sid, round, contexts.size, s.ctx_len, s.n, spec.context,
+                                                           spec.arms))
             want = 0 if round == 1 else s.n
             if arrivals is None:
                 arrivals = NO_ARRIVALS
@@ -224,6 +316,12 @@ class Core:
             st.diagnostics = dbuf = None
             if want_diag and len(self.p.diagnostics):
                 st.diagnostics = dbuf = s.diag if diag is None else diag
+            pbuf = ctx = None
+            if s.ctx_len is not None:
+                st.contexts = ctx = contexts.reshape(s.ctx_shape)  # a view
+                st.prev_contexts = s.prev_ctx if round > 1 else s.prev_ctx[:0]
+                pbuf = st.probs = s.probs if probs is None else probs
+                pbuf[:] = 0
             try:
                 s.pol.step(st)
             except PolicyFailed:
@@ -264,10 +362,42 @@ class Core:
                 if d.dtype.kind not in "fiu":
                     raise PolicyFailed("the policy returned diagnostics of type %s, want numbers" % d.dtype)
                 dbuf[:] = d
+            if pbuf is not None:
+                pbuf = self._probs(s, round, st.probs, pbuf)
+                np.copyto(s.prev_ctx, ctx)
+                st.contexts = st.prev_contexts = None  # no view of a frame outlives its round
             s.round = round
             if arrivals is not NO_ARRIVALS:
                 s.delivered += len(arrivals)
-            return out, dbuf
+            return out, dbuf, pbuf
+
+    @staticmethod
+    def _probs(s, round, got, pbuf):
+        """The probabilities to answer with, checked, in pbuf; None when
+        none is said (all 0, and always in the host-forced rounds)."""
+        if round <= s.init_rounds:
+            pbuf[:] = 0
+            return None
+        if got is not pbuf:  # the policy bound st.probs to an array of its own
+            if got is None:
+                raise PolicyFailed("the policy set st.probs to None; fill it, or assign an array of shape (%d,)"
+                                   % s.n)
+            got = np.asarray(got)
+            if got.shape != pbuf.shape:
+                raise PolicyFailed("the policy returned probabilities of shape %s, want (%d,): one per replication"
+                                   % (got.shape, s.n))
+            if got.dtype.kind not in "fiu":
+                raise PolicyFailed("the policy returned probabilities of type %s, want floats" % got.dtype)
+            pbuf[:] = got
+        said = pbuf != 0
+        if not said.any():
+            return None
+        bad = np.flatnonzero(~((pbuf > 0) & (pbuf <= 1)) & said)  # NaN is said and not in (0, 1]
+        if len(bad):
+            i = int(bad[0])
+            raise PolicyFailed("replication %d: the policy gave its arm probability %r, want a value in (0, 1], "
+                               "or 0 for not said" % (s.reps[i], float(pbuf[i])))
+        return pbuf
 
     def close(self, sid):
         with self.lock:

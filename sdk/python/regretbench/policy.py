@@ -57,6 +57,28 @@ class Feedback:
         return "unknown feedback %r" % self.kind
 
 
+@dataclass(frozen=True)
+class Context:
+    """The shape of a contextual session's contexts (protocol 3), as Go's
+    sdk.ContextShape: each round, each replication sees dim features
+    shared by every arm, or with per_arm dim features for each arm (arm
+    a's features are row a of the replication's (arms, dim) block)."""
+    dim: int
+    per_arm: bool = False
+
+    def width(self, arms):
+        """The number of values of one replication's context in one round:
+        dim, or arms x dim with per-arm features."""
+        return arms * self.dim if self.per_arm else self.dim
+
+    def shape(self, arms):
+        """The shape of one replication's context: (dim,) or (arms, dim)."""
+        return (arms, self.dim) if self.per_arm else (self.dim,)
+
+    def __str__(self):
+        return "dim %d%s" % (self.dim, ", per arm" if self.per_arm else "")
+
+
 @dataclass
 class Session:
     """Everything a policy may know about the problem it faces.
@@ -65,8 +87,9 @@ class Session:
     "bernoulli"), noise_sd (meaningful when noise_known), init_pulls
     (rounds 1..K*init_pulls are forced by the host: arm (t-1) mod K),
     seed (the policy seed, never the scenario's), params (every
-    declared parameter, defaults filled in) and feedback (a Feedback under
-    delayed or batched feedback, protocol 2; None: immediate).
+    declared parameter, defaults filled in), feedback (a Feedback under
+    delayed or batched feedback, protocol 2; None: immediate) and context
+    (a Context in a contextual session, protocol 3; None: context-free).
     """
     arms: int
     horizon: int
@@ -77,6 +100,12 @@ class Session:
     seed: int = 0
     params: Dict[str, Any] = field(default_factory=dict)
     feedback: Optional[Feedback] = None
+    context: Optional[Context] = None
+
+    @property
+    def contextual(self):
+        """Whether each round brings contexts (Session.context set)."""
+        return self.context is not None
 
     @property
     def delayed(self):
@@ -145,6 +174,29 @@ class Policy:
         raise NotImplementedError
 
 
+class ContextualPolicy:
+    """The per-replication interface of a contextual policy
+    (Plugin.new_contextual), as Go's sdk.ContextualPolicy. The SDK makes
+    one per replication of a contextual session.
+
+    For every round t = 1..T the SDK calls select(t, x) with round t's
+    context x, unless t is a host-forced initial round, and then, once the
+    host sends the reward with the next round, observe(t, x, arm, reward)
+    with the same context, the arm actually pulled and its reward. x is a
+    float64 numpy array of shape (dim,), or (arms, dim) with per-arm
+    features (Session.context), a view of the SDK's buffer: copy what you
+    keep. select returns the arm, or (arm, prob): prob the probability
+    the policy gave that arm, in (0, 1], or 0 for "not said" (a
+    deterministic policy says 1).
+    """
+
+    def select(self, t, x):
+        raise NotImplementedError
+
+    def observe(self, t, x, arm, reward):
+        raise NotImplementedError
+
+
 class BatchStep:
     """One round of every replication of a batch session.
 
@@ -166,21 +218,43 @@ class BatchStep:
         Plugin.diagnostics order) of replication i. A policy may also
         assign an array of its own of that shape, as it may to arms; the
         SDK copies it.
-    """
-    __slots__ = ("round", "prev_arms", "prev_rewards", "arrivals", "arms", "diagnostics")
 
-    def __init__(self, round=0, prev_arms=None, prev_rewards=None, arms=None, diagnostics=None, arrivals=None):
+    In a contextual session (Session.context set, Plugin.new_contextual_batch),
+    and None in a context-free one:
+    contexts: float64 array of round t's contexts, shape (n, dim), or
+        (n, arms, dim) with per-arm features: row i is replication i's.
+        A view of the SDK's receive buffer (the step socket's frame):
+        copy what you keep beyond this call.
+    prev_contexts: round t-1's contexts, of the same shape; (0, ...) when
+        t == 1. With prev_arms and prev_rewards, what a policy updates on.
+        The SDK's copy, valid during this call.
+    probs: float64 array of n zeros to fill with the probability the
+        policy gave each chosen arm, in (0, 1], or 0 where it does not say
+        (a deterministic policy says 1). A policy may also assign an array
+        of its own of shape (n,); the SDK checks the values. Zeroed by the
+        SDK in the host-forced initial rounds.
+    """
+    __slots__ = ("round", "prev_arms", "prev_rewards", "arrivals", "arms", "diagnostics", "contexts",
+                 "prev_contexts", "probs")
+
+    def __init__(self, round=0, prev_arms=None, prev_rewards=None, arms=None, diagnostics=None, arrivals=None,
+                 contexts=None, prev_contexts=None, probs=None):
         self.round = round
         self.arrivals = arrivals
         self.prev_arms = prev_arms
         self.prev_rewards = prev_rewards
         self.arms = arms
         self.diagnostics = diagnostics
+        self.contexts = contexts
+        self.prev_contexts = prev_contexts
+        self.probs = probs
 
 
 class BatchPolicy:
     """The vectorised interface: step(s) once per round, in round order,
-    over numpy arrays holding every replication of the batch."""
+    over numpy arrays holding every replication of the batch. In a
+    contextual session (Plugin.new_contextual_batch) s also carries the
+    round's contexts, the previous round's, and probs to fill."""
 
     def step(self, s):
         raise NotImplementedError
@@ -190,9 +264,14 @@ class BatchPolicy:
 class Plugin:
     """A policy plugin: what Describe reports and how to build policies.
 
-    Exactly one of new(session, replica) -> Policy and
-    new_batch(session, replicas) -> BatchPolicy is set. name is short (the
-    executable is bench-plugin-NAME); version is recorded in results.
+    For context-free scenarios at most one of new(session, replica) ->
+    Policy and new_batch(session, replicas) -> BatchPolicy is set; for
+    contextual ones (protocol 3) at most one of new_contextual(session,
+    replica) -> ContextualPolicy and new_contextual_batch(session,
+    replicas) -> BatchPolicy (reading BatchStep.contexts); at least one of
+    the four. A plugin with only contextual factories plays only
+    contextual scenarios. name is short (the executable is
+    bench-plugin-NAME); version is recorded in results.
     """
     name: str
     version: str
@@ -200,12 +279,30 @@ class Plugin:
     diagnostics: List[str] = field(default_factory=list)
     new: Optional[Callable] = None
     new_batch: Optional[Callable] = None
+    new_contextual: Optional[Callable] = None
+    new_contextual_batch: Optional[Callable] = None
+
+    @property
+    def contextual(self):
+        """Whether the plugin plays contextual sessions."""
+        return self.new_contextual is not None or self.new_contextual_batch is not None
+
+    @property
+    def context_free(self):
+        """Whether the plugin plays context-free sessions."""
+        return self.new is not None or self.new_batch is not None
 
     def validate(self):
         if not self.name:
             raise ValueError("regretbench: Plugin.name is empty")
-        if (self.new is None) == (self.new_batch is None):
-            raise ValueError("regretbench: plugin %s: set exactly one of new and new_batch" % self.name)
+        if self.new is not None and self.new_batch is not None:
+            raise ValueError("regretbench: plugin %s: set at most one of new and new_batch" % self.name)
+        if self.new_contextual is not None and self.new_contextual_batch is not None:
+            raise ValueError("regretbench: plugin %s: set at most one of new_contextual and new_contextual_batch"
+                             % self.name)
+        if not self.context_free and not self.contextual:
+            raise ValueError("regretbench: plugin %s: set one of new, new_batch, new_contextual and "
+                             "new_contextual_batch" % self.name)
         try:
             validate_params(self.params)
         except ValueError as e:

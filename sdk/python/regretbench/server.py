@@ -20,13 +20,14 @@ from . import _plugin_io, frames
 from ._plugin_io import protect_stdout, say as _say
 from .core import Core, InvalidRequest, PolicyFailed
 from .params import BOOL, FLOAT, INT
-from .policy import Feedback
+from .policy import Context, Feedback
 
 MAGIC_COOKIE_KEY = "REGRETBENCH_PLUGIN"
 MAGIC_COOKIE_VALUE = "7f3c1e9a-remax-bandit-policy"  # internal/wire/wire.go
-PROTOCOL_VERSION = 2       # the newest regretbench policy protocol spoken
-PROTOCOL_VERSIONS = (1, 2)  # every version served (2: delayed feedback)
+PROTOCOL_VERSION = 3          # the newest regretbench policy protocol spoken
+PROTOCOL_VERSIONS = (1, 2, 3)  # every version served (2: delayed feedback; 3: contexts)
 DELAYED_FEEDBACK_VERSION = 2
+CONTEXTUAL_VERSION = 3
 CORE_PROTOCOL_VERSION = 1  # go-plugin's handshake version
 SDK_VERSION = "regretbench-python/0.1.0"
 STEP_ACCEPT_TIMEOUT = 60.0  # seconds an offered step socket waits for bench
@@ -68,7 +69,7 @@ def watch_parent(name, ppid, every=PARENT_POLL):
 
 def negotiate(offered):
     """The protocol version to speak: the highest of PROTOCOL_VERSIONS
-    in offered, the PLUGIN_PROTOCOL_VERSIONS list of the host ("1,2");
+    in offered, the PLUGIN_PROTOCOL_VERSIONS list of the host ("1,2,3");
     absent or empty (an old host), version 1. Raises ValueError, naming
     both lists, when there is no common version."""
     if offered is None or not offered.strip():
@@ -96,7 +97,17 @@ def describe_dict(p, version=PROTOCOL_VERSION):
                     "Min": bound(d.min), "Max": bound(d.max), "Allowed": list(d.allowed) or None}
                    for d in p.params] or None,
         "Diagnostics": list(p.diagnostics) or None, "StepStream": True, "SDK": SDK_VERSION,
+        "Contextual": contextual_flags(p, version)[0], "ContextualOnly": contextual_flags(p, version)[1],
     }
+
+
+def contextual_flags(p, version):
+    """Describe's (contextual, contextual_only) for plugin p on a
+    connection of protocol version: both False below version 3, which
+    cannot carry contexts."""
+    if version < CONTEXTUAL_VERSION or not p.contextual:
+        return False, False
+    return True, not p.context_free
 
 
 def _set_value(msg, typ, v):
@@ -194,6 +205,8 @@ class _StepSocket:
     def _serve(self, conn):
         core, sid = self.core, self.sid
         s = core.session(sid)
+        if s.ctx_len is not None:
+            return self._serve_contextual(conn, s)
         n, nd = s.n, len(core.p.diagnostics)
         delayed = s.spec.feedback is not None
         head = 4 + frames.REQUEST_HEADER
@@ -268,6 +281,10 @@ class _StepSocket:
                 conn.sendall(frames.encode_error(frames.INVALID, "step socket: truncated frame"))
                 return
             rnd, flags, m = unpack_head(payload)
+            if flags & frames.FLAG_CONTEXTS:
+                conn.sendall(frames.encode_error(frames.INVALID, "step socket: request frame with contexts (flag bit "
+                                                 "2) in a context-free session"))
+                return
             if flags & frames.FLAG_ARRIVALS:
                 if m != n and m != 0:
                     conn.sendall(frames.encode_error(frames.INVALID, "step socket: request frame for %d replications "
@@ -293,8 +310,109 @@ class _StepSocket:
             elif m == 0:
                 pa, pr = no_arms, no_rewards
             else:
-                _, _, pa, pr, _ = frames.decode_request(bytes(payload))
+                _, _, pa, pr, _, _ = frames.decode_request(bytes(payload))
             self._answer(conn, rnd, pa, pr, flags, None, out_arms, out_diag, outbuf, outview, out_short, nd)
+
+    def _serve_contextual(self, conn, s):
+        """The rounds of a contextual session (protocol 3): every request
+        has flag bit 2 and ends with the round's n x width contexts, which
+        the policy gets as a numpy view of the frame received, aligned to
+        8 bytes from round 2 on; every answer ends with the probabilities
+        block. Contextual sessions take immediate feedback only, so every
+        frame has one of two sizes: round 1's, without previous arms and
+        rewards, and the others'."""
+        core, sid = self.core, self.sid
+        n, nd, c = s.n, len(core.p.diagnostics), s.ctx_len
+        head = 4 + frames.REQUEST_HEADER
+        full = head + 12 * n + 4 + 8 * c     # a frame of round 2 on, its length prefix included
+        first = head + 4 + 8 * c             # round 1's: no previous arms or rewards
+        # The receive buffer starts pad bytes into an array numpy aligned,
+        # so that the contexts of rounds 2.. lie on 8-byte boundaries.
+        pad = -(head + 12 * n + 4) % 8
+        raw = np.empty(pad + full, dtype=np.uint8)
+        inview = memoryview(raw)[pad:]
+        in_arms = np.frombuffer(inview, "<i4", n, head)
+        in_rewards = np.frombuffer(inview, "<f8", n, head + 4 * n)
+        in_ctx = np.frombuffer(inview, "<f8", c, head + 12 * n + 4)
+        first_ctx = np.frombuffer(inview, "<f8", c, head + 4)
+        no_arms, no_rewards = in_arms[:0], in_rewards[:0]
+        # The answer: arms, d diagnostics (0 or nd), then uint32 p and p
+        # probabilities, which the policy writes in place: one view of the
+        # frame for each of the two places they can lie.
+        out_short = 1 + 4 + 4 * n + 4
+        outbuf = bytearray(4 + out_short + 8 * nd * n + 4 + 8 * n)
+        outview = memoryview(outbuf)
+        struct.pack_into("<BI", outbuf, 4, frames.OK, n)
+        out_arms = np.frombuffer(outbuf, "<i4", n, 9)
+        out_diag = np.frombuffer(outbuf, "<f8", nd * n, 4 + out_short).reshape(nd, n)
+        probs_at = {False: 4 + out_short, True: 4 + out_short + 8 * nd * n}  # where p lies
+        out_probs = {k: np.frombuffer(outbuf, "<f8", n, v + 4) for k, v in probs_at.items()}
+        pack_u32 = struct.Struct("<I").pack_into
+        unpack_len = struct.Struct("<I").unpack_from
+        unpack_head = struct.Struct("<QBI").unpack_from
+        recv_into = conn.recv_into
+
+        def refuse(msg):
+            conn.sendall(frames.encode_error(frames.INVALID, "step socket: " + msg))
+
+        while True:
+            got = recv_into(inview)
+            if got == 0:
+                return
+            while got < 4:
+                m = recv_into(inview[got:])
+                if m == 0:
+                    return
+                got += m
+            length = unpack_len(inview)[0]
+            end = 4 + length
+            if end > full:
+                refuse("frame of %d bytes exceeds the limit of %d in this contextual session (%d replications, "
+                       "%d context values)" % (length, full - 4, n, c))
+                return
+            if got > end:
+                refuse("%d bytes follow a frame of %d: the peer did not wait for the answer" % (got - end, length))
+                return
+            while got < end:
+                m = recv_into(inview[got:end])
+                if m == 0:
+                    return
+                got += m
+            if length < frames.REQUEST_HEADER:
+                refuse("truncated frame")
+                return
+            rnd, flags, m = unpack_head(inview, 4)
+            if not flags & frames.FLAG_CONTEXTS or flags & frames.FLAG_ARRIVALS:
+                refuse("request frame with flags %#x in a contextual session: want bit 2 (contexts) set and bit 1 "
+                       "(arrivals) clear" % flags)
+                return
+            if m == n and end == full and unpack_len(inview, full - 8 * c - 4)[0] == c:
+                pa, pr, ctx = in_arms, in_rewards, in_ctx
+            elif m == 0 and end == first and unpack_len(inview, head)[0] == c:
+                pa, pr, ctx = no_arms, no_rewards, first_ctx
+            else:  # the core or the decoder says what is wrong
+                try:
+                    _, _, pa, pr, _, ctx = frames.decode_request(bytes(inview[4:end]))
+                except frames.FrameError as e:
+                    refuse(str(e))
+                    return
+            want = bool(flags & frames.FLAG_WANT_DIAG) and nd > 0
+            try:
+                _, diag, probs = core.step_contextual(sid, rnd, pa, pr, ctx, want, out_arms, out_diag,
+                                                      out_probs[want])
+            except InvalidRequest as e:
+                conn.sendall(frames.encode_error(frames.INVALID, str(e)))
+                continue
+            except PolicyFailed as e:
+                conn.sendall(frames.encode_error(frames.FAILED, str(e)))
+                continue
+            at = probs_at[want]
+            pack_u32(outbuf, 4 + out_short - 4, nd if want else 0)
+            p = 0 if probs is None else n
+            pack_u32(outbuf, at, p)
+            size = at + 4 + 8 * p
+            pack_u32(outbuf, 0, size - 4)
+            conn.sendall(outview[:size])
 
     def _answer(self, conn, rnd, pa, pr, flags, arrivals, out_arms, out_diag, outbuf, outview, out_short, nd,
                 pack_u32=struct.Struct("<I").pack_into):
@@ -326,6 +444,13 @@ def _feedback(msg):
     f = msg.feedback
     return Feedback(kind=f.kind or "(empty)", delay=min(f.delay, 1 << 62), mean=f.mean,
                     batch=min(f.batch, 1 << 62))
+
+
+def _context(msg):
+    """The Context of an OpenRequest, or None (a context-free session)."""
+    if not msg.HasField("context"):
+        return None
+    return Context(dim=msg.context.dim, per_arm=msg.context.per_arm)
 
 
 def _arrivals(request):
@@ -368,9 +493,11 @@ def _servicers(plugin, core, shutdown, version=PROTOCOL_VERSION):
                 done.wait(0.5)
             return iter(())
 
+    contextual, contextual_only = contextual_flags(plugin, version)
     desc = policy_pb2.DescribeResponse(name=plugin.name, version=plugin.version,
                                        protocol_version=version, step_stream=True, sdk=SDK_VERSION,
-                                       diagnostics=list(plugin.diagnostics))
+                                       diagnostics=list(plugin.diagnostics), contextual=contextual,
+                                       contextual_only=contextual_only)
     for d in plugin.params:
         p = desc.params.add(name=d.name, type=d.typ, doc=d.doc)
         _set_value(p.default, d.typ, d.default)
@@ -391,11 +518,16 @@ def _servicers(plugin, core, shutdown, version=PROTOCOL_VERSION):
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                               "delayed feedback (%s) needs protocol version %d, this connection speaks %d"
                               % (feedback, DELAYED_FEEDBACK_VERSION, version))
+            ctx = _context(request)
+            if ctx is not None and version < CONTEXTUAL_VERSION:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                              "contexts (%s) need protocol version %d, this connection speaks %d"
+                              % (ctx, CONTEXTUAL_VERSION, version))
             try:
                 sid = core.open(request.arms, request.horizon, list(request.replications), request.seed,
                                 request.family, request.noise_sd, request.noise_known,
                                 {k: _from_value(v) for k, v in request.params.items()}, request.init_pulls,
-                                feedback)
+                                feedback, ctx)
             except (InvalidRequest, PolicyFailed) as e:
                 abort(context, e)
             resp = policy_pb2.OpenResponse(session_id=sid)
@@ -407,17 +539,23 @@ def _servicers(plugin, core, shutdown, version=PROTOCOL_VERSION):
             return resp
 
         def _step(self, request, context):
+            ctx = request.contexts
             try:
-                arms, diag = core.step(request.session_id, request.round,
-                                       np.array(request.prev_arms, dtype=np.int32),
-                                       np.array(request.prev_rewards, dtype=np.float64),
-                                       request.want_diagnostics, arrivals=_arrivals(request))
+                # play refuses contexts in a context-free session, and
+                # their absence in a contextual one.
+                arms, diag, probs = core.play(request.session_id, request.round,
+                                              np.array(request.prev_arms, dtype=np.int32),
+                                              np.array(request.prev_rewards, dtype=np.float64),
+                                              request.want_diagnostics, arrivals=_arrivals(request),
+                                              contexts=np.fromiter(ctx, np.float64, len(ctx)))
             except (InvalidRequest, PolicyFailed) as e:
                 abort(context, e)
             resp = policy_pb2.StepResponse(arms=arms.tolist())
             if diag is not None:
                 for name, row in zip(plugin.diagnostics, diag):
                     resp.diagnostics.add(name=name, values=row.tolist())
+            if probs is not None:
+                resp.probs.extend(probs.tolist())
             return resp
 
         def Step(self, request, context):

@@ -61,11 +61,11 @@ class Host:
 class NegotiateTest(unittest.TestCase):
     def test_versions(self):
         for offered, want in [(None, 1), ("", 1), ("1", 1), ("2", 2), ("1,2", 2), ("2,1", 2), (" 1 , 2 ", 2),
-                              ("1,2,3", 2), ("x,1", 1)]:
+                              ("1,2,3", 3), ("3", 3), ("2,3,4", 3), ("1,2,4", 2), ("x,1", 1)]:
             with self.subTest(offered=offered):
                 self.assertEqual(negotiate(offered), want)
-        with self.assertRaisesRegex(ValueError, "host speaks protocol versions 3,4; this plugin speaks 1,2"):
-            negotiate("3,4")
+        with self.assertRaisesRegex(ValueError, "host speaks protocol versions 4,5; this plugin speaks 1,2,3"):
+            negotiate("4,5")
 
 
 class Recorder(rb.Policy):

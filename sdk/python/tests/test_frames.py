@@ -9,6 +9,12 @@ from regretbench import frames
 VECTORS = os.path.join(helpers.ROOT, "sdk", "testdata", "frames", "vectors.json")
 
 
+def contextual(v):
+    """Whether a response vector answers a contextual request (protocol
+    3: a probabilities block after the diagnostics)."""
+    return bool(v.get("contextual", "probs" in v))
+
+
 class FrameVectorsTest(unittest.TestCase):
     """The byte-level vectors that the Go SDK checks too
     (internal/wire/framevectors_test.go)."""
@@ -29,25 +35,30 @@ class FrameVectorsTest(unittest.TestCase):
                             frames.decode_request(payload, max_arrivals)
                     else:
                         with self.assertRaises(frames.FrameError):
-                            frames.decode_response(payload)
+                            frames.decode_response(payload, contextual(v))
                 elif v["direction"] == "request":
                     want_arr = None
                     if v.get("delayed"):
                         want_arr = [(a["index"], a["round"], a["arm"], a["reward"]) for a in v["arrivals"]]
+                    want_ctx = v.get("contexts")  # protocol 3: flag bit 2
                     self.assertEqual(frames.encode_request(v["round"], v["arms"], v["rewards"],
-                                                           v["want_diagnostics"], arrivals=want_arr), frame)
-                    rnd, want, arms, rewards, arr = frames.decode_request(payload, max_arrivals)
+                                                           v["want_diagnostics"], arrivals=want_arr,
+                                                           contexts=want_ctx), frame)
+                    rnd, want, arms, rewards, arr, ctx = frames.decode_request(payload, max_arrivals)
                     self.assertEqual((rnd, want, arms.tolist(), rewards.tolist()),
                                      (v["round"], v["want_diagnostics"], v["arms"], v["rewards"]))
                     self.assertEqual(None if arr is None else arr.tuples(), want_arr)
+                    self.assertEqual(None if ctx is None else ctx.tolist(), want_ctx)
                 elif v["status"] == frames.OK:
-                    self.assertEqual(frames.encode_response(v["arms"], v["diagnostics"]), frame)
-                    status, arms, diag, _ = frames.decode_response(payload)
+                    want_probs = v.get("probs") if contextual(v) else None
+                    self.assertEqual(frames.encode_response(v["arms"], v["diagnostics"], want_probs), frame)
+                    status, arms, diag, probs, _ = frames.decode_response(payload, contextual(v))
                     self.assertEqual((status, arms.tolist(), diag.tolist()),
                                      (0, v["arms"], v["diagnostics"]))
+                    self.assertEqual(None if probs is None else probs.tolist(), want_probs)
                 else:
                     self.assertEqual(frames.encode_error(v["status"], v["message"]), frame)
-                    self.assertEqual(frames.decode_response(payload), (v["status"], None, None, v["message"]))
+                    self.assertEqual(frames.decode_response(payload), (v["status"], None, None, None, v["message"]))
 
     def test_vectors_cover_arrivals(self):
         with open(VECTORS) as f:
@@ -59,7 +70,7 @@ class FrameVectorsTest(unittest.TestCase):
     def test_arrival_views_do_not_copy(self):
         frame = frames.encode_request(9, [1, 0], [], arrivals=[(0, 3, 1, 0.5), (1, 8, 0, 2.0)])
         payload = bytearray(frame[4:])
-        _, _, arms, _, arr = frames.decode_request(payload, 2)
+        _, _, arms, _, arr, _ = frames.decode_request(payload, 2)
         self.assertEqual(arr.tuples(), [(0, 3, 1, 0.5), (1, 8, 0, 2.0)])
         payload[-8:] = struct.pack("<d", 7.5)
         self.assertEqual(arr.reward.tolist(), [0.5, 7.5], "arrivals are views of the frame")

@@ -45,7 +45,7 @@ def play_socket(path, rounds, n, k, rewards):
         s.sendall(frames.encode_request(t, prev_a, prev_r))
         head = s.recv(4, socket.MSG_WAITALL)
         body = s.recv(int.from_bytes(head, "little"), socket.MSG_WAITALL)
-        status, arms, _, msg = frames.decode_response(body)
+        status, arms, _, _, msg = frames.decode_response(body)
         if status != frames.OK:
             raise AssertionError("round %d: status %d: %s" % (t, status, msg))
         out.append(arms.tolist())
@@ -92,7 +92,7 @@ class ServedPluginTest(unittest.TestCase):
                 prev = by_socket[-1] if by_socket else []
                 sock.sendall(frames.encode_request(t, prev, [], arrivals=arrivals_of(by_socket, t)))
                 head = sock.recv(4, socket.MSG_WAITALL)
-                status, arms, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"),
+                status, arms, _, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"),
                                                                         socket.MSG_WAITALL))
                 self.assertEqual(status, frames.OK, msg)
                 by_socket.append(arms.tolist())
@@ -101,7 +101,7 @@ class ServedPluginTest(unittest.TestCase):
             too_many = [(0, r, 0, 0.0) for r in range(1, 3 * rounds + 2)]
             sock.sendall(frames.encode_request(rounds + 1, by_socket[-1], [], arrivals=too_many))
             head = sock.recv(4, socket.MSG_WAITALL)
-            status, _, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"), socket.MSG_WAITALL))
+            status, _, _, _, msg = frames.decode_response(sock.recv(int.from_bytes(head, "little"), socket.MSG_WAITALL))
             self.assertEqual(status, frames.INVALID)
             self.assertIn("exceeds the limit", msg)
             try:
@@ -160,10 +160,10 @@ class ServedPluginTest(unittest.TestCase):
             p.stderr.close()
 
     def test_no_common_version(self):
-        r = subprocess.run([helpers.example("epsgreedy")], env=dict(ENV, PLUGIN_PROTOCOL_VERSIONS="3"),
+        r = subprocess.run([helpers.example("epsgreedy")], env=dict(ENV, PLUGIN_PROTOCOL_VERSIONS="4"),
                            capture_output=True, timeout=60)
         self.assertEqual((r.returncode, r.stdout), (1, b""))
-        self.assertIn(b"the host speaks protocol versions 3; this plugin speaks 1,2", r.stderr)
+        self.assertIn(b"the host speaks protocol versions 4; this plugin speaks 1,2,3", r.stderr)
 
     def test_tsnp_over_socket_and_stream(self):
         # A forked process per session (the default), and threads.
