@@ -112,6 +112,9 @@ func TestJobsCollect(t *testing.T) {
 	if got := strings.TrimSpace(run(0, "board", "jobs", jobs, "--array")); got != "0-2" {
 		t.Errorf("jobs --array: %q, want 0-2", got)
 	}
+	if got := strings.TrimSpace(run(0, "board", "jobs", jobs, "--json")); got != "[0,1,2]" {
+		t.Errorf("jobs --json: %q, want [0,1,2]", got)
+	}
 	if out := run(1, "board", "submit", jobs, "--submitter", "carol", filepath.Join(binDir, "bench-plugin-ts")); !strings.Contains(out, "3 queued submissions (0, 1, 2) are not collected") {
 		t.Errorf("a direct submission while the queue waits:\n%s", out)
 	}

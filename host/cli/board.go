@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -227,7 +228,7 @@ outcomes in submission order. See docs/board-organisers.md.`,
 }
 
 func newCmdBoardJobs(f *factory) *cobra.Command {
-	var array bool
+	var array, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "jobs DIR",
 		Short: "List the queued submissions not yet collected, and whether each job's outcome is staged",
@@ -245,6 +246,20 @@ func newCmdBoardJobs(f *factory) *cobra.Command {
 				fmt.Fprintln(f.stdout, board.ArraySpec(jobs))
 				return nil
 			}
+			if asJSON {
+				ns := []int{}
+				for _, j := range jobs {
+					if !j.Staged {
+						ns = append(ns, j.Run.Submission)
+					}
+				}
+				data, err := json.Marshal(ns)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(f.stdout, string(data))
+				return nil
+			}
 			for _, j := range jobs {
 				state := "queued"
 				if j.Staged {
@@ -256,6 +271,7 @@ func newCmdBoardJobs(f *factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&array, "array", false, "print only the numbers of the jobs not staged, as Slurm's --array takes them (1-3,5); an empty line for none")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print only the numbers of the jobs not staged, as a JSON array (a CI matrix: [1,2,3])")
 	return cmd
 }
 
