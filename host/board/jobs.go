@@ -395,6 +395,12 @@ func (b *Board) collect() ([]*RunPredicate, error) {
 			if logged, err := l.Entry(q.LogIndex); err != nil || !bytes.Equal(logged, env) {
 				return done, fmt.Errorf("board collect: submission %d was queued as log record %d, which holds another record", q.Submission, q.LogIndex)
 			}
+			if st, err := attest.Verify(b.Pub, env); err == nil {
+				var p RunPredicate
+				if json.Unmarshal(st.Predicate, &p) == nil {
+					q = &p
+				}
+			}
 		case size < q.LogIndex:
 			return done, fmt.Errorf("board collect: submission %d was queued as log record %d, but the log has %d records", q.Submission, q.LogIndex, size)
 		default:

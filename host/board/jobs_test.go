@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/board"
+	"github.com/regretbench/regretbench/host/board/attest"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -324,4 +325,41 @@ func TestCollectChecks(t *testing.T) {
 			}
 		})
 	}
+
+	// A collect stopped after it appended submission 0 and before it
+	// moved its files: the next one finishes it, appending it once.
+	t.Run("interrupted", func(t *testing.T) {
+		d := copyBoard(t, dir)
+		b, err := board.Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyText, err := os.ReadFile(filepath.Join(d, "private", "key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := attest.ParseKey(string(keyText))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := os.ReadFile(staged(d, 0, "attestation.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Log().Append(env, k.Signer); err != nil {
+			t.Fatal(err)
+		}
+		if out, stderr, code := bench(t, "board", "collect", d); code != 0 || !strings.Contains(out, "submission 0 (") || !strings.Contains(out, "submission 1 (") {
+			t.Fatalf("collect after an interrupted one: exit %d\n%s%s", code, out, stderr)
+		}
+		if n, _ := b.Log().Size(); n != 3 {
+			t.Errorf("the log has %d records, want 3: the round's and submissions 0 and 1, each once", n)
+		}
+		if _, err := os.Stat(filepath.Join(d, "runs", "0", "scenarios", "hard.yaml")); err != nil {
+			t.Errorf("submission 0's files were not moved into place: %v", err)
+		}
+		if out, _, code := bench(t, "verify", d); code != 0 {
+			t.Errorf("verify: exit %d\n%s", code, out)
+		}
+	})
 }
