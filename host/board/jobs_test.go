@@ -144,6 +144,9 @@ func TestJobsCollect(t *testing.T) {
 	if got := strings.TrimSpace(run(0, "board", "jobs", jobs, "--array")); got != "" {
 		t.Errorf("jobs --array with every job staged: %q, want none", got)
 	}
+	if out := run(0, "board", "status", jobs); !strings.Contains(out, "queue: 3 submissions not yet logged, 3 of them staged") {
+		t.Errorf("board status with 3 jobs staged does not say so:\n%s", out)
+	}
 	if out := run(1, "board", "reveal", jobs); !strings.Contains(out, "not collected") {
 		t.Errorf("the reveal with staged jobs not collected:\n%s", out)
 	}

@@ -194,6 +194,17 @@ func (b *Board) Status(w io.Writer) error {
 		fmt.Fprintf(w, "round: closed; seed %s revealed %s (commitment sha256:%s)\n", round.Seed, round.Revealed, round.Commitment)
 	}
 	revealed := round != nil && round.Revealed != ""
+	if jobs, err := b.Jobs(); err != nil {
+		return err
+	} else if len(jobs) > 0 {
+		staged := 0
+		for _, j := range jobs {
+			if j.Staged {
+				staged++
+			}
+		}
+		fmt.Fprintf(w, "queue: %d submissions not yet logged, %d of them staged by their jobs ('bench board jobs', 'bench board collect')\n", len(jobs), staged)
+	}
 	fin, err := b.finalIfRevealed(st, revealed)
 	if err != nil {
 		return err
