@@ -7,6 +7,17 @@
 # from a file (array.sh's third argument); the secret must then be the
 # merged file's seed and appear on no job's command line nor in its output.
 #
+# Then a board round as examples/slurm/board-array.sh's header says: three
+# submissions (two shipped plugins and the end-to-end tests' audit cheat,
+# built with go) queued, run as an array, logged by a dependent
+# `bench board collect`, and compared with the same submissions run one
+# after another on a copy of the board taken when its round opened (same
+# key, same seed): the same rows at the same log records (but for the
+# submission time, the results files' SHA-256, which cover their timing
+# and provenance, and the audit's random draw), the same results but for
+# timing and provenance, and after the reveal `bench verify --rerun`
+# passes on every row of the array's board.
+#
 #   sudo bash examples/slurm/check.sh
 #
 # Needs root and Debian's apt: it installs slurm-wlm and munge if missing
@@ -279,7 +290,58 @@ EOF
 	jobs_+=("${merge_ids[$mode]}")
 	say "submitted the $mode array job ${array_ids[$mode]} (tasks 0-$((shards - 1))) and merge job ${merge_ids[$mode]}"
 done
+
+# A board round, as board-array.sh's header says: the submissions queued,
+# the array and the dependent collect; the copy taken at the open takes
+# the same submissions one after another, while Slurm works.
+bdir=$work/board
+mkdir -p "$bdir" "$tmp/cheat"
+ln -s "$repo/bin" "$bdir/bin"
+(cd "$repo" && go build -o "$tmp/cheat/bench-plugin-cheat-pool" ./host/e2e/testdata/cheat/pool) ||
+	fail "could not build the audit cheat (host/e2e/testdata/cheat/pool)"
+cat >"$bdir/round.yaml" <<EOF
+name: round
+description: a small board round for examples/slurm/check.sh
+environment: {family: gaussian, means: [0.5, 0.45, 0.4], noise_sd: 1}
+horizon: 300
+runs: 8
+seed: 7
+policies: [{plugin: ts, label: TS}]
+EOF
+board_subs=("alice $repo/bin/plugins/bench-plugin-ts" "mallory $tmp/cheat/bench-plugin-cheat-pool" "bob $repo/bin/plugins/bench-plugin-klucb")
+(
+	cd "$bdir"
+	bin/bench board init board --suite round.yaml --audit 2 --limit 1 --conform=false >/dev/null
+	bin/bench board open board >/dev/null
+	cp -a board seq
+	for s in "${board_subs[@]}"; do
+		bin/bench board queue board --submitter "${s%% *}" "${s#* }"
+	done
+) >"$tmp"/board.log 2>&1 || fail_logs "setting up the board failed: $(cat "$tmp"/board.log)"
+board_array=$(cd "$bdir" && bin/bench board jobs board --array)
+[ "$board_array" = 0-2 ] || fail "bench board jobs --array says '$board_array', want 0-2"
+id=$(sbatch --parsable --chdir="$bdir" --array="$board_array" "$repo/examples/slurm/board-array.sh" board) ||
+	fail_logs "sbatch of examples/slurm/board-array.sh was refused"
+board_array_id=${id%%;*}
+jobs_+=("$board_array_id")
+id=$(sbatch --parsable --chdir="$bdir" --dependency=afterany:"$board_array_id" \
+	--job-name=regretbench-collect --output=slurm-collect-%j.out --wrap "bin/bench board collect board") ||
+	fail_logs "sbatch of the board's collect was refused"
+board_collect_id=${id%%;*}
+jobs_+=("$board_collect_id")
+say "submitted the board's array job $board_array_id (tasks $board_array) and collect job $board_collect_id"
 submitted=$SECONDS
+
+# The submissions one after another on the copy, while Slurm works (the
+# cheat's is recorded as failed: exit 3).
+for s in "${board_subs[@]}"; do
+	code=0
+	(cd "$bdir" && bin/bench board submit seq --submitter "${s%% *}" "${s#* }") >>"$tmp"/board.log 2>&1 || code=$?
+	case "$code:${s%% *}" in
+	0:alice | 0:bob | 3:mallory) ;;
+	*) fail_logs "bench board submit seq (${s%% *}) exited $code: $(cat "$tmp"/board.log)" ;;
+	esac
+done
 
 # The unsharded runs, while Slurm works.
 (cd "$work/plain" && bin/bench --scenario check.yaml --quiet --out results/unsharded.json) >"$tmp"/unsharded.log 2>&1 ||
@@ -402,3 +464,92 @@ print(f"check.sh: {mode}: merged == unsharded: {pols}; {runs} replications x T={
 EOF
 		fail "the $mode merged results differ from the unsharded run (above)"
 done
+
+# 6. The board: the array's tasks and the collect completed, the queue is
+# empty, and the rows are the sequential board's.
+while :; do
+	st=$(job_state "$board_collect_id")
+	case $st in
+	COMPLETED) break ;;
+	FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
+		fail_logs "the board's collect job $board_collect_id ended $st"
+		;;
+	esac
+	if [ $SECONDS -ge $deadline ]; then
+		squeue >&2 || true
+		fail_logs "the board's collect job $board_collect_id is still ${st:-unknown} after ${wait_s} s (CHECK_WAIT)"
+	fi
+	sleep 1
+done
+for i in 0 1 2; do
+	st=$(job_state "${board_array_id}_${i}")
+	[ "$st" = COMPLETED ] || fail_logs "board array task ${board_array_id}_${i} is $st, want COMPLETED"
+done
+left=$(cd "$bdir" && bin/bench board jobs board)
+[ -z "$left" ] || fail "after the collect, the queue still holds: $left"
+(
+	cd "$bdir"
+	bin/bench board reveal board >/dev/null
+	bin/bench board reveal seq >/dev/null
+	bin/bench verify --rerun board
+) >"$tmp"/verify.log 2>&1 || fail_logs "bench verify --rerun on the array's board failed: $(cat "$tmp"/verify.log)"
+[ "$(grep -c ': verified$' "$tmp"/verify.log)" -eq 4 ] || fail "bench verify --rerun did not verify the 4 records: $(cat "$tmp"/verify.log)"
+python3 - "$bdir/board" "$bdir/seq" <<'EOF' ||
+import base64, glob, json, os, re, sys
+
+array, seq = sys.argv[1], sys.argv[2]
+draw = re.compile(r"replication \d+ gives final regret [0-9.e+-]+ alone but [0-9.e+-]+")
+
+def records(board):
+    out = []
+    for path in sorted(glob.glob(os.path.join(board, "log", "entries", "*.json"))):
+        env = json.load(open(path))
+        out.append(json.loads(base64.b64decode(env["payload"])))
+    return out
+
+def strip_run(p):
+    p.pop("submitted")  # when it was submitted
+    p["reason"] = draw.sub("the drawn replication", p.get("reason", ""))
+    for sc in p["scenarios"]:
+        sc.pop("results_sha256", None)  # the results files hold their timing and provenance
+        sc["error"] = draw.sub("the drawn replication", sc.get("error", ""))
+        (sc.get("audit") or {}).pop("replications", None)  # drawn at random by each run
+    return p
+
+def strip_results(f):
+    for k in ("command", "host", "date"):
+        (f.get("bench") or {}).pop(k, None)
+    for p in f["policies"]:
+        p.pop("seconds")
+        (p.get("audit") or {}).pop("replications", None)
+        if "error" in p:
+            p["error"] = draw.sub("the drawn replication", p["error"])
+    return f
+
+errors = []
+a, b = records(array), records(seq)
+if len(a) != 4 or len(b) != 4:
+    errors.append(f"{len(a)} log records in the array's board, {len(b)} in the sequential one; want 4 each")
+elif a[0] != b[0]:
+    errors.append("the round's commitment records differ: the copy is not of the same round")
+else:
+    for i in range(1, 4):
+        pa, pb = a[i]["predicate"], b[i]["predicate"]
+        if pa["submission"] != i - 1 or pa["log_index"] != i:
+            errors.append(f"log record {i} is submission {pa['submission']} (log_index {pa['log_index']}): not in submission order")
+        for sc in pa["scenarios"]:
+            ra = os.path.join(array, "runs", str(i - 1), "results", sc["name"] + ".json")
+            rb = os.path.join(seq, "runs", str(i - 1), "results", sc["name"] + ".json")
+            if strip_results(json.load(open(ra))) != strip_results(json.load(open(rb))):
+                errors.append(f"{ra} and {rb} differ beyond timing, provenance and the audit's draw")
+        if strip_run(pa) != strip_run(pb):
+            errors.append(f"log record {i} differs:\n  array:      {json.dumps(pa, sort_keys=True)}\n  sequential: {json.dumps(pb, sort_keys=True)}")
+    outcomes = [r["predicate"]["outcome"] for r in a[1:]]
+    if outcomes != ["ok", "failed", "ok"]:
+        errors.append(f"outcomes {outcomes}, want ok, failed (the audit cheat), ok")
+if errors:
+    print("\n".join("board: " + e for e in errors), file=sys.stderr)
+    sys.exit(1)
+print("check.sh: board: the array's rows == the sequential rows: 3 submissions at the same log records, the cheat recorded as failed by its audit, the same results but for timing and provenance, every row verified with --rerun")
+EOF
+	fail "the board's array rows differ from the sequential ones (above)"

@@ -20,6 +20,7 @@
 //	private/key           the signing key (mode 0600); never published
 //	private/seed          the round's seed (mode 0600) until the reveal
 //	private/results/N/    submission N's results files until the reveal: they hold the seed
+//	private/jobs/         queued submissions and their jobs' staged outcomes (see Queue)
 //
 // Everything but private/ may be published at any time.
 package board
@@ -355,6 +356,12 @@ func (b *Board) Reveal() (*Round, error) {
 	defer unlock()
 	r, err := b.openRound()
 	if err != nil {
+		return nil, err
+	}
+	if pend, err := b.queued(); err != nil || len(pend) > 0 {
+		if err == nil {
+			err = fmt.Errorf("board %s: %d queued submissions (%s) are not collected: run their jobs and 'bench board collect' before the reveal (after it, the seed is public)", b.Dir, len(pend), numbers(pend))
+		}
 		return nil, err
 	}
 	text, err := b.secret()

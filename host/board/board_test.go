@@ -815,6 +815,93 @@ func TestPublicPrivate(t *testing.T) {
 		t.Errorf("verify:\n%s", out)
 	}
 	t.Log(status)
+	checkParts(t, dir, alice, finals(filepath.Join(dir, "runs", "2", "results", "hard.json")), status)
+}
+
+// checkParts: after the reveal of a board whose first 4 of 8
+// replications are public, the final ranking's means and confidence
+// intervals and its paired comparisons are over the private part alone,
+// and the public part's table over the public part, in the terminal,
+// the markdown and the page, each saying which part it is over. ts and
+// ucb are the final regrets of submissions 0 (ts) and 2 (ucb1).
+func checkParts(t *testing.T, dir string, ts, ucb []float64, status string) {
+	t.Helper()
+	ci := func(xs []float64) string {
+		m, ss := 0.0, 0.0
+		for _, x := range xs {
+			m += x / float64(len(xs))
+		}
+		for _, x := range xs {
+			ss += (x - m) * (x - m)
+		}
+		return fmt.Sprintf("%.2f ± %.2f", m, 1.959963984540054*math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs))))
+	}
+	delta := func(lo, hi int) string {
+		d := 0.0
+		for i := lo; i < hi; i++ {
+			d += (ts[i] - ucb[i]) / float64(hi-lo)
+		}
+		return fmt.Sprintf("%+.2f [", d)
+	}
+	private, public := ci(ts[4:]), ci(ts[:4])
+	privDelta, pubDelta, allDelta := delta(4, 8), delta(0, 4), delta(0, 8)
+	if private == public || privDelta == pubDelta || privDelta == allDelta {
+		t.Fatalf("the parts give the same numbers (private %s, public %s; differences %s, %s, all %s): the test cannot tell them apart", private, public, privDelta, pubDelta, allDelta)
+	}
+	md, stderr, code := bench(t, "board", "status", "--markdown", dir)
+	if code != 0 {
+		t.Fatalf("status --markdown: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := bench(t, "board", "html", dir); code != 0 {
+		t.Fatalf("board html: exit %d\n%s%s", code, out, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, errs := htmlcheck.Page(page)
+	for _, err := range errs {
+		t.Errorf("the page: %v", err)
+	}
+	var text strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			text.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	// Each output in its sections: the standings, the public part's
+	// table, the paired comparisons.
+	for _, o := range []struct {
+		name, text, public, pairs, label string
+	}{
+		{"status", status, "public part's table, over the public part (replications 1–4)", "paired comparisons on hard", "ranked on the private part (replications 5–8 of each scenario)"},
+		{"markdown", strings.ReplaceAll(md, `\`, ""), "### The public part", "### Paired comparisons on hard", "Ranked on the private part (replications 5–8 of each scenario)"},
+		{"page", text.String(), "Public part", "Paired comparisons", "Ranked on the private part (replications 5–8 of each scenario)"},
+	} {
+		i, j := strings.Index(o.text, o.public), strings.Index(o.text, o.pairs)
+		if i < 0 || j < i {
+			t.Errorf("%s: no public part's table (%q) before the paired comparisons (%q):\n%s", o.name, o.public, o.pairs, o.text)
+			continue
+		}
+		standings, pub, pairs := o.text[:i], o.text[i:j], o.text[j:]
+		if !strings.Contains(standings, o.label) {
+			t.Errorf("%s: the standings do not say they are over the private part (%q):\n%s", o.name, o.label, standings)
+		}
+		if !strings.Contains(standings, private) || strings.Contains(standings, public) {
+			t.Errorf("%s: the standings do not show ts over the private part, %s (and not the public's, %s):\n%s", o.name, private, public, standings)
+		}
+		if !strings.Contains(pub, public) || strings.Contains(pub, private) {
+			t.Errorf("%s: the public part's table does not show ts over the public part, %s (and not the private's, %s):\n%s", o.name, public, private, pub)
+		}
+		if !strings.Contains(pairs, "over the private part") || !strings.Contains(pairs, privDelta) || strings.Contains(pairs, pubDelta) || strings.Contains(pairs, allDelta) {
+			t.Errorf("%s: the paired comparisons do not compare ts with ucb1 over the private part (%s, not the public's %s nor all's %s):\n%s", o.name, privDelta, pubDelta, allDelta, pairs)
+		}
+	}
 }
 
 // TestSubmitConform: a board that checks conformance first (the

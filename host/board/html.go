@@ -11,7 +11,6 @@ import (
 
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/internal/markupsafe"
-	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -33,6 +32,11 @@ type htmlPage struct {
 	CI         string // the confidence level, in percent
 	Note       string
 	HasResults bool
+	// On a board with a public part, after the reveal: what the ranking
+	// is over (Part), and the public part's table.
+	Part, PublicPart string
+	PublicHeads      []string
+	PublicRows       []htmlRow
 }
 
 type htmlRow struct {
@@ -75,72 +79,31 @@ func (b *Board) HTML(w io.Writer) error {
 	for _, h := range b.scoreHeads(revealed) {
 		p.Heads = append(p.Heads, markupsafe.Line(h))
 	}
+	for _, sc := range b.Config.Suite {
+		p.PublicHeads = append(p.PublicHeads, markupsafe.Line(sc.Name+" (public)"))
+	}
+	p.PublicHeads = append(p.PublicHeads, "public score")
 	// After the reveal, the results files: CIs, ranks and comparisons.
-	files := map[int][]*results.File{} // submission -> per scenario
+	var fin *final
+	if revealed {
+		if fin, err = b.finalTables(st); err != nil {
+			return fmt.Errorf("board html: %w", err)
+		}
+		p.Ranks, p.Pairs, p.HasResults = fin.Ranks, fin.Pairs, true
+		p.Part, p.PublicPart = fin.Part, fin.PublicPart
+	}
 	switch {
 	case revealed && b.Config.Public > 0:
-		p.Note = "Ranked on the private part of the replications; the public score is over the public part. Confidence intervals and paired comparisons over the private part alone are not drawn yet."
+		p.Note = "Ranked on " + fin.Part + ": the standings' means and confidence intervals, the mean ranks and the paired comparisons are over it alone. The public score, and the table of the public part below, are over " + fin.PublicPart + "."
 	case revealed:
-		for _, s := range st {
-			if s.Run.Outcome != OutcomeOK {
-				continue
-			}
-			for _, sc := range s.Run.Scenarios {
-				f, err := results.ReadFile(b.Path("runs", strconv.Itoa(s.Run.Submission), "results", sc.Name+".json"))
-				if err != nil {
-					return fmt.Errorf("board html: %w", err)
-				}
-				files[s.Run.Submission] = append(files[s.Run.Submission], f)
-			}
-		}
-		p.HasResults = true
 	case b.Config.Public > 0:
 		p.Note = "The round is open: each score is over the public part of the replications, shown through the Ladder (a submitter's score changes only when a submission beats its best by the margin); the private part ranks the round once the seed is revealed."
 	default:
 		p.Note = "The round is open: the results files, and so the confidence intervals and the comparisons, are published with the seed."
 	}
-	label := func(r *RunPredicate) string { return fmt.Sprintf("#%d %s", r.Submission, r.Plugin) }
-	var merged []*results.File // per scenario: every entrant that ran, as one file
-	if revealed && b.Config.Public == 0 {
-		for si := range b.Config.Suite {
-			var m *results.File
-			for _, s := range st {
-				fs := files[s.Run.Submission]
-				if fs == nil {
-					continue
-				}
-				f := fs[si]
-				if m == nil {
-					c := *f
-					c.Policies = nil
-					c.Comparison = nil
-					m = &c
-				}
-				pol := *f.Policy(s.Run.Plugin)
-				pol.Label = label(s.Run)
-				m.Policies = append(m.Policies, &pol)
-			}
-			if m != nil {
-				merged = append(merged, m)
-			}
-		}
-		if len(merged) > 0 {
-			p.Ranks = ranktest.Across(merged, metric.Regret, Alpha)
-		}
-		for _, m := range merged {
-			var labels []string
-			for _, pol := range m.Policies {
-				labels = append(labels, pol.Label)
-			}
-			if len(labels) < 2 {
-				continue
-			}
-			cs, err := compare.Compute(m, compare.Spec{Policies: labels}, compare.Options{Metric: metric.Regret, Alpha: Alpha})
-			if err != nil {
-				return fmt.Errorf("board html: comparing the entrants on %s: %w", m.Scenario.Name, err)
-			}
-			p.Pairs = append(p.Pairs, pairsOf(cs, labels))
-		}
+	files := map[int][]*results.File{}
+	if fin != nil {
+		files = fin.Files
 	}
 	for _, s := range st {
 		r := s.Run
@@ -157,6 +120,11 @@ func (b *Board) HTML(w io.Writer) error {
 		}
 		if b.Config.Public > 0 {
 			row.Cells = s.scoreCells(b.Config.Public, revealed)
+			if fin != nil && fin.Cells[r.Submission] != nil {
+				row.Cells = append(append([]string(nil), fin.Cells[r.Submission]...), row.Cells[len(row.Cells)-1])
+				p.PublicRows = append(p.PublicRows, htmlRow{Submission: row.Submission, Submitter: row.Submitter, Plugin: row.Plugin,
+					Cells: append(append([]string(nil), fin.Public[r.Submission]...), fmt.Sprintf("%.2f", s.Split.Score))})
+			}
 		}
 		for si, sc := range r.Scenarios {
 			if b.Config.Public > 0 {
@@ -206,7 +174,11 @@ func pairsOf(cs *compare.Scenario, labels []string) htmlPairs {
 					continue
 				}
 				for _, d := range pol.Diffs {
-					if d.Baseline == other {
+					switch {
+					case d.Baseline != other:
+					case !d.Tested():
+						row[j] = "not tested: " + markupsafe.Line(d.Note)
+					default:
 						row[j] = fmt.Sprintf("%s %+.2f [%.2f, %.2f] p=%.3g", d.Outcome, d.Delta, d.Lo, d.Hi, d.P)
 					}
 				}
@@ -256,17 +228,25 @@ code { font-size: 0.9em; word-break: break-all; }
 {{if .Revealed}}Seed <code>{{.Seed}}</code> revealed {{.Revealed}}.{{else}}The seed is not revealed yet.{{end}}</p>{{else}}<p>No round is open.</p>{{end}}
 {{with .Note}}<p>{{.}}</p>{{end}}
 <h2 id="standings">Standings</h2>
-<p>Mean final regret{{if .HasResults}}, with its {{.CI}}% confidence interval{{end}}; rank by the mean rank over the suite. Every run ran under the strict sandbox with an audit; a failed run is listed with its reason, unranked. Each row's attestation is a signed in-toto statement in the board's log: check it with <code>bench verify</code>.</p>
+<p>Mean final regret{{if .HasResults}}, with its {{.CI}}% confidence interval{{end}}{{with .Part}}, over {{.}}{{end}}; rank by the mean rank over the suite. Every run ran under the strict sandbox with an audit; a failed run is listed with its reason, unranked. Each row's attestation is a signed in-toto statement in the board's log: check it with <code>bench verify</code>.</p>
 <table id="standings-table">
 <thead><tr><th>Rank</th><th>#</th><th>Submitter</th><th>Plugin</th>{{range .Heads}}<th>{{.}}</th>{{end}}<th>Mean rank</th><th>Sandbox</th><th>Audit</th><th>Submitted</th><th>Attestation</th><th>Outcome</th></tr></thead>
 <tbody>
 {{range .Rows}}<tr{{if .Failed}} class="failed"{{end}}><td>{{.Rank}}</td><td>{{.Submission}}</td><td>{{.Submitter}}</td><td><code>{{.Plugin}}</code></td>{{range .Cells}}<td>{{.}}</td>{{end}}<td>{{.MeanRank}}</td><td>{{.Sandbox}}</td><td>{{.Audit}}</td><td>{{.Submitted}}</td><td><a href="{{.Link}}">record {{.Index}}</a></td><td class="reason">{{.Outcome}}{{with .Reason}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody>
 </table>
-{{with .Ranks}}<h2 id="ranks">Mean ranks</h2>
-{{if .Reason}}<p>No critical difference: {{.Reason}}</p>{{else}}<p>Mean ranks over {{len .Experiments}} scenarios (Friedman test); two entrants whose mean ranks differ by less than the critical difference {{printf "%.2f" .CD}} (Nemenyi, α = {{.Alpha}}) are not told apart.</p>{{end}}{{end}}
+{{if .PublicRows}}<h2 id="public">Public part</h2>
+<p>Mean final regret with its {{.CI}}% confidence interval over {{.PublicPart}}, which the board showed during the round (through the Ladder); it does not rank the round.</p>
+<table id="public-table">
+<thead><tr><th>#</th><th>Submitter</th><th>Plugin</th>{{range .PublicHeads}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .PublicRows}}<tr><td>{{.Submission}}</td><td>{{.Submitter}}</td><td><code>{{.Plugin}}</code></td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}{{with .Ranks}}<h2 id="ranks">Mean ranks</h2>
+{{if .Reason}}<p>No critical difference: {{.Reason}}</p>{{else}}<p>Mean ranks over {{len .Experiments}} scenarios{{with $.Part}}, each over {{.}}{{end}} (Friedman test); two entrants whose mean ranks differ by less than the critical difference {{printf "%.2f" .CD}} (Nemenyi, α = {{.Alpha}}) are not told apart.</p>{{end}}{{end}}
 {{if .Pairs}}<h2 id="pairs">Paired comparisons</h2>
-<p>Each cell: the row's final regret minus the column's, paired by replication (the same reward streams), its {{.CI}}% confidence interval and Holm-adjusted p; win means the row's is significantly lower.</p>
+<p>Each cell: the row's final regret minus the column's, paired by replication (the same reward streams){{with .Part}} over {{.}}{{end}}, its {{.CI}}% confidence interval and Holm-adjusted p; win means the row's is significantly lower.</p>
 {{range $p := .Pairs}}<h3>{{$p.Scenario}}</h3>
 <table>
 <thead><tr><th></th>{{range $p.Labels}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -193,18 +193,119 @@ func (b *Board) Status(w io.Writer) error {
 	default:
 		fmt.Fprintf(w, "round: closed; seed %s revealed %s (commitment sha256:%s)\n", round.Seed, round.Revealed, round.Commitment)
 	}
+	revealed := round != nil && round.Revealed != ""
+	if jobs, err := b.Jobs(); err != nil {
+		return err
+	} else if len(jobs) > 0 {
+		staged := 0
+		for _, j := range jobs {
+			if j.Staged {
+				staged++
+			}
+		}
+		fmt.Fprintf(w, "queue: %d submissions not yet logged, %d of them staged by their jobs ('bench board jobs', 'bench board collect')\n", len(jobs), staged)
+	}
+	fin, err := b.finalIfRevealed(st, revealed)
+	if err != nil {
+		return err
+	}
+	if fin != nil && fin.Part != "" {
+		fmt.Fprintf(w, "ranked on %s: the means with their %g%% confidence intervals, the mean ranks and the paired comparisons are over it alone; the public score and the public part's table are over %s\n", fin.Part, 100*(1-Alpha), fin.PublicPart)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"RANK", "#", "SUBMITTER", "PLUGIN"}
-	revealed := round != nil && round.Revealed != ""
 	for _, h := range b.scoreHeads(revealed) {
 		head = append(head, strings.ToUpper(h))
 	}
 	head = append(head, "SANDBOX", "AUDIT", "SUBMITTED", "LOG", "OUTCOME")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, s := range st {
-		fmt.Fprintln(tw, strings.Join(s.cells(s.scoreCells(b.Config.Public, revealed), fmt.Sprintf("%q", s.Run.Submitter), fmt.Sprintf("%q", s.Run.Plugin), fmt.Sprintf("%q", s.Run.Reason)), "\t"))
+		fmt.Fprintln(tw, strings.Join(s.cells(fin.scoreCells(s, b.Config.Public, revealed), fmt.Sprintf("%q", s.Run.Submitter), fmt.Sprintf("%q", s.Run.Plugin), fmt.Sprintf("%q", s.Run.Reason)), "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if fin == nil {
+		return nil
+	}
+	if len(fin.Public) > 0 {
+		fmt.Fprintf(w, "\npublic part's table, over %s; it does not rank the round:\n", fin.PublicPart)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(b.publicHeads(strings.ToUpper), "\t"))
+		for _, s := range st {
+			if c := fin.publicCells(s); c != nil {
+				fmt.Fprintln(tw, strings.Join(append([]string{fmt.Sprint(s.Run.Submission), fmt.Sprintf("%q", s.Run.Submitter), fmt.Sprintf("%q", s.Run.Plugin)}, c...), "\t"))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, pr := range fin.Pairs {
+		fmt.Fprintf(w, "\npaired comparisons on %s%s (row minus column, %g%% CI, Holm-adjusted p):\n", pr.Scenario, fin.over(), 100*(1-Alpha))
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\t"+strings.Join(quoteAll(pr.Labels), "\t"))
+		for i, row := range pr.Cells {
+			fmt.Fprintln(tw, fmt.Sprintf("%q\t", pr.Labels[i])+strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// finalIfRevealed is the final tables after the reveal; nil before.
+func (b *Board) finalIfRevealed(st []Standing, revealed bool) (*final, error) {
+	if !revealed {
+		return nil, nil
+	}
+	return b.finalTables(st)
+}
+
+// over says which replications a table is over: "" for all of them.
+func (f *final) over() string {
+	if f == nil || f.Part == "" {
+		return ""
+	}
+	return ", over " + f.Part
+}
+
+// scoreCells are a standing's score columns: its scoreCells, whose
+// per-scenario values are, after the reveal on a board with a public
+// part, the private part's means with their CIs.
+func (f *final) scoreCells(s Standing, public int, revealed bool) []string {
+	c := s.scoreCells(public, revealed)
+	if f != nil && f.Cells[s.Run.Submission] != nil {
+		c = append(append([]string(nil), f.Cells[s.Run.Submission]...), c[len(c)-1])
+	}
+	return c
+}
+
+// publicCells are a standing's row of the public part's table; nil for
+// a run that did not pass.
+func (f *final) publicCells(s Standing) []string {
+	if f == nil || f.Public[s.Run.Submission] == nil || s.Split == nil {
+		return nil
+	}
+	return append(append([]string(nil), f.Public[s.Run.Submission]...), fmt.Sprintf("%.2f", s.Split.Score))
+}
+
+// publicHeads are the public part's table's headings.
+func (b *Board) publicHeads(cs func(string) string) []string {
+	h := []string{"#", cs("Submitter"), cs("Plugin")}
+	for _, sc := range b.Config.Suite {
+		h = append(h, cs(sc.Name+" (public)"))
+	}
+	return append(h, cs("public score"))
 }
 
 // cells are a standing's columns, with the submission's strings given
@@ -288,15 +389,49 @@ func (b *Board) Markdown(w io.Writer, attestationURL func(index int64) string) e
 	}
 	head := []string{"Rank", "#", "Submitter", "Plugin"}
 	revealed := round != nil && round.Revealed != ""
+	fin, err := b.finalIfRevealed(st, revealed)
+	if err != nil {
+		return err
+	}
+	if fin != nil && fin.Part != "" {
+		fmt.Fprintf(w, "Ranked on %s: the means with their %g%% confidence intervals, the mean ranks and the paired comparisons are over it alone; the public score and the public part's table are over %s.\n\n", mdEscape(fin.Part), 100*(1-Alpha), mdEscape(fin.PublicPart))
+	}
 	for _, h := range b.scoreHeads(revealed) {
 		head = append(head, mdEscape(h))
 	}
 	head = append(head, "Sandbox", "Audit", "Submitted", "Attestation", "Outcome")
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	mdRow := func(c []string) { fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | ")) }
+	mdHead := func(h []string) {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(h, " | "), strings.Repeat(" --- |", len(h)))
+	}
+	mdHead(head)
 	for _, s := range st {
-		c := s.cells(s.scoreCells(b.Config.Public, revealed), mdEscape(s.Run.Submitter), mdEscape(s.Run.Plugin), mdEscape(s.Run.Reason))
+		c := s.cells(fin.scoreCells(s, b.Config.Public, revealed), mdEscape(s.Run.Submitter), mdEscape(s.Run.Plugin), mdEscape(s.Run.Reason))
 		c[len(c)-2] = fmt.Sprintf("[%d](%s)", s.Index, attestationURL(s.Index))
-		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
+		mdRow(c)
+	}
+	if fin == nil {
+		return nil
+	}
+	if len(fin.Public) > 0 {
+		fmt.Fprintf(w, "\n### The public part\n\nOver %s; it does not rank the round.\n\n", mdEscape(fin.PublicPart))
+		mdHead(b.publicHeads(mdEscape))
+		for _, s := range st {
+			if c := fin.publicCells(s); c != nil {
+				mdRow(append([]string{fmt.Sprint(s.Run.Submission), mdEscape(s.Run.Submitter), mdEscape(s.Run.Plugin)}, c...))
+			}
+		}
+	}
+	for _, pr := range fin.Pairs {
+		fmt.Fprintf(w, "\n### Paired comparisons on %s%s\n\nRow minus column, %g%% CI, Holm-adjusted p.\n\n", mdEscape(pr.Scenario), mdEscape(fin.over()), 100*(1-Alpha))
+		h := []string{" "}
+		for _, l := range pr.Labels {
+			h = append(h, mdEscape(l))
+		}
+		mdHead(h)
+		for i, row := range pr.Cells {
+			mdRow(append([]string{mdEscape(pr.Labels[i])}, row...))
+		}
 	}
 	return nil
 }

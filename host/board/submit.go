@@ -96,9 +96,14 @@ type SubmitOptions struct {
 // its predicate. A run that fails (a plugin that does not start, crashes,
 // or fails the audit) is recorded as failed with its reason; Submit's
 // error is for what kept it from recording anything.
+//
+// It is Queue, RunJob and Collect in one, under the board's lock: the
+// same steps a cluster runs as separate jobs, so that a row is the same
+// whichever way it ran. It refuses while queued submissions are not
+// collected: their log records come first.
 func (b *Board) Submit(ctx context.Context, path string, o SubmitOptions) (*RunPredicate, error) {
-	if o.Submitter == "" || strings.ContainsAny(o.Submitter, "\n\r\t") {
-		return nil, errors.New("board submit: --submitter names no one")
+	if err := checkSubmitter(o.Submitter); err != nil {
+		return nil, err
 	}
 	unlock, err := b.lock()
 	if err != nil {
@@ -109,87 +114,33 @@ func (b *Board) Submit(ctx context.Context, path string, o SubmitOptions) (*RunP
 	if err != nil {
 		return nil, err
 	}
-	rows, err := b.Rows()
+	pend, err := b.queued()
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	for _, row := range rows {
-		if row.Run.Submitter == o.Submitter {
-			count++
-		}
+	if len(pend) > 0 {
+		return nil, fmt.Errorf("board %s: %d queued submissions (%s) are not collected yet, and their log records come first: run their jobs and 'bench board collect', or queue this one too ('bench board queue')", b.Dir, len(pend), numbers(pend))
 	}
-	if count >= b.Config.Limit {
-		return nil, &LimitError{Submitter: o.Submitter, Limit: b.Config.Limit}
-	}
-	k, err := b.key()
+	q, err := b.enqueue(r, path, o.Submitter)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.secret(); err != nil {
-		return nil, err
-	}
-	n := len(rows)
-	runDir := b.Path("runs", strconv.Itoa(n))
-	if _, err := os.Stat(runDir); err == nil {
-		return nil, fmt.Errorf("board %s: runs/%d exists but is in no attestation of the log: move it away", b.Dir, n)
-	}
-	p := &RunPredicate{
-		Board: b.Config.Name, Submission: n, Submitter: o.Submitter, Submitted: now(),
-		SeedCommitment: r.Commitment, Sandbox: "strict", Audit: b.Config.Audit, Outcome: OutcomeOK,
-	}
-	if p.PluginFile, p.Plugin, err = copySubmission(path, filepath.Join(runDir, "plugin")); err != nil {
-		os.RemoveAll(runDir)
-		return nil, fmt.Errorf("board submit %s: %w", path, err)
-	}
-	if p.Files, err = digests(filepath.Join(runDir, "plugin")); err != nil {
-		return nil, fmt.Errorf("board submit: %w", err)
-	}
-	p.PluginSHA = p.Files[p.PluginFile]
-	if p.Bench, err = benchID(o.Bench); err != nil {
-		return nil, err
-	}
-	seedFile := b.Path("private", "seed")
-	resultsDir := b.Path("private", "results", strconv.Itoa(n))
-	if err := os.MkdirAll(resultsDir, 0o700); err != nil {
-		return nil, fmt.Errorf("board submit: %w", err)
-	}
-	if b.Config.Conform {
-		c, err := RunConform(ctx, o.Bench, filepath.Join(runDir, "plugin"), p.PluginFile, "")
-		if err != nil {
-			return nil, err
-		}
-		p.Conform = c
-		if !c.OK {
-			p.Outcome, p.Reason = OutcomeFailed, "conform: "+relPaths(c.Summary, runDir, n)
-		}
-	}
-	for _, sc := range b.Config.Suite {
-		if p.Outcome != OutcomeOK && p.Conform != nil && !p.Conform.OK {
-			break // a plugin that does not conform is not run
-		}
-		run, err := b.runScenario(ctx, o, sc, runDir, resultsDir, seedFile, p)
-		if err != nil {
-			return nil, err
-		}
-		run.Error = relPaths(run.Error, runDir, n)
-		p.Scenarios = append(p.Scenarios, *run)
-		if run.Status != results.StatusOK && p.Outcome == OutcomeOK {
-			p.Outcome, p.Reason = OutcomeFailed, fmt.Sprintf("scenario %s: %s", sc.Name, run.Error)
-		}
-	}
-	subjects := Subjects(p)
-	if p.LogIndex, err = b.Log().Size(); err != nil {
-		return nil, err
-	}
-	env, err := attest.Sign(k, subjects, PredicateRun, p)
+	p, err := b.RunJob(ctx, q.Submission, o)
 	if err != nil {
+		b.dequeue(q.Submission)
 		return nil, err
 	}
-	if _, err := b.Log().Append(env, k.Signer); err != nil {
+	if _, err := b.collect(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+func checkSubmitter(s string) error {
+	if s == "" || strings.ContainsAny(s, "\n\r\t") {
+		return errors.New("board submit: --submitter names no one")
+	}
+	return nil
 }
 
 // Subjects are the files a run's statement is about: the submission's
@@ -223,9 +174,11 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("board submit: submitter %q has made its %d submissions of this round: refused", e.Submitter, e.Limit)
 }
 
-// runScenario runs one scenario of the suite for submission p, with
-// bench in a subprocess, and reads what its results file records.
-func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenario, runDir, resultsDir, seedFile string, p *RunPredicate) (*ScenarioRun, error) {
+// runScenario runs one scenario of the suite for submission p, whose
+// plugin is in pluginDir, with bench in a subprocess, writing the
+// scenario it ran to outDir/scenarios and its results file to
+// outDir/results, and reads what the results file records.
+func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenario, pluginDir, outDir, seedFile string, p *RunPredicate) (*ScenarioRun, error) {
 	run := &ScenarioRun{Name: sc.Name, SuiteSHA256: sc.SHA256}
 	suiteData, err := os.ReadFile(b.Path(sc.File))
 	if err != nil {
@@ -238,16 +191,18 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 	if err != nil {
 		return nil, fmt.Errorf("board submit: %s: %w", sc.File, err)
 	}
-	scPath := filepath.Join(runDir, "scenarios", sc.Name+".yaml")
-	if err := os.MkdirAll(filepath.Dir(scPath), 0o755); err != nil {
-		return nil, fmt.Errorf("board submit: %w", err)
+	scPath := filepath.Join(outDir, "scenarios", sc.Name+".yaml")
+	for _, d := range []string{"scenarios", "results"} {
+		if err := os.MkdirAll(filepath.Join(outDir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("board submit: %w", err)
+		}
 	}
 	if err := os.WriteFile(scPath, data, 0o644); err != nil {
 		return nil, fmt.Errorf("board submit: %w", err)
 	}
 	run.ScenarioSHA256 = sum(data)
-	out := filepath.Join(resultsDir, sc.Name+".json")
-	stderr, err := RunBench(ctx, o.Bench, filepath.Join(runDir, "plugin"), p.PluginFile, scPath, seedFile, b.Config.Audit, out)
+	out := filepath.Join(outDir, "results", sc.Name+".json")
+	stderr, err := RunBench(ctx, o.Bench, pluginDir, p.PluginFile, scPath, seedFile, b.Config.Audit, out)
 	if o.Stderr != nil && len(stderr) > 0 {
 		o.Stderr.Write(stderr)
 	}
@@ -286,14 +241,19 @@ func (b *Board) runScenario(ctx context.Context, o SubmitOptions, sc SuiteScenar
 	return run, nil
 }
 
-// relPaths makes the organiser's paths to submission n's directory in
-// msg the board's runs/N: they are not the row's business.
-func relPaths(msg, runDir string, n int) string {
+// relPaths makes the organiser's paths to submission n's directories in
+// msg (its runs/N, and the job's working directory, whose scenarios/
+// become runs/N/scenarios) the board's runs/N: they are not the row's
+// business, and a row must not depend on where its job ran.
+func relPaths(msg string, n int, dirs ...string) string {
 	rel := filepath.Join("runs", strconv.Itoa(n))
-	if abs, err := filepath.Abs(runDir); err == nil {
-		msg = strings.ReplaceAll(msg, abs, rel)
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			msg = strings.ReplaceAll(msg, abs, rel)
+		}
+		msg = strings.ReplaceAll(msg, d, rel)
 	}
-	return strings.ReplaceAll(msg, runDir, rel)
+	return msg
 }
 
 // RunConform runs bench conform --quick on the plugin in pluginDir under

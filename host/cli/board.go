@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,10 @@ log. 'bench verify' checks a row.
   bench board init DIR --suite quick --runs 100   create a board (and its key)
   bench board open DIR                            commit to the round's seed
   bench board submit DIR --submitter ME PLUGIN    run and record a submission
+  bench board queue DIR --submitter ME PLUGIN     queue a submission, to run as a job
+  bench board jobs DIR                            the queued submissions (--array: Slurm's)
+  bench board submit DIR --job N                  run queued submission N (an array task)
+  bench board collect DIR                         log the jobs' outcomes, in submission order
   bench board reveal DIR                          close the round, publish the seed
   bench board status DIR                          the standings (--markdown: a table)
   bench board html DIR                            the static page, DIR/index.html
@@ -36,6 +41,7 @@ log. 'bench verify' checks a row.
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	b.AddCommand(newCmdBoardInit(f), newCmdBoardOpen(f), newCmdBoardSubmit(f),
+		newCmdBoardQueue(f), newCmdBoardJobs(f), newCmdBoardCollect(f),
 		newCmdBoardReveal(f), newCmdBoardStatus(f), newCmdBoardHTML(f))
 	return []*cobra.Command{b, newCmdVerify(f)}
 }
@@ -104,8 +110,9 @@ func newCmdBoardOpen(f *factory) *cobra.Command {
 
 func newCmdBoardSubmit(f *factory) *cobra.Command {
 	var submitter string
+	job := -1
 	cmd := &cobra.Command{
-		Use:   "submit DIR PLUGIN...",
+		Use:   "submit DIR PLUGIN... | submit DIR --job N",
 		Short: "Run submissions (a plugin executable, or a directory with one and its files) on the suite and record them",
 		Long: `bench board submit runs each submission on the board's whole suite, with
 the round's seed, under the strict sandbox and with an audit, each
@@ -113,8 +120,20 @@ scenario by bench run in a process of its own, and records the run as a
 signed attestation in the board's log. A submission that fails (does not
 start, crashes, fails the audit) is recorded as failed, with the reason;
 the command then exits 3. A submitter over the board's limit is refused
-(exit 2).`,
-		Args: cobra.MinimumNArgs(2),
+(exit 2).
+
+With --job N it runs submission N of the queue ('bench board queue') as
+one job of many (a Slurm array task: --job "$SLURM_ARRAY_TASK_ID") and
+stages its outcome for 'bench board collect', taking no lock: jobs of one
+board may run at once on machines that share its directory. It exits 0
+when the outcome is staged, a failed run's included (the failure is the
+row's, not the job's), and when an earlier attempt staged it already.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if job >= 0 {
+				return cobra.ExactArgs(1)(cmd, args)
+			}
+			return cobra.MinimumNArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := loadBoard(args[0])
 			if err != nil {
@@ -124,9 +143,30 @@ the command then exits 3. A submitter over the board's limit is refused
 			if err != nil {
 				return fmt.Errorf("board submit: finding bench: %w", err)
 			}
+			o := board.SubmitOptions{Bench: bench, Submitter: submitter, Stderr: f.stderr}
+			if job >= 0 {
+				if submitter != "" {
+					return withCode(ExitInput, errors.New("board submit --job: the queue names the submitter; drop --submitter"))
+				}
+				p, err := b.RunJob(cmd.Context(), job, o)
+				var staged *board.StagedError
+				if errors.As(err, &staged) {
+					fmt.Fprintf(f.stdout, "submission %d: staged already\n", job)
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(f.stdout, "submission %d (%q by %q): %s", p.Submission, p.Plugin, p.Submitter, p.Outcome)
+				if p.Reason != "" {
+					fmt.Fprintf(f.stdout, ": %q", p.Reason)
+				}
+				fmt.Fprintf(f.stdout, " (staged for log record %d)\n", p.LogIndex)
+				return nil
+			}
 			failed := false
 			for _, path := range args[1:] {
-				p, err := b.Submit(cmd.Context(), path, board.SubmitOptions{Bench: bench, Submitter: submitter, Stderr: f.stderr})
+				p, err := b.Submit(cmd.Context(), path, o)
 				var limit *board.LimitError
 				if errors.As(err, &limit) {
 					return withCode(ExitInput, err)
@@ -148,7 +188,128 @@ the command then exits 3. A submitter over the board's limit is refused
 		},
 	}
 	cmd.Flags().StringVar(&submitter, "submitter", "", "who submits (counted against the board's limit)")
+	cmd.Flags().IntVar(&job, "job", -1, "run queued submission N as one job of an array and stage its outcome for 'bench board collect' (N: its number, as 'bench board jobs' lists it)")
 	return cmd
+}
+
+func newCmdBoardQueue(f *factory) *cobra.Command {
+	var submitter string
+	cmd := &cobra.Command{
+		Use:   "queue DIR PLUGIN...",
+		Short: "Queue submissions, to run as jobs ('bench board submit --job N'), without running them",
+		Long: `bench board queue takes each submission as 'bench board submit' does (the
+submitter's limit, a copy of its files, the submission time) and gives it
+its number and its log record, but does not run it: each runs later as a
+job of its own ('bench board submit DIR --job N', an element of a Slurm
+array or a Kubernetes Indexed Job), and 'bench board collect' logs the
+outcomes in submission order. See docs/board-organisers.md.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			for _, path := range args[1:] {
+				p, err := b.Queue(path, submitter)
+				var limit *board.LimitError
+				if errors.As(err, &limit) {
+					return withCode(ExitInput, err)
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(f.stdout, "submission %d (%q by %q): queued for log record %d\n", p.Submission, p.Plugin, p.Submitter, p.LogIndex)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&submitter, "submitter", "", "who submits (counted against the board's limit)")
+	return cmd
+}
+
+func newCmdBoardJobs(f *factory) *cobra.Command {
+	var array, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "jobs DIR",
+		Short: "List the queued submissions not yet collected, and whether each job's outcome is staged",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			jobs, err := b.Jobs()
+			if err != nil {
+				return err
+			}
+			if array {
+				fmt.Fprintln(f.stdout, board.ArraySpec(jobs))
+				return nil
+			}
+			if asJSON {
+				ns := []int{}
+				for _, j := range jobs {
+					if !j.Staged {
+						ns = append(ns, j.Run.Submission)
+					}
+				}
+				data, err := json.Marshal(ns)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(f.stdout, string(data))
+				return nil
+			}
+			for _, j := range jobs {
+				state := "queued"
+				if j.Staged {
+					state = "staged"
+				}
+				fmt.Fprintf(f.stdout, "%d\t%s\t%q by %q, submitted %s\n", j.Run.Submission, state, j.Run.Plugin, j.Run.Submitter, j.Run.Submitted)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&array, "array", false, "print only the numbers of the jobs not staged, as Slurm's --array takes them (1-3,5); an empty line for none")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print only the numbers of the jobs not staged, as a JSON array (a CI matrix: [1,2,3])")
+	return cmd
+}
+
+func newCmdBoardCollect(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "collect DIR",
+		Short: "Log the jobs' staged outcomes, in submission order, each checked first",
+		Long: `bench board collect appends the outcomes that 'bench board submit --job'
+staged to the board's log, in submission order (so the log is the same
+whatever order the jobs finished in), each after checking its signature,
+that it is the queued submission's, and the SHA-256 of every file it
+names. It stops at the first submission whose job has not staged an
+outcome yet, and then exits 1 naming those that wait; run it again when
+they are done. An outcome that does not check is not logged (exit 1,
+naming what does not match).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := loadBoard(args[0])
+			if err != nil {
+				return err
+			}
+			done, waiting, err := b.Collect()
+			for _, p := range done {
+				fmt.Fprintf(f.stdout, "submission %d (%q by %q): %s (log record %d)\n", p.Submission, p.Plugin, p.Submitter, p.Outcome, p.LogIndex)
+			}
+			if err != nil {
+				return err
+			}
+			if len(waiting) > 0 {
+				var n []string
+				for _, p := range waiting {
+					n = append(n, fmt.Sprint(p.Submission))
+				}
+				return withCode(ExitFailure, fmt.Errorf("board collect: %d submissions wait for their jobs (%s): run 'bench board submit %s --job N' for each, then collect again", len(waiting), strings.Join(n, ", "), args[0]))
+			}
+			return nil
+		},
+	}
 }
 
 func newCmdBoardReveal(f *factory) *cobra.Command {
