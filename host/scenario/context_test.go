@@ -15,9 +15,9 @@ const ctxPolicies = "horizon: 100\nruns: 3\npolicies: [{plugin: linucb}]\n"
 // dimension, family and rows.
 func TestContextParses(t *testing.T) {
 	for _, c := range []struct {
-		name, yaml       string
+		name, yaml        string
 		k, d, width, rows int
-		family           sdk.Family
+		family            sdk.Family
 	}{
 		{"dataset", "context: {dataset: iris}\n", 3, 4, 4, 150, sdk.Bernoulli},
 		{"linear", "context: {model: linear_gaussian, arms: 5, dim: 3, noise_sd: 0.1}\n", 5, 3, 3, 0, sdk.Gaussian},
