@@ -284,21 +284,21 @@ type Policy struct {
 	Color string `json:"color,omitempty"`
 	// Feedback is the policy's feedback mode when not immediate (its own
 	// `feedback:` or the scenario's), as Scenario.Feedback.
-	Feedback    string                `json:"feedback,omitempty"`
-	Status      string                `json:"status"`
-	Error       string                `json:"error,omitempty"`
-	Checkpoints []int                 `json:"checkpoints"`
-	Regret      Series                `json:"regret"`
-	Under       Series                `json:"underestimation"`
-	RegretUnder Series                `json:"regret_under"`
-	RegretNot   Series                `json:"regret_not_under"`
+	Feedback    string `json:"feedback,omitempty"`
+	Status      string `json:"status"`
+	Error       string `json:"error,omitempty"`
+	Checkpoints []int  `json:"checkpoints"`
+	Regret      Series `json:"regret"`
+	Under       Series `json:"underestimation"`
+	RegretUnder Series `json:"regret_under"`
+	RegretNot   Series `json:"regret_not_under"`
 	// PVLoss is the progressive-validation loss (metric.PVLoss) of a
 	// policy of a contextual run, whose Final and Traces then hold
 	// "pv_loss" too; nil otherwise.
 	PVLoss *Series `json:"pv_loss,omitempty"`
 	// Probs, in a contextual run, summarises the probabilities the policy
 	// reported; nil when it reported none.
-	Probs *Probs `json:"probs,omitempty"`
+	Probs       *Probs                `json:"probs,omitempty"`
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
