@@ -15,10 +15,12 @@ import (
 	"github.com/regretbench/regretbench/host/dataset"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/gate"
+	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
+	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/internal/client"
 )
 
@@ -280,6 +282,34 @@ func TestContextualDownstream(t *testing.T) {
 	}
 	if _, err := gate.Compare(back, back, gate.DefaultOptions); err != nil {
 		t.Errorf("gate: %v", err)
+	}
+	var page bytes.Buffer
+	if err := htmlreport.Write(&page, []*results.File{back}, htmlreport.Options{}); err != nil {
+		t.Errorf("HTML report: %v", err)
+	}
+	// Two shards with traces merge into the unsharded run, pv_loss
+	// included.
+	sc := parse(t, fmt.Sprintf(ctxScenario, "{dataset: wine}", 150))
+	conns := map[string]*ctxConn{"const": {desc: ctxDesc, policy: constant}, "sign": {desc: ctxDesc, policy: signPolicy}}
+	var parts []*results.File
+	for k, reps := range [][]uint64{{0, 2, 4, 6, 8}, {1, 3, 5, 7}} {
+		part, err := engine.Run(context.Background(), sc, engine.Options{Launch: launcher(conns), Replications: reps, Traces: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		part.Shard.Index, part.Shard.Count = k, 2
+		parts = append(parts, part)
+	}
+	merged, err := shard.Merge(parts, []string{"a", "b"})
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	for i, p := range merged.Policies {
+		for _, name := range f.MetricNames() {
+			if !slices.Equal(p.Final[name], f.Policies[i].Final[name]) {
+				t.Errorf("merged %s %s differs from the unsharded run", p.Label, name)
+			}
+		}
 	}
 	// Check refuses a contextual file that lost its pv_loss, and a
 	// context-free one that has one.

@@ -460,6 +460,18 @@ func (p *Policy) Metric(name string) (*Series, error) {
 	return p.series()[i], nil
 }
 
+// MetricNames are the metrics f's policies record: metric.Names, and
+// metric.PVLoss after them in a contextual run. Code that gathers or
+// compares every metric of a file (merge, the sequential gate, the audit)
+// loops over these.
+func (f *File) MetricNames() []string {
+	names := metric.Names[:]
+	if f.Scenario.Context != nil {
+		names = append(names[:len(names):len(names)], metric.PVLoss)
+	}
+	return names
+}
+
 // series returns p's series in the order of metric.Names (their JSON
 // tags are those names: TestSeriesTagsAreMetricNames).
 func (p *Policy) series() [metric.Count]*Series {

@@ -26,6 +26,16 @@ type seqPolicy struct {
 	seconds float64
 }
 
+// seqNames are the metrics whose traces p carries: metric.Names, and
+// metric.PVLoss in a contextual run.
+func seqNames(p *results.Policy) []string {
+	names := metric.Names[:]
+	if p.PVLoss != nil {
+		names = append(names[:len(names):len(names)], metric.PVLoss)
+	}
+	return names
+}
+
 func (s *seqPolicy) add(p *results.Policy) {
 	s.seconds += p.Seconds
 	if p.Status != results.StatusOK {
@@ -35,7 +45,7 @@ func (s *seqPolicy) add(p *results.Policy) {
 	if s.meta == nil {
 		s.meta = p
 		s.metrics = map[string][][]float64{}
-		for _, name := range metric.Names {
+		for _, name := range seqNames(p) {
 			s.metrics[name] = make([][]float64, len(p.Checkpoints))
 		}
 		for name, d := range p.Diagnostics {
@@ -45,7 +55,7 @@ func (s *seqPolicy) add(p *results.Policy) {
 			s.diags[name] = results.DiagTrace{Checkpoints: d.Checkpoints, Rows: make([][]float64, len(d.Checkpoints))}
 		}
 	}
-	for _, name := range metric.Names {
+	for _, name := range seqNames(p) {
 		for c, row := range p.Traces.Metrics[name] {
 			s.metrics[name][c] = append(s.metrics[name][c], row...)
 		}

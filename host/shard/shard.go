@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -169,7 +168,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			return rows
 		}
 		metrics := map[string][][]float64{}
-		for _, name := range metric.Names {
+		for _, name := range first.MetricNames() { // pv_loss too in a contextual run
 			metrics[name] = gather(func(p *results.Policy) [][]float64 { return p.Traces.Metrics[name] })
 		}
 		var diags map[string]results.DiagTrace
