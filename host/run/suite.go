@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
@@ -147,6 +148,11 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 	if err := t.Render(out, table.Text); err != nil {
 		return played, exitcode.With(exitcode.Failure, err)
 	}
+	w := SuiteWins(shown)
+	table.Caption(out, table.Text, w.Caption)
+	if err := w.Render(out, table.Text); err != nil {
+		return played, exitcode.With(exitcode.Failure, err)
+	}
 	if cause, interrupted := interrupt.Of(ctx); interrupted {
 		return played, exitcode.With(cause.Code(), fmt.Errorf("suite %s interrupted: %w", req.Suite, ctx.Err()))
 	}
@@ -205,4 +211,57 @@ func pvCell(f *results.File, p *results.Policy) string {
 		return ""
 	}
 	return fmt.Sprintf("%.4f ± %.4f", m, se)
+}
+
+// SuiteAlpha is the level of the pairwise tests of SuiteWins, the
+// bake-off's p < 0.05.
+const SuiteAlpha = 0.05
+
+// SuiteWins is the contextual bandit bake-off's summary (its Table 3):
+// for each ordered pair of policies (row A, column B), on how many of the
+// scenarios A's final regret is significantly lower than B's, by bench's
+// paired test over the replications (compare.Compute with A against B
+// alone, so no Holm adjustment, at level SuiteAlpha). On a dataset,
+// final regret is horizon x final pv_loss, so this is the bake-off's
+// comparison of PV losses, paired by common random numbers.
+func SuiteWins(files []*results.File) table.Table {
+	t := table.Table{Name: "suite-wins", Caption: fmt.Sprintf("Scenarios where the row's policy is significantly better than the column's (paired test of final regret, p < %g)", SuiteAlpha),
+		Header: []string{"policy"}, Right: []bool{false}}
+	var labels []string
+	for _, f := range files {
+		for _, p := range f.Policies {
+			if !slices.Contains(labels, p.Label) {
+				labels = append(labels, p.Label)
+			}
+		}
+	}
+	for _, l := range labels {
+		t.Header = append(t.Header, l)
+		t.Right = append(t.Right, true)
+	}
+	for _, a := range labels {
+		row := []string{a}
+		for _, b := range labels {
+			if a == b {
+				row = append(row, "")
+				continue
+			}
+			wins := 0
+			for _, f := range files {
+				if f.Policy(a) == nil || f.Policy(b) == nil {
+					continue
+				}
+				s, err := compare.Compute(f, compare.Spec{Policies: []string{a}, Baselines: []string{b}}, compare.Options{Metric: metric.Regret, Alpha: SuiteAlpha})
+				if err != nil || len(s.Policies) != 1 || len(s.Policies[0].Diffs) != 1 {
+					continue
+				}
+				if s.Policies[0].Diffs[0].Outcome == compare.Win {
+					wins++
+				}
+			}
+			row = append(row, fmt.Sprint(wins))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }

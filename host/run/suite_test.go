@@ -123,7 +123,39 @@ func TestSuitePlays(t *testing.T) {
 			t.Errorf("stdout does not name %s", f.Scenario.Name)
 		}
 	}
-	if !strings.Contains(out.String(), "Progressive-validation loss at T") || !strings.Contains(out.String(), "LinUCB") {
+	if !strings.Contains(out.String(), "Progressive-validation loss at T") || !strings.Contains(out.String(), "LinUCB") ||
+		!strings.Contains(out.String(), "significantly better than the column's") {
 		t.Errorf("no suite table on stdout:\n%s", out.String())
+	}
+}
+
+// TestSuiteWins: the bake-off's summary counts, for each ordered pair,
+// the scenarios where the row's policy is significantly better: a policy
+// that is right every round beats one that is always wrong on every
+// scenario, and never the other way round.
+func TestSuiteWins(t *testing.T) {
+	mk := func(name string, good, bad []float64) *results.File {
+		f := &results.File{Scenario: results.Scenario{Name: name, Horizon: 10, Runs: len(good), Checkpoints: []int{10}}}
+		for _, c := range []struct {
+			label string
+			final []float64
+		}{{"Good", good}, {"Bad", bad}} {
+			p := &results.Policy{Label: c.label, Status: results.StatusOK}
+			m := map[string][][]float64{}
+			for _, n := range metric.Names {
+				m[n] = [][]float64{c.final}
+			}
+			p.Summarize([]int{10}, m, nil, false)
+			f.Policies = append(f.Policies, p)
+		}
+		return f
+	}
+	files := []*results.File{
+		mk("a", []float64{1, 2, 1, 0, 1, 2}, []float64{9, 8, 9, 10, 9, 8}),
+		mk("b", []float64{0, 1, 0, 1, 0, 1}, []float64{7, 9, 8, 9, 7, 8}),
+	}
+	w := run.SuiteWins(files)
+	if len(w.Rows) != 2 || w.Rows[0][2] != "2" || w.Rows[1][1] != "0" || w.Rows[0][1] != "" {
+		t.Errorf("rows %v, want Good beating Bad on both scenarios", w.Rows)
 	}
 }
