@@ -318,3 +318,52 @@ func TestContextualDownstream(t *testing.T) {
 		t.Errorf("Check without pv_loss: %v", err)
 	}
 }
+
+// TestContextualSealedLookup: a plugin that carries the public dataset
+// and looks up each context's label plays without regret in an open run
+// (the cheat works, so the test has teeth), and finds no row at all in a
+// sealed one, where the features are transformed and the classes
+// relabelled.
+func TestContextualSealedLookup(t *testing.T) {
+	d, err := dataset.Load("iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Standardize()
+	key := func(x []float64) string { return fmt.Sprint(x) }
+	table := map[string]int32{}
+	for i := range d.N {
+		table[key(d.Row(i))] = int32(d.Y[i])
+	}
+	for _, c := range []struct {
+		seed   string
+		sealed bool
+	}{{"4", false}, {"\"0x" + strings.Repeat("5a", 32) + "\"", true}} {
+		var mu sync.Mutex
+		hits := 0
+		lookup := func(_ int, x []float64, _ int) (int32, float64) {
+			y, ok := table[key(x)]
+			if ok {
+				mu.Lock()
+				hits++
+				mu.Unlock()
+			}
+			return y, 0
+		}
+		sc := parse(t, fmt.Sprintf("context: {dataset: iris}\nhorizon: 150\nruns: 6\nseed: %s\npolicies: [{plugin: lookup}]\n", c.seed))
+		f, err := engine.Run(context.Background(), sc, engine.Options{Launch: launcher(map[string]*ctxConn{"lookup": {desc: ctxDesc, policy: lookup}})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := metric.Summarize(f.Policies[0].Final[metric.Regret]).Mean
+		switch {
+		case !c.sealed && (hits != 6*150 || mean != 0):
+			t.Errorf("open run: %d of %d contexts found, mean regret %v; want every one found and no regret", hits, 6*150, mean)
+		case c.sealed && (hits != 0 || mean < 0.3*150):
+			t.Errorf("sealed run: %d contexts found, mean regret %v; want none found and about 2/3 of the rounds lost", hits, mean)
+		}
+		if c.sealed && f.Scenario.Streams != "ctx-hmac-sha256-v1" {
+			t.Errorf("sealed run records streams %q", f.Scenario.Streams)
+		}
+	}
+}
