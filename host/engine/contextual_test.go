@@ -367,3 +367,28 @@ func TestContextualSealedLookup(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkContextualHost measures the host's own work per round of a
+// contextual run (the environment's contexts, rewards and metrics), with
+// an in-process plugin that does nothing: letter (d = 16, K = 26), 100
+// replications in one session, open and sealed.
+//
+//	go test ./host/engine -run x -bench ContextualHost
+func BenchmarkContextualHost(b *testing.B) {
+	for _, c := range []struct{ name, seed string }{{"open", "1"}, {"sealed", "\"0x" + strings.Repeat("11", 32) + "\""}} {
+		b.Run(c.name, func(b *testing.B) {
+			sc, err := scenario.Parse("bench.yaml", []byte(fmt.Sprintf("context: {dataset: letter}\nhorizon: 2000\nruns: 100\nseed: %s\npolicies: [{plugin: c}]\n", c.seed)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			conns := map[string]*ctxConn{"c": {desc: ctxDesc, policy: func(int, []float64, int) (int32, float64) { return 0, 0 }}}
+			b.ResetTimer()
+			for range b.N {
+				if _, err := engine.Run(context.Background(), sc, engine.Options{Launch: launcher(conns), Batch: 100}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(100*2000), "ns/replication-round")
+		})
+	}
+}
