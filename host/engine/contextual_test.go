@@ -311,6 +311,9 @@ func TestContextualDownstream(t *testing.T) {
 			}
 		}
 	}
+	if a, b := merged.Policies[0].Probs, f.Policies[0].Probs; a == nil || *a != *b {
+		t.Errorf("merged probs %+v, want %+v", a, b)
+	}
 	// Check refuses a contextual file that lost its pv_loss, and a
 	// context-free one that has one.
 	back.Policies[0].PVLoss = nil

@@ -460,6 +460,22 @@ func (p *Policy) Metric(name string) (*Series, error) {
 	return p.series()[i], nil
 }
 
+// MergeProbs combines the probability summaries of two disjoint sets of
+// replications of one policy (batches, shards, a sequential gate's
+// groups); either may be nil.
+func MergeProbs(a, b *Probs) *Probs {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := Probs{Rounds: a.Rounds + b.Rounds, Reported: a.Reported + b.Reported, Min: min(a.Min, b.Min)}
+	out.Mean = (a.Mean*float64(a.Reported) + b.Mean*float64(b.Reported)) / float64(out.Reported)
+	out.Mean = min(max(out.Mean, out.Min), 1)
+	return &out
+}
+
 // MetricNames are the metrics f's policies record: metric.Names, and
 // metric.PVLoss after them in a contextual run. Code that gathers or
 // compares every metric of a file (merge, the sequential gate, the audit)

@@ -24,6 +24,7 @@ type seqPolicy struct {
 	reps    int
 	failed  *results.Policy // set when a group failed
 	seconds float64
+	probs   *results.Probs // a contextual policy's, over the groups
 }
 
 // seqNames are the metrics whose traces p carries: metric.Names, and
@@ -38,6 +39,7 @@ func seqNames(p *results.Policy) []string {
 
 func (s *seqPolicy) add(p *results.Policy) {
 	s.seconds += p.Seconds
+	s.probs = results.MergeProbs(s.probs, p.Probs)
 	if p.Status != results.StatusOK {
 		s.failed = p
 		return
@@ -81,6 +83,7 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 		p.SetSandbox(s.meta.Sandbox)
 	}
 	p.Summarize(s.meta.Checkpoints, s.metrics, s.diags, false)
+	p.Probs = s.probs
 	if s.reps < runs {
 		p.Replications = s.reps
 	}

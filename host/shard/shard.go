@@ -130,6 +130,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 		for _, k := range order {
 			f := files[k]
 			p.Seconds += f.Policies[i].Seconds
+			p.Probs = results.MergeProbs(p.Probs, f.Policies[i].Probs)
 			if s := f.Policies[i].Sandbox; !slices.Contains(sandboxes, s) {
 				sandboxes = append(sandboxes, s)
 			}
