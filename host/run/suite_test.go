@@ -159,3 +159,33 @@ func TestSuiteWins(t *testing.T) {
 		t.Errorf("rows %v, want Good beating Bad on both scenarios", w.Rows)
 	}
 }
+
+// TestResumeContextual: a contextual run's results file is resumed with
+// every policy kept (same context, same streams), and refused for another
+// dataset.
+func TestResumeContextual(t *testing.T) {
+	parseCtx := func(ds string) *scenario.Scenario {
+		sc, err := scenario.Parse("test.yaml", []byte("name: c\ncontext: {dataset: "+ds+"}\nhorizon: 100\nruns: 3\nseed: 2\npolicies: [{plugin: a, label: A}, {plugin: b, label: B}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	sc := parseCtx("iris")
+	f, err := engine.Run(context.Background(), sc, engine.Options{Launch: argmaxLauncher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := f.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	kept, err := run.Resume(context.Background(), path, sc, shardNone, argmaxLauncher, &stderr, nil)
+	if err != nil || kept == nil || len(kept.Policies) != 2 {
+		t.Fatalf("resume: %v, %v; stderr:\n%s", kept, err, stderr.String())
+	}
+	if _, err := run.Resume(context.Background(), path, parseCtx("wine"), shardNone, argmaxLauncher, &stderr, nil); err == nil || !strings.Contains(err.Error(), "context") {
+		t.Errorf("resume on another dataset: %v", err)
+	}
+}
