@@ -276,6 +276,9 @@ func TestContextualDownstream(t *testing.T) {
 		if !strings.Contains(out.String(), "Sign") {
 			t.Errorf("report %s does not name the policies:\n%s", format, out.String())
 		}
+		if (format == report.FormatCSV || format == report.FormatJSON) && !strings.Contains(out.String(), metric.PVLoss) {
+			t.Errorf("report %s has no %s", format, metric.PVLoss)
+		}
 	}
 	if _, err := compare.Compute(back, compare.Spec{Policies: []string{"Const", "Sign"}}, compare.DefaultOptions); err != nil {
 		t.Errorf("compare: %v", err)
