@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/regretbench/regretbench/host/internal/safeio"
 )
 
 // MaxPrivateSize bounds a private dataset file ReadFile accepts.
@@ -30,27 +31,21 @@ const MaxPrivateSize = 1 << 30
 // Dataset's Name is the file's base name without its extension, and
 // SHA256 the hex SHA-256 of the file's bytes.
 func ReadFile(path string) (*Dataset, error) {
-	f, err := os.Open(path)
+	// safeio refuses a FIFO, a device or a directory before any read, and
+	// a file over the bound.
+	f, err := safeio.Open(path, MaxPrivateSize)
 	if err != nil {
 		return nil, fmt.Errorf("dataset file %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("dataset file %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("dataset file %s: not a regular file", path)
-	}
-	if fi.Size() > MaxPrivateSize {
-		return nil, fmt.Errorf("dataset file %s: %d bytes, more than the %d bench reads", path, fi.Size(), MaxPrivateSize)
-	}
 	h := sha256.New()
-	d, err := readCSV(io.TeeReader(bufio.NewReader(io.LimitReader(f, MaxPrivateSize)), h))
+	d, err := readCSV(io.TeeReader(bufio.NewReader(f), h))
 	if err != nil {
 		return nil, fmt.Errorf("dataset file %s: %w", path, err)
 	}
-	io.Copy(h, f) // whatever the CSV reader left unread
+	if _, err := io.Copy(h, f); err != nil { // whatever the CSV reader left unread
+		return nil, fmt.Errorf("dataset file %s: %w", path, err)
+	}
 	base := filepath.Base(path)
 	d.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
