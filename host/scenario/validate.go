@@ -49,19 +49,12 @@ func (s *Scenario) Validate() error {
 		errs = append(errs, &Error{Source: s.Source, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 
-	horizonOK := true
-	switch {
-	case s.Horizon < 1:
-		bad("horizon", "must be >= 1, got %d", s.Horizon)
-		horizonOK = false
-	case s.Horizon > MaxHorizon:
-		bad("horizon", "%d exceeds the maximum %d", s.Horizon, MaxHorizon)
-		horizonOK = false
-	}
+	var horizonOK bool
 	if s.Context != nil {
+		horizonOK = s.checkHorizon(bad)
 		s.checkContext(bad, horizonOK)
 	} else {
-		s.checkEnvironment(bad, horizonOK)
+		horizonOK = s.checkEnvironment(bad)
 	}
 	switch {
 	case s.Runs < 1:
@@ -162,7 +155,9 @@ func checkParamValue(v any) string {
 
 // checkEnvironment reports the problems of a context-free scenario's
 // environment, init_pulls and changes.
-func (s *Scenario) checkEnvironment(bad func(field, format string, args ...any), horizonOK bool) {
+// It reports the horizon's problems too, where they always came (after
+// the means), and returns whether the horizon is usable.
+func (s *Scenario) checkEnvironment(bad func(field, format string, args ...any)) bool {
 	e := s.Environment
 	family := sdk.Family(e.Family)
 	noiseOK, meansOK := true, true
@@ -225,6 +220,7 @@ func (s *Scenario) checkEnvironment(bad func(field, format string, args ...any),
 		}
 	}
 
+	horizonOK := s.checkHorizon(bad)
 	if s.InitPulls < 1 {
 		bad("init_pulls", "must be >= 1, got %d", s.InitPulls)
 	} else if horizonOK && len(e.Means) > 0 && s.Horizon < len(e.Means)*s.InitPulls {
@@ -253,4 +249,19 @@ func (s *Scenario) checkEnvironment(bad func(field, format string, args ...any),
 				r, s.Horizon, float64(rewardSDs), MaxRewardSquareSum)
 		}
 	}
+	return horizonOK
+}
+
+// checkHorizon reports a horizon out of [1, MaxHorizon] and returns
+// whether it is in range.
+func (s *Scenario) checkHorizon(bad func(field, format string, args ...any)) bool {
+	switch {
+	case s.Horizon < 1:
+		bad("horizon", "must be >= 1, got %d", s.Horizon)
+		return false
+	case s.Horizon > MaxHorizon:
+		bad("horizon", "%d exceeds the maximum %d", s.Horizon, MaxHorizon)
+		return false
+	}
+	return true
 }
