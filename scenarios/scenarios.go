@@ -30,6 +30,15 @@
 //	  - {plugin: ts, label: "TS batch=100", feedback: {batch: 100}}   # a policy's own feedback
 //	  - {plugin: ucb1, label: UCB1, color: "#0072B2"}   # its colour in figures (default: the palette's, in order)
 //
+// A contextual scenario (docs/contextual.md) has a context: block in place
+// of environment:, no init_pulls (or 0) and no feedback:
+//
+//	context:
+//	  dataset: letter             # a shipped dataset (host/dataset), or
+//	  # dataset_file: mine.csv    # a private CSV file: features, then the integer label
+//	  # model: linear_gaussian    # or logistic_bernoulli, with arms:, dim:, per_arm:, noise_sd:
+//	horizon: 20000                # at most the dataset's rows
+//
 // Keys are case-sensitive and lower_snake_case, the keys of params
 // included: parameter names are lower_snake_case (m, variance_inflation),
 // never camelCase. A key written in another case is refused with the
@@ -48,7 +57,11 @@
 // larger M), plus quick, a seconds-long smoke test. changing_abrupt,
 // changing_garivier_moulines (Garivier and Moulines' abrupt-change
 // experiment, reconstructed), changing_drift and changing_random are
-// changing environments (docs/changing-environments.md). Each has its own seed.
+// changing environments (docs/changing-environments.md). contextual_*
+// are contextual scenarios: fourteen shipped datasets turned into bandits
+// as the contextual bandit bake-off does, and contextual_linear and
+// contextual_logistic, synthetic models (docs/contextual.md; bench run
+// --suite contextual plays them all). Each has its own seed.
 package scenarios
 
 import "embed"

@@ -98,6 +98,9 @@ type Dataset struct {
 	Features []string
 	// Standardized says whether Standardize has been applied.
 	Standardized bool
+	// SHA256 is the hex SHA-256 of a private dataset file's bytes
+	// (ReadFile); "" for a shipped dataset.
+	SHA256 string
 }
 
 // Row returns row i's features, a slice of X (not a copy).

@@ -91,6 +91,18 @@ type Options struct {
 // scenario to results.Scenario, so that a run, a gate's pre-check and
 // --resume compare like with like.
 func Record(sc *scenario.Scenario) results.Scenario {
+	if c := sc.Context; c != nil {
+		return results.Scenario{
+			Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
+			Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
+			Streams: env.ContextStreams(sc.Seed), Means: []float64{}, NoiseSD: c.NoiseSD,
+			NoiseKnown: ptr(true), Checkpoints: sc.Checkpoints,
+			Context: &results.Context{
+				Dataset: c.Dataset, DatasetFile: c.DatasetFile, DatasetSHA256: c.FileSHA256(), Rows: c.Rows(),
+				Model: c.Model, Dim: c.D(), PerArm: c.PerArm, NoiseSD: c.NoiseSD,
+			},
+		}
+	}
 	rec := results.Scenario{
 		Name: sc.Name, Description: sc.Description, Family: string(sc.Family()),
 		Arms: sc.K(), Horizon: sc.Horizon, Runs: sc.Runs, Seed: sc.Seed, InitPulls: sc.InitPulls,
@@ -143,7 +155,14 @@ func Changes(sc *scenario.Scenario) *env.Changes {
 // returned file holds the policies that finished, is marked incomplete, and
 // the error wraps ctx.Err().
 func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.File, error) {
-	e, err := env.NewChanging(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed, Changes(sc))
+	var e *env.Env
+	var ce *env.Contextual
+	var err error
+	if sc.Contextual() {
+		ce, err = Contextual(sc)
+	} else {
+		e, err = env.NewChanging(sc.Family(), sc.TrueMeans(), sc.Environment.NoiseSD, sc.Seed, Changes(sc))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
 	}
@@ -221,6 +240,10 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 			continue
 		}
 		j.plugin = plugins[key]
+		j.cenv = ce
+		if err := checkContextual(sc, i, pol, j.plugin.Desc); err != nil {
+			return nil, err
+		}
 		j.feedback = sc.FeedbackOf(pol)
 		if j.feedback.Delayed() {
 			j.res.Feedback = j.feedback.String()
@@ -302,9 +325,11 @@ type job struct {
 	params map[string]any
 	// feedback is the policy's feedback mode (scenario.FeedbackOf).
 	feedback sdk.Feedback
-	res      *results.Policy
-	msg      string // the error of a failed policy, without a stack
-	stack    string // the Go stack in its error, if any
+	// cenv is the environment of a contextual scenario, nil otherwise.
+	cenv  *env.Contextual
+	res   *results.Policy
+	msg   string // the error of a failed policy, without a stack
+	stack string // the Go stack in its error, if any
 }
 
 // fail marks the policy failed. A Go stack in the error (a panic) is
@@ -339,6 +364,15 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 		for c := range cps {
 			recorded[m][c] = make([]float64, n)
 		}
+	}
+	var pv [][]float64 // a contextual run's pv_loss, [c][i]
+	var probs *probTally
+	if j.cenv != nil {
+		pv = make([][]float64, len(cps))
+		for c := range cps {
+			pv[c] = make([]float64, n)
+		}
+		probs = newProbTally(n)
 	}
 	diagNames := j.plugin.Desc.Diagnostics
 	diagCP := diagCheckpoints(cps, sc.K()*sc.InitPulls)
@@ -385,6 +419,9 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 			lo, hi := sp.lo, sp.hi
 			rn := newRunner(j, sc, e, reps[lo:hi], diagCP, &opts)
 			rn.prog = prog
+			if probs != nil {
+				rn.probs = probs.slice(lo, hi)
+			}
 			tr, dg, err := rn.play(ctx)
 			if err != nil {
 				return err
@@ -393,6 +430,9 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 				for c := range cps {
 					copy(recorded[m][c][lo:hi], tr.Recorded[m][c])
 				}
+			}
+			for c := range pv {
+				copy(pv[c][lo:hi], tr.PV[c])
 			}
 			for d := range diag {
 				if d < len(dg) {
@@ -413,6 +453,10 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 	metrics := map[string][][]float64{}
 	for m, name := range metric.Names {
 		metrics[name] = recorded[m]
+	}
+	if pv != nil {
+		metrics[metric.PVLoss] = pv
+		j.res.Probs = probs.summary()
 	}
 	var diags map[string]results.DiagTrace
 	if len(diagNames) > 0 && len(diagCP) > 0 {

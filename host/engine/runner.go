@@ -14,6 +14,7 @@ import (
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/feedback"
+	"github.com/regretbench/regretbench/internal/wire"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -59,6 +60,17 @@ type runner struct {
 	// reported the last round of this session counted in it.
 	prog     *tally
 	reported int
+
+	// In a contextual session: every replication's stream, the round's
+	// contexts (two buffers, used in turn, so that the previous round's
+	// stay intact while a plugin in process may still read them), the
+	// regrets of the round's pulls, and the tally of the probabilities
+	// reported (set by the job).
+	cstreams []*env.ContextStream
+	ctxBuf   [2][]float64
+	regrets  []float64
+	width    int
+	probs    *probTally
 }
 
 // newRunner prepares the batch reps of j: the reward streams, the metric
@@ -69,17 +81,30 @@ func newRunner(j *job, sc *scenario.Scenario, e *env.Env, reps []uint64, diagCP 
 		sc: sc, env: e, reps: reps, opts: opts, job: j, diagCP: diagCP,
 		k: sc.K(), horizon: sc.Horizon, initRounds: sc.K() * sc.InitPulls,
 		streams: make([]*env.Stream, n),
-		tr:      metric.NewTracker(n, e.Gaps(), e.Best(), e.Second(), sc.Checkpoints),
+		tr:      newTracker(n, e, sc.Checkpoints),
 		diag:    make([][][]float64, len(j.plugin.Desc.Diagnostics)),
 		arms:    make([]int32, n),
 		rewards: make([]float64, n),
 		every:   max(sc.Horizon/100, 1),
 	}
-	for i, rep := range reps {
-		r.streams[i] = e.Stream(rep)
-	}
-	if e.Changing() {
-		r.tr.Dynamic(r.k)
+	if ce := j.cenv; ce != nil {
+		r.streams = nil
+		r.tr = metric.NewTracker(n, nil, 0, 0, sc.Checkpoints)
+		r.tr.Contextual()
+		r.cstreams = make([]*env.ContextStream, n)
+		for i, rep := range reps {
+			r.cstreams[i] = ce.Stream(rep, sc.Horizon)
+		}
+		r.width = ce.Width()
+		r.ctxBuf = [2][]float64{make([]float64, n*r.width), make([]float64, n*r.width)}
+		r.regrets = make([]float64, n)
+	} else {
+		for i, rep := range reps {
+			r.streams[i] = e.Stream(rep)
+		}
+		if e.Changing() {
+			r.tr.Dynamic(r.k)
+		}
 	}
 	for d := range r.diag {
 		r.diag[d] = make([][]float64, len(diagCP))
@@ -99,6 +124,15 @@ func newRunner(j *job, sc *scenario.Scenario, e *env.Env, reps []uint64, diagCP 
 		r.mail = feedback.NewMailbox(n, sc.Horizon)
 	}
 	return r
+}
+
+// newTracker is the metric tracker of n replications of the context-free
+// environment e; nil for a contextual run, whose runner makes its own.
+func newTracker(n int, e *env.Env, cps []int) *metric.Tracker {
+	if e == nil {
+		return nil
+	}
+	return metric.NewTracker(n, e.Gaps(), e.Best(), e.Second(), cps)
 }
 
 // play opens the session, plays every round and closes the session. It
@@ -160,10 +194,17 @@ func (r *runner) launch(ctx context.Context) error {
 	if spec.IsNoiseKnown() {
 		noiseSD = spec.NoiseSD
 	}
+	var shape wire.ContextShape
+	if c := r.sc.Context; c != nil {
+		// A contextual model's noise sd is known to the learner.
+		noiseSD = c.NoiseSD
+		shape = wire.ContextShape{Dim: c.D(), PerArm: c.PerArm}
+	}
 	sess, err := r.job.plugin.Conn.Open(ctx, &client.OpenRequest{
 		Arms: r.k, Horizon: r.horizon, Replications: r.reps, Seed: env.PolicySeed(r.sc.Seed), Family: r.sc.Family(),
 		NoiseSD: noiseSD, NoiseKnown: spec.IsNoiseKnown(),
 		InitPulls: r.sc.InitPulls, Params: r.job.params, Feedback: r.job.feedback,
+		Context: shape,
 	})
 	if err != nil {
 		return fmt.Errorf("opening a session: %w", stepErr(err, r.timedOut.Load(), r.opts.StepTimeout))
@@ -190,6 +231,14 @@ func (r *runner) round(ctx context.Context, t int) error {
 	} else {
 		r.st.PrevRewards = r.prevR
 	}
+	if r.cstreams != nil {
+		// Round t's contexts, one block for the batch.
+		buf := r.ctxBuf[t&1]
+		for i, s := range r.cstreams {
+			s.Next(buf[i*r.width : (i+1)*r.width])
+		}
+		r.st.Contexts = buf
+	}
 	res, err := r.sess.Step(ctx, &r.st)
 	if err != nil {
 		err = stepErr(err, r.timedOut.Load(), r.opts.StepTimeout)
@@ -200,6 +249,9 @@ func (r *runner) round(ctx context.Context, t int) error {
 	}
 	if err := r.check(t, res, wantDiag); err != nil {
 		return err
+	}
+	if r.cstreams != nil {
+		return r.contextual(t, res.Probs)
 	}
 	arms, rewards, streams := r.arms, r.rewards, r.streams
 	if r.env.Changing() {
@@ -224,6 +276,35 @@ func (r *runner) round(ctx context.Context, t int) error {
 		r.tr.Round(t, arms, rewards)
 		r.prevA, r.prevR = arms, rewards
 	}
+	if r.prog != nil && (t%r.every == 0 || t == r.horizon) {
+		r.prog.add(int64(len(r.reps)) * int64(t-r.reported))
+		r.reported = t
+	}
+	return nil
+}
+
+// contextual completes round t of a contextual session once the arms are
+// checked: it checks and counts the probabilities reported, draws the
+// rewards and records the metrics.
+func (r *runner) contextual(t int, probs []float64) error {
+	if probs != nil {
+		if len(probs) != len(r.arms) {
+			return fmt.Errorf("round %d: plugin returned %d probabilities for %d replications", t, len(probs), len(r.arms))
+		}
+		for i, q := range probs {
+			if !(q == 0 || q > 0 && q <= 1) {
+				return fmt.Errorf("round %d: replication %d: plugin returned probability %v for arm %d; want 0 (not said) or a number in (0, 1]", t, r.reps[i], q, r.arms[i])
+			}
+		}
+	}
+	if r.probs != nil {
+		r.probs.add(probs)
+	}
+	for i, a := range r.arms {
+		r.rewards[i], r.regrets[i] = r.cstreams[i].Pull(int(a))
+	}
+	r.tr.RoundContextual(t, r.regrets, r.rewards)
+	r.prevA, r.prevR = r.arms, r.rewards
 	if r.prog != nil && (t%r.every == 0 || t == r.horizon) {
 		r.prog.add(int64(len(r.reps)) * int64(t-r.reported))
 		r.reported = t

@@ -123,6 +123,11 @@ func RunAll(ctx context.Context, scens []*scenario.Scenario, opts AllOptions) ([
 func Cost(sc *scenario.Scenario, p scenario.Policy) float64 {
 	k := float64(sc.K())
 	per := 10 * k // ts, klucb and unknown plugins
+	if c := sc.Context; c != nil {
+		// Linear policies update a d x d matrix per arm and round.
+		d := float64(c.D())
+		per = 10 * k * max(d*d, 1)
+	}
 	switch p.Plugin {
 	case "remax":
 		per = 20 * k * k

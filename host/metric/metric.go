@@ -15,6 +15,15 @@
 // In a changing environment (design §5, Dynamic) mu_b, mu2 and the gaps
 // are those of round t, so regret is the dynamic regret
 // sum_t (max_k mu_k(t) - mu_I(t)), and b is the best arm of round t.
+//
+// In a contextual scenario (docs/contextual.md, RoundContextual) regret is
+// sum_t (mu(x_t, a*(x_t)) - mu(x_t, I(t))), the expected reward of the
+// best arm for round t's context minus that of the arm pulled (on a
+// dataset, 1 - the reward), and PVLoss, the progressive-validation loss
+// of the contextual bandit bake-off, is (1/t) sum_s (1 - r_s) over the
+// rewards observed so far. No arm is best in every round, so the
+// underestimation metrics are not computed: underestimation and
+// regret_under are recorded as 0 and regret_not_under equals regret.
 package metric
 
 import (
@@ -31,6 +40,11 @@ const (
 	RegretUnder     = "regret_under"
 	RegretNotUnder  = "regret_not_under"
 )
+
+// PVLoss is the progressive-validation loss of a contextual run: the mean
+// of 1 - reward over the rounds so far. It is not in Names: only
+// contextual results carry it (results.Policy.PVLoss).
+const PVLoss = "pv_loss"
 
 // Names lists the metrics of design §5 in report order: the one list of
 // metric names. Every package that names, parses, checks or loops over
@@ -91,6 +105,12 @@ type Tracker struct {
 	nArm    []float64
 	sumArm  []float64
 
+	// In a contextual run (Contextual): every replication's sum of
+	// 1 - reward, and PV[c][i], the progressive-validation loss at
+	// checkpoint c.
+	loss []float64
+	PV   [][]float64
+
 	checkpoints []int
 	next        int // index of the next checkpoint
 	// Recorded[m][c][i]: metric m (order of Names) at checkpoint c for
@@ -133,6 +153,34 @@ func (t *Tracker) Dynamic(k int) {
 	}
 	t.nArm = make([]float64, n*k)
 	t.sumArm = make([]float64, n*k)
+}
+
+// Contextual makes the tracker follow a contextual run: rounds are then
+// accounted for by RoundContextual, which records PV besides Recorded.
+// Call it before the first round.
+func (t *Tracker) Contextual() {
+	t.loss = make([]float64, len(t.regret))
+	t.PV = make([][]float64, len(t.checkpoints))
+	for c := range t.PV {
+		t.PV[c] = make([]float64, len(t.regret))
+	}
+}
+
+// RoundContextual accounts for round t (1-based, in order) of a
+// Contextual tracker: in replication i the arm pulled had regret
+// regrets[i] (the best expected reward for the round's context minus its
+// own) and returned rewards[i].
+func (t *Tracker) RoundContextual(round int, regrets, rewards []float64) {
+	for i, g := range regrets {
+		t.regret[i] += g
+		t.loss[i] += 1 - rewards[i]
+	}
+	if t.next < len(t.checkpoints) && t.checkpoints[t.next] == round {
+		for i, l := range t.loss {
+			t.PV[t.next][i] = l / float64(round)
+		}
+	}
+	t.record(round)
 }
 
 // Set sets replication i's gaps (mu_b - mu_a of the round in play), best

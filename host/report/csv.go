@@ -53,7 +53,7 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 		tab.Append(f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), seCell)
 	}
 	for _, p := range okPolicies(f) {
-		for _, name := range metric.Names {
+		for _, name := range f.MetricNames() { // pv_loss too in a contextual run
 			s, err := p.Metric(name)
 			if err != nil {
 				return err

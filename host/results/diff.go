@@ -16,7 +16,7 @@ type FieldDiff struct {
 // ExperimentFields are the scenario fields that make two runs different
 // experiments: the environment (its changes included), the protocol and the feedback. Runs, seed, replications
 // and checkpoints only decide how the runs can be compared or combined.
-var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls", "feedback", "changes", "drift", "random_changes"}
+var ExperimentFields = []string{"family", "arms", "means", "noise_sd", "horizon", "init_pulls", "feedback", "changes", "drift", "random_changes", "context"}
 
 // Diff lists every field of the scenario in which a and b differ, in
 // schema order; the free-text description is not compared. It is the one
@@ -75,7 +75,18 @@ func (a Scenario) Diff(b Scenario) []FieldDiff {
 	if x, y := randomChanges(a.RandomChanges), randomChanges(b.RandomChanges); x != y {
 		add("random_changes", x, y)
 	}
+	if x, y := contextOf(a.Context), contextOf(b.Context); x != y {
+		add("context", x, y)
+	}
 	return d
+}
+
+// contextOf formats a recorded context, "none" for a context-free run.
+func contextOf(c *Context) string {
+	if c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%+v", *c)
 }
 
 // Only keeps the differences in the named fields.

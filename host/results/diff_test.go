@@ -16,7 +16,8 @@ func TestDiffCoversEveryField(t *testing.T) {
 	base := Scenario{Name: "s", Description: "d", Family: "gaussian", Arms: 2, Horizon: 100, Runs: 10, Seed: seed.Int(1),
 		Streams: "sha256-v2", InitPulls: 1, Means: []float64{0.5, 0.4}, NoiseSD: 1, NoiseKnown: &yes, Checkpoints: []int{10, 100}, Feedback: "delay 10",
 		Changes: []Change{{At: 20, Means: []float64{0.4, 0.5}}}, Drift: []Change{{At: 30, Means: []float64{0.4, 0.5}}},
-		RandomChanges: &RandomChanges{Rate: 0.2, Means: MeanDistribution{Uniform: []float64{0, 2}}}}
+		RandomChanges: &RandomChanges{Rate: 0.2, Means: MeanDistribution{Uniform: []float64{0, 2}}},
+		Context:       &Context{Dataset: "letter", Rows: 20000, Dim: 16}}
 	if d := base.Diff(base); len(d) != 0 {
 		t.Fatalf("a scenario differs from itself: %v", d)
 	}
@@ -47,6 +48,10 @@ func TestDiffCoversEveryField(t *testing.T) {
 		case reflect.Pointer:
 			if f.Type == reflect.TypeFor[*RandomChanges]() {
 				v.Set(reflect.ValueOf(&RandomChanges{Rate: 0.1, Means: MeanDistribution{Uniform: []float64{0, 1}}}))
+				break
+			}
+			if f.Type == reflect.TypeFor[*Context]() {
+				v.Set(reflect.ValueOf(&Context{Dataset: "iris", Rows: 150, Dim: 4}))
 				break
 			}
 			v.Set(reflect.ValueOf(&no))

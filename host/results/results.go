@@ -72,6 +72,37 @@ type Scenario struct {
 	Changes       []Change       `json:"changes,omitempty"`
 	Drift         []Change       `json:"drift,omitempty"`
 	RandomChanges *RandomChanges `json:"random_changes,omitempty"`
+	// Context records a contextual scenario (docs/contextual.md): Means
+	// is then empty, Family the family the plugins were told, Arms the
+	// arms and InitPulls 0; absent for a context-free one (files
+	// unchanged).
+	Context *Context `json:"context,omitempty"`
+}
+
+// Context is what a results file records of a contextual scenario's
+// `context:`: the dataset (a shipped one by name, a private one by the
+// path the scenario gave and its SHA-256) or the model, and the shape of
+// the contexts.
+type Context struct {
+	Dataset       string  `json:"dataset,omitempty"`
+	DatasetFile   string  `json:"dataset_file,omitempty"`
+	DatasetSHA256 string  `json:"dataset_sha256,omitempty"`
+	Rows          int     `json:"rows,omitempty"` // a dataset's rows
+	Model         string  `json:"model,omitempty"`
+	Dim           int     `json:"dim"`
+	PerArm        bool    `json:"per_arm,omitempty"`
+	NoiseSD       float64 `json:"noise_sd,omitempty"`
+}
+
+// Probs summarises the probabilities a contextual policy reported for the
+// arms it chose (protocol 3's optional StepResult.probs): over Rounds
+// replication-rounds, Reported gave one (not 0), the smallest of which
+// was Min and their mean Mean. Absent for a policy that reported none.
+type Probs struct {
+	Rounds   int64   `json:"rounds"`
+	Reported int64   `json:"reported"`
+	Min      float64 `json:"min"`
+	Mean     float64 `json:"mean"`
 }
 
 // Change is a point of Scenario.Changes (the means from round At on) or
@@ -253,14 +284,21 @@ type Policy struct {
 	Color string `json:"color,omitempty"`
 	// Feedback is the policy's feedback mode when not immediate (its own
 	// `feedback:` or the scenario's), as Scenario.Feedback.
-	Feedback    string                `json:"feedback,omitempty"`
-	Status      string                `json:"status"`
-	Error       string                `json:"error,omitempty"`
-	Checkpoints []int                 `json:"checkpoints"`
-	Regret      Series                `json:"regret"`
-	Under       Series                `json:"underestimation"`
-	RegretUnder Series                `json:"regret_under"`
-	RegretNot   Series                `json:"regret_not_under"`
+	Feedback    string `json:"feedback,omitempty"`
+	Status      string `json:"status"`
+	Error       string `json:"error,omitempty"`
+	Checkpoints []int  `json:"checkpoints"`
+	Regret      Series `json:"regret"`
+	Under       Series `json:"underestimation"`
+	RegretUnder Series `json:"regret_under"`
+	RegretNot   Series `json:"regret_not_under"`
+	// PVLoss is the progressive-validation loss (metric.PVLoss) of a
+	// policy of a contextual run, whose Final and Traces then hold
+	// "pv_loss" too; nil otherwise.
+	PVLoss *Series `json:"pv_loss,omitempty"`
+	// Probs, in a contextual run, summarises the probabilities the policy
+	// reported; nil when it reported none.
+	Probs       *Probs                `json:"probs,omitempty"`
 	Final       map[string][]float64  `json:"final"`
 	Diagnostics map[string]DiagSeries `json:"diagnostics,omitempty"`
 	Seconds     float64               `json:"seconds"`
@@ -406,12 +444,48 @@ type Traces struct {
 }
 
 // Metric returns the series of the named metric (see metric.Names).
+//
+// metric.PVLoss is p.PVLoss, an empty series when p has none.
 func (p *Policy) Metric(name string) (*Series, error) {
+	if name == metric.PVLoss {
+		if p.PVLoss == nil {
+			return &Series{}, nil
+		}
+		return p.PVLoss, nil
+	}
 	i, ok := metric.Index(name)
 	if !ok {
 		return nil, metric.Check(name)
 	}
 	return p.series()[i], nil
+}
+
+// MergeProbs combines the probability summaries of two disjoint sets of
+// replications of one policy (batches, shards, a sequential gate's
+// groups); either may be nil.
+func MergeProbs(a, b *Probs) *Probs {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := Probs{Rounds: a.Rounds + b.Rounds, Reported: a.Reported + b.Reported, Min: min(a.Min, b.Min)}
+	out.Mean = (a.Mean*float64(a.Reported) + b.Mean*float64(b.Reported)) / float64(out.Reported)
+	out.Mean = min(max(out.Mean, out.Min), 1)
+	return &out
+}
+
+// MetricNames are the metrics f's policies record: metric.Names, and
+// metric.PVLoss after them in a contextual run. Code that gathers or
+// compares every metric of a file (merge, the sequential gate, the audit)
+// loops over these.
+func (f *File) MetricNames() []string {
+	names := metric.Names[:]
+	if f.Scenario.Context != nil {
+		names = append(names[:len(names):len(names)], metric.PVLoss)
+	}
+	return names
 }
 
 // series returns p's series in the order of metric.Names (their JSON
@@ -558,8 +632,18 @@ func (f *File) Check() error {
 	if f.Schema != Schema {
 		return fmt.Errorf("schema %q, want %q", f.Schema, Schema)
 	}
-	if f.Scenario.Arms != len(f.Scenario.Means) {
+	ctx := f.Scenario.Context
+	switch {
+	case ctx != nil && (len(f.Scenario.Means) != 0 || f.Scenario.Arms < 2 || ctx.Dim < 1 || f.Scenario.InitPulls != 0):
+		return fmt.Errorf("scenario.context: a contextual scenario has no means, at least 2 arms, dim >= 1 and init_pulls 0; got %d means, %d arms, dim %d, init_pulls %d",
+			len(f.Scenario.Means), f.Scenario.Arms, ctx.Dim, f.Scenario.InitPulls)
+	case ctx == nil && f.Scenario.Arms != len(f.Scenario.Means):
 		return fmt.Errorf("scenario.arms = %d but %d means", f.Scenario.Arms, len(f.Scenario.Means))
+	}
+	if ctx != nil {
+		if err := checkNumbers("scenario.context.noise_sd", []float64{ctx.NoiseSD}); err != nil {
+			return err
+		}
 	}
 	if f.Scenario.Runs < 1 || f.Scenario.Horizon < 1 {
 		return fmt.Errorf("scenario.runs = %d and scenario.horizon = %d, want both >= 1", f.Scenario.Runs, f.Scenario.Horizon)
@@ -669,7 +753,21 @@ func (f *File) Check() error {
 				}
 			}
 		}
-		for _, name := range metric.Names {
+		names := metric.Names[:]
+		switch {
+		case ctx != nil && p.PVLoss == nil:
+			return fmt.Errorf("policies[%d] %q: no %s, which a contextual run records", i, p.Label, metric.PVLoss)
+		case ctx == nil && (p.PVLoss != nil || p.Probs != nil):
+			return fmt.Errorf("policies[%d] %q: %s or probs in a context-free run", i, p.Label, metric.PVLoss)
+		case ctx != nil:
+			names = append(names[:len(names):len(names)], metric.PVLoss)
+		}
+		if pr := p.Probs; pr != nil {
+			if pr.Rounds < 1 || pr.Reported < 1 || pr.Reported > pr.Rounds || !(pr.Min > 0 && pr.Min <= 1) || !(pr.Mean >= pr.Min && pr.Mean <= 1) {
+				return fmt.Errorf("policies[%d] %q: probs %+v: want 1 <= reported <= rounds and 0 < min <= mean <= 1", i, p.Label, *pr)
+			}
+		}
+		for _, name := range names {
 			s, _ := p.Metric(name)
 			if len(s.Mean) != n || len(s.SE) != n {
 				return fmt.Errorf("policies[%d] %q: %s has %d means and %d SEs for %d checkpoints", i, p.Label, name, len(s.Mean), len(s.SE), n)
@@ -756,7 +854,8 @@ type DiagTrace struct {
 
 // Summarize fills p's checkpoints, metric series, final values and
 // diagnostics from per-replication traces: metrics[name][c][i] at cps for
-// every name of metric.Names, and diags by name. With keep, p.Traces holds
+// every name of metric.Names (and metric.PVLoss in a contextual run), and
+// diags by name. With keep, p.Traces holds
 // the traces too (shard files need them for an exact merge). It is the one
 // place where traces become the numbers a results file reports, for a run
 // and for a merge alike.
@@ -768,6 +867,11 @@ func (p *Policy) Summarize(cps []int, metrics map[string][][]float64, diags map[
 		s, _ := p.Metric(name)
 		s.Mean, s.SE = metric.Series(rows)
 		p.Final[name] = rows[len(rows)-1]
+	}
+	if rows, ok := metrics[metric.PVLoss]; ok {
+		p.PVLoss = new(Series)
+		p.PVLoss.Mean, p.PVLoss.SE = metric.Series(rows)
+		p.Final[metric.PVLoss] = rows[len(rows)-1]
 	}
 	if len(diags) > 0 {
 		p.Diagnostics = map[string]DiagSeries{}

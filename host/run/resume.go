@@ -44,7 +44,7 @@ func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.
 	s := f.Scenario
 	// Another experiment, or another run of it, is refused; noise_known,
 	// the reward streams and the checkpoints decide below what is rerun.
-	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls", "changes", "drift", "random_changes"); len(d) > 0 ||
+	if d := results.Only(s.Diff(engine.Record(sc)), "name", "family", "arms", "means", "noise_sd", "horizon", "runs", "seed", "init_pulls", "changes", "drift", "random_changes", "context"); len(d) > 0 ||
 		f.Shard.Count != max(spec.Count, 1) || f.Shard.Index != spec.Index {
 		why := fmt.Sprintf("shard %d/%d, this run %d/%d", f.Shard.Index, f.Shard.Count, spec.Index, max(spec.Count, 1))
 		if len(d) > 0 {
@@ -66,8 +66,12 @@ func Resume(ctx context.Context, path string, sc *scenario.Scenario, spec shard.
 	case *s.NoiseKnown != known:
 		shared = append(shared, fmt.Sprintf("noise_known was %v, now %v", *s.NoiseKnown, known))
 	}
-	if s.Streams != env.StreamsVersion {
-		shared = append(shared, fmt.Sprintf("its reward streams are %q, now %q", s.Streams, env.StreamsVersion))
+	streams := env.StreamsVersion
+	if sc.Contextual() {
+		streams = env.ContextStreamsVersion
+	}
+	if s.Streams != streams {
+		shared = append(shared, fmt.Sprintf("its reward streams are %q, now %q", s.Streams, streams))
 	}
 	if v := results.HostVersion(); f.Bench == nil || f.Bench.Version != v {
 		was := "unrecorded"

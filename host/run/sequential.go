@@ -24,10 +24,22 @@ type seqPolicy struct {
 	reps    int
 	failed  *results.Policy // set when a group failed
 	seconds float64
+	probs   *results.Probs // a contextual policy's, over the groups
+}
+
+// seqNames are the metrics whose traces p carries: metric.Names, and
+// metric.PVLoss in a contextual run.
+func seqNames(p *results.Policy) []string {
+	names := metric.Names[:]
+	if p.PVLoss != nil {
+		names = append(names[:len(names):len(names)], metric.PVLoss)
+	}
+	return names
 }
 
 func (s *seqPolicy) add(p *results.Policy) {
 	s.seconds += p.Seconds
+	s.probs = results.MergeProbs(s.probs, p.Probs)
 	if p.Status != results.StatusOK {
 		s.failed = p
 		return
@@ -35,7 +47,7 @@ func (s *seqPolicy) add(p *results.Policy) {
 	if s.meta == nil {
 		s.meta = p
 		s.metrics = map[string][][]float64{}
-		for _, name := range metric.Names {
+		for _, name := range seqNames(p) {
 			s.metrics[name] = make([][]float64, len(p.Checkpoints))
 		}
 		for name, d := range p.Diagnostics {
@@ -45,7 +57,7 @@ func (s *seqPolicy) add(p *results.Policy) {
 			s.diags[name] = results.DiagTrace{Checkpoints: d.Checkpoints, Rows: make([][]float64, len(d.Checkpoints))}
 		}
 	}
-	for _, name := range metric.Names {
+	for _, name := range seqNames(p) {
 		for c, row := range p.Traces.Metrics[name] {
 			s.metrics[name][c] = append(s.metrics[name][c], row...)
 		}
@@ -71,6 +83,7 @@ func (s *seqPolicy) policy(runs int) *results.Policy {
 		p.SetSandbox(s.meta.Sandbox)
 	}
 	p.Summarize(s.meta.Checkpoints, s.metrics, s.diags, false)
+	p.Probs = s.probs
 	if s.reps < runs {
 		p.Replications = s.reps
 	}

@@ -42,7 +42,11 @@ type Scenario struct {
 	// Description is a one-line summary.
 	Description string `yaml:"description,omitempty"`
 	// Environment holds what the host simulates: family, means and noise.
-	Environment Environment `yaml:"environment"`
+	// A contextual scenario has Context instead, and no Environment.
+	Environment Environment `yaml:"environment,omitempty"`
+	// Context, in a contextual scenario, is its `context:` block: a
+	// dataset or a synthetic model (docs/contextual.md); nil otherwise.
+	Context *Context `yaml:"context,omitempty" json:",omitempty"`
 	// Horizon is the number of rounds T of each replication.
 	Horizon int `yaml:"horizon"`
 	// Runs is the number of independent replications.
@@ -72,6 +76,9 @@ type Scenario struct {
 	// defaultCheckpoints records that Checkpoints were not given in the
 	// file, so SetHorizon recomputes them instead of trimming them.
 	defaultCheckpoints bool
+	// environmentGiven records that a contextual scenario's file has an
+	// `environment:` key too, which Validate refuses.
+	environmentGiven bool
 }
 
 // Environment describes the arms the host simulates. Plugins never see
@@ -168,13 +175,25 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	s.Source = source
 
 	var missing []error
-	for _, key := range append([]struct{ key, what string }{
-		{"environment", "the arms: family, means, noise_sd"},
+	required := []struct{ key, what string }{
+		{"environment", "the arms: family, means, noise_sd (or, for a contextual scenario, context)"},
 		{"environment.means", "the arm means, at least two"},
 		{"horizon", "the number of rounds T"},
 		{"runs", "the number of replications"},
 		{"policies", "at least one {plugin: NAME, label: LABEL}"},
-	}, s.requiredChangeKeys()...) {
+	}
+	if d.set["context"] {
+		// A contextual scenario: the context replaces the environment,
+		// whose presence Validate refuses.
+		required = required[2:]
+		s.environmentGiven = d.set["environment"]
+		if s.Context == nil {
+			s.Context = &Context{}
+		}
+	} else {
+		required = append(required, s.requiredChangeKeys()...)
+	}
+	for _, key := range required {
 		if !d.set[key.key] {
 			if i := strings.LastIndexByte(key.key, '.'); i > 0 && !d.set[key.key[:i]] {
 				continue // reported for the parent
@@ -204,16 +223,22 @@ func (s *Scenario) applyDefaults(initPullsSet, checkpointsSet bool) {
 		base = filepath.Base(base)
 		s.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	}
-	e := &s.Environment
-	if e.Family == "" {
-		e.Family = string(sdk.Gaussian)
-	}
-	if e.NoiseKnown == nil {
-		known := true
-		e.NoiseKnown = &known
-	}
-	if !initPullsSet {
-		s.InitPulls = 1
+	if s.Context != nil {
+		// No environment, and no forced rounds unless the file asks
+		// (which Validate refuses).
+		s.Context.resolve(s.Source)
+	} else {
+		e := &s.Environment
+		if e.Family == "" {
+			e.Family = string(sdk.Gaussian)
+		}
+		if e.NoiseKnown == nil {
+			known := true
+			e.NoiseKnown = &known
+		}
+		if !initPullsSet {
+			s.InitPulls = 1
+		}
 	}
 	for i := range s.Policies {
 		p := &s.Policies[i]
@@ -289,8 +314,13 @@ func Shipped() []string {
 	return names
 }
 
-// K returns the number of arms.
-func (s *Scenario) K() int { return len(s.Environment.Means) }
+// K returns the number of arms: of the environment, or of the context.
+func (s *Scenario) K() int {
+	if s.Context != nil {
+		return s.Context.K()
+	}
+	return len(s.Environment.Means)
+}
 
 // TrueMeans returns the arm means the host simulates: Means, multiplied by
 // Scale when Scale is set. The result is a fresh slice.
@@ -304,8 +334,14 @@ func (s *Scenario) TrueMeans() []float64 {
 	return out
 }
 
-// Family returns the reward family as the SDK's type.
-func (s *Scenario) Family() sdk.Family { return sdk.Family(s.Environment.Family) }
+// Family returns the reward family as the SDK's type (Context.Family in a
+// contextual scenario).
+func (s *Scenario) Family() sdk.Family {
+	if s.Context != nil {
+		return s.Context.Family()
+	}
+	return sdk.Family(s.Environment.Family)
+}
 
 // IsNoiseKnown reports whether the noise sd is declared known to the
 // learner (true unless the file says noise_known: false).

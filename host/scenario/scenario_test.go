@@ -24,6 +24,10 @@ var internalRef = regexp.MustCompile(`(?i)\b(issue|pr|pull request|ticket)s?\s*#
 func TestShippedScenariosParse(t *testing.T) {
 	want := []string{
 		"changing_abrupt", "changing_drift", "changing_garivier_moulines", "changing_random",
+		"contextual_credit_g", "contextual_digits", "contextual_dna", "contextual_glass", "contextual_ionosphere",
+		"contextual_iris", "contextual_letter", "contextual_linear", "contextual_logistic", "contextual_pima",
+		"contextual_satimage", "contextual_segment", "contextual_sonar", "contextual_vehicle", "contextual_vowel",
+		"contextual_wine",
 		"delayed_ten_arm", "delayed_two_arm",
 		"failure_mode", "movielens", "obd", "quick",
 		"remaxgrad_robust_failure_mode", "remaxgrad_robust_two_arm",
@@ -57,7 +61,15 @@ func TestShippedScenariosParse(t *testing.T) {
 		// The paper's instances are Gaussian; the changing_* ones follow
 		// the non-stationary literature's Bernoulli instances.
 		gaussianOnly := !strings.HasPrefix(name, "changing_")
-		if s.InitPulls != 1 || (gaussianOnly && s.Family() != sdk.Gaussian) || !s.Environment.IsNoiseKnown() {
+		if contextual := strings.HasPrefix(name, "contextual_"); contextual != s.Contextual() {
+			t.Errorf("%s: contextual %v", name, s.Contextual())
+		} else if contextual {
+			// No forced rounds; a dataset's horizon at most its rows and
+			// at least the 120 rounds the shipped-results test plays.
+			if s.InitPulls != 0 || (s.Context.IsDataset() && (s.Horizon > s.Context.Rows() || s.Context.Rows() < 120)) {
+				t.Errorf("%s: init_pulls %d, horizon %d, rows %d", name, s.InitPulls, s.Horizon, s.Context.Rows())
+			}
+		} else if s.InitPulls != 1 || (gaussianOnly && s.Family() != sdk.Gaussian) || !s.Environment.IsNoiseKnown() {
 			t.Errorf("%s: init_pulls %d, family %q, noise known %v", name, s.InitPulls, s.Family(), s.Environment.IsNoiseKnown())
 		}
 		// The remaxgrad_* sweeps share the seed of their base instance on

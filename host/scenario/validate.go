@@ -49,104 +49,12 @@ func (s *Scenario) Validate() error {
 		errs = append(errs, &Error{Source: s.Source, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 
-	e := s.Environment
-	family := sdk.Family(e.Family)
-	noiseOK, meansOK := true, true
-	switch family {
-	case sdk.Gaussian:
-		noiseOK = false
-		switch {
-		case math.IsNaN(e.NoiseSD) || math.IsInf(e.NoiseSD, 0):
-			bad("environment.noise_sd", "must be finite, got %v", e.NoiseSD)
-		case e.NoiseSD == 0:
-			bad("environment.noise_sd", "must be > 0 (required for a gaussian environment)")
-		case e.NoiseSD < 0:
-			bad("environment.noise_sd", "must be > 0, got %v", e.NoiseSD)
-		default:
-			noiseOK = true
-		}
-	case sdk.Bernoulli:
-		if e.NoiseSD != 0 {
-			bad("environment.noise_sd", "must be absent for a bernoulli environment (the means fix the noise), got %v", e.NoiseSD)
-		}
-	default:
-		bad("environment.family", "unknown family %q (want %s or %s)", e.Family, sdk.Gaussian, sdk.Bernoulli)
-	}
-	scale := 1.0
-	if sc := e.Scale; sc != 0 && !(sc > 0 && !math.IsInf(sc, 1)) {
-		bad("environment.scale", "must be a finite number > 0, got %v", sc)
-		meansOK = false
-	} else if sc != 0 {
-		scale = sc
-	}
-	switch k := len(e.Means); k {
-	case 0:
-		bad("environment.means", "empty; need at least two arms")
-	case 1:
-		bad("environment.means", "one arm; need at least two")
-	}
-	// checkMean judges one mean (of environment.means or of a change) and
-	// reports whether it is usable.
-	checkMean := func(field string, m float64) bool {
-		mu := m * scale
-		switch {
-		case math.IsNaN(m) || math.IsInf(m, 0):
-			bad(field, "must be finite, got %v", m)
-			return false
-		case math.IsInf(mu, 0):
-			bad(field, "%v * scale %v is not finite", m, e.Scale)
-			return false
-		case family == sdk.Bernoulli && (mu < 0 || mu > 1):
-			if e.Scale != 0 {
-				bad(field, "%v (after scale) is outside [0, 1], the range of a bernoulli mean", mu)
-			} else {
-				bad(field, "%v is outside [0, 1], the range of a bernoulli mean", mu)
-			}
-		}
-		return true
-	}
-	for i, m := range e.Means {
-		if !checkMean(fmt.Sprintf("environment.means[%d]", i), m) {
-			meansOK = false
-		}
-	}
-
-	horizonOK := true
-	switch {
-	case s.Horizon < 1:
-		bad("horizon", "must be >= 1, got %d", s.Horizon)
-		horizonOK = false
-	case s.Horizon > MaxHorizon:
-		bad("horizon", "%d exceeds the maximum %d", s.Horizon, MaxHorizon)
-		horizonOK = false
-	}
-	if s.InitPulls < 1 {
-		bad("init_pulls", "must be >= 1, got %d", s.InitPulls)
-	} else if horizonOK && len(e.Means) > 0 && s.Horizon < len(e.Means)*s.InitPulls {
-		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
-			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
-	}
-	changeMu, changeField := s.checkChanges(bad, checkMean, horizonOK)
-	if horizonOK && noiseOK && meansOK && len(e.Means) > 0 {
-		// Rewards, their sums over the horizon and the sums of their
-		// squares (which policies form) must stay finite, or the metrics and
-		// the results file would hold Inf and NaN. The error names the
-		// field that holds the largest mean: environment.means, or a
-		// change, drift point or random_changes bound of its own.
-		maxMu, field := 0.0, "environment.means"
-		for _, m := range e.Means {
-			maxMu = max(maxMu, math.Abs(m*scale))
-		}
-		if changeField != "" && changeMu > maxMu {
-			maxMu, field = changeMu, changeField
-		}
-		if r := maxMu + rewardSDs*e.NoiseSD; r*r*float64(s.Horizon) > MaxRewardSquareSum {
-			if rewardSDs*e.NoiseSD > maxMu {
-				field = "environment.noise_sd"
-			}
-			bad(field, "too large: rewards reach about %.3g, and %d rounds of their squares overflow (need (max |mean x scale| + %g noise_sd)^2 x horizon <= %g)",
-				r, s.Horizon, float64(rewardSDs), MaxRewardSquareSum)
-		}
+	var horizonOK bool
+	if s.Context != nil {
+		horizonOK = s.checkHorizon(bad)
+		s.checkContext(bad, horizonOK)
+	} else {
+		horizonOK = s.checkEnvironment(bad)
 	}
 	switch {
 	case s.Runs < 1:
@@ -243,4 +151,117 @@ func checkParamValue(v any) string {
 		return "has no value"
 	}
 	return fmt.Sprintf("expected a number, bool or string, got %s", describe(v))
+}
+
+// checkEnvironment reports the problems of a context-free scenario's
+// environment, init_pulls and changes.
+// It reports the horizon's problems too, where they always came (after
+// the means), and returns whether the horizon is usable.
+func (s *Scenario) checkEnvironment(bad func(field, format string, args ...any)) bool {
+	e := s.Environment
+	family := sdk.Family(e.Family)
+	noiseOK, meansOK := true, true
+	switch family {
+	case sdk.Gaussian:
+		noiseOK = false
+		switch {
+		case math.IsNaN(e.NoiseSD) || math.IsInf(e.NoiseSD, 0):
+			bad("environment.noise_sd", "must be finite, got %v", e.NoiseSD)
+		case e.NoiseSD == 0:
+			bad("environment.noise_sd", "must be > 0 (required for a gaussian environment)")
+		case e.NoiseSD < 0:
+			bad("environment.noise_sd", "must be > 0, got %v", e.NoiseSD)
+		default:
+			noiseOK = true
+		}
+	case sdk.Bernoulli:
+		if e.NoiseSD != 0 {
+			bad("environment.noise_sd", "must be absent for a bernoulli environment (the means fix the noise), got %v", e.NoiseSD)
+		}
+	default:
+		bad("environment.family", "unknown family %q (want %s or %s)", e.Family, sdk.Gaussian, sdk.Bernoulli)
+	}
+	scale := 1.0
+	if sc := e.Scale; sc != 0 && !(sc > 0 && !math.IsInf(sc, 1)) {
+		bad("environment.scale", "must be a finite number > 0, got %v", sc)
+		meansOK = false
+	} else if sc != 0 {
+		scale = sc
+	}
+	switch k := len(e.Means); k {
+	case 0:
+		bad("environment.means", "empty; need at least two arms")
+	case 1:
+		bad("environment.means", "one arm; need at least two")
+	}
+	// checkMean judges one mean (of environment.means or of a change) and
+	// reports whether it is usable.
+	checkMean := func(field string, m float64) bool {
+		mu := m * scale
+		switch {
+		case math.IsNaN(m) || math.IsInf(m, 0):
+			bad(field, "must be finite, got %v", m)
+			return false
+		case math.IsInf(mu, 0):
+			bad(field, "%v * scale %v is not finite", m, e.Scale)
+			return false
+		case family == sdk.Bernoulli && (mu < 0 || mu > 1):
+			if e.Scale != 0 {
+				bad(field, "%v (after scale) is outside [0, 1], the range of a bernoulli mean", mu)
+			} else {
+				bad(field, "%v is outside [0, 1], the range of a bernoulli mean", mu)
+			}
+		}
+		return true
+	}
+	for i, m := range e.Means {
+		if !checkMean(fmt.Sprintf("environment.means[%d]", i), m) {
+			meansOK = false
+		}
+	}
+
+	horizonOK := s.checkHorizon(bad)
+	if s.InitPulls < 1 {
+		bad("init_pulls", "must be >= 1, got %d", s.InitPulls)
+	} else if horizonOK && len(e.Means) > 0 && s.Horizon < len(e.Means)*s.InitPulls {
+		bad("horizon", "%d is less than the %d forced initial rounds (%d arms x init_pulls %d)",
+			s.Horizon, len(e.Means)*s.InitPulls, len(e.Means), s.InitPulls)
+	}
+	changeMu, changeField := s.checkChanges(bad, checkMean, horizonOK)
+	if horizonOK && noiseOK && meansOK && len(e.Means) > 0 {
+		// Rewards, their sums over the horizon and the sums of their
+		// squares (which policies form) must stay finite, or the metrics and
+		// the results file would hold Inf and NaN. The error names the
+		// field that holds the largest mean: environment.means, or a
+		// change, drift point or random_changes bound of its own.
+		maxMu, field := 0.0, "environment.means"
+		for _, m := range e.Means {
+			maxMu = max(maxMu, math.Abs(m*scale))
+		}
+		if changeField != "" && changeMu > maxMu {
+			maxMu, field = changeMu, changeField
+		}
+		if r := maxMu + rewardSDs*e.NoiseSD; r*r*float64(s.Horizon) > MaxRewardSquareSum {
+			if rewardSDs*e.NoiseSD > maxMu {
+				field = "environment.noise_sd"
+			}
+			bad(field, "too large: rewards reach about %.3g, and %d rounds of their squares overflow (need (max |mean x scale| + %g noise_sd)^2 x horizon <= %g)",
+				r, s.Horizon, float64(rewardSDs), MaxRewardSquareSum)
+		}
+	}
+	return horizonOK
+}
+
+// checkHorizon reports a horizon out of [1, MaxHorizon] and returns
+// whether it is in range.
+func (s *Scenario) checkHorizon(bad func(field, format string, args ...any)) bool {
+	switch {
+	case s.Horizon < 1:
+		bad("horizon", "must be >= 1, got %d", s.Horizon)
+		return false
+	case s.Horizon > MaxHorizon:
+		bad("horizon", "%d exceeds the maximum %d", s.Horizon, MaxHorizon)
+		return false
+	}
+	return true
 }

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
 )
 
@@ -131,6 +130,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 		for _, k := range order {
 			f := files[k]
 			p.Seconds += f.Policies[i].Seconds
+			p.Probs = results.MergeProbs(p.Probs, f.Policies[i].Probs)
 			if s := f.Policies[i].Sandbox; !slices.Contains(sandboxes, s) {
 				sandboxes = append(sandboxes, s)
 			}
@@ -169,7 +169,7 @@ func Merge(files []*results.File, names []string) (*results.File, error) {
 			return rows
 		}
 		metrics := map[string][][]float64{}
-		for _, name := range metric.Names {
+		for _, name := range first.MetricNames() { // pv_loss too in a contextual run
 			metrics[name] = gather(func(p *results.Policy) [][]float64 { return p.Traces.Metrics[name] })
 		}
 		var diags map[string]results.DiagTrace
