@@ -178,6 +178,9 @@ func (s *coreSession) Replications() int { return s.n }
 // Delayed implements wire.Session.
 func (s *coreSession) Delayed() bool { return s.spec.Feedback.Delayed() }
 
+// ContextWidth implements wire.Session.
+func (s *coreSession) ContextWidth() int { return s.spec.Context.Width(s.spec.Arms) }
+
 // Pending implements wire.Session.
 func (s *coreSession) Pending() int {
 	s.mu.Lock()

@@ -440,11 +440,11 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 	n := len(req.Replications)
 	delayed := req.Feedback.Delayed()
 	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag, delayed: delayed,
-		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(wire.StepMsgLimit(n, ndiag))}}
+		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(wire.StepMsgLimit(n, ndiag, false))}}
 	s.req.SessionId = s.id
 	if path := r.GetStepSocket(); path != "" {
 		// A socket we cannot dial leaves the session on gRPC.
-		if sock, err := wire.DialStep(path, n, ndiag, delayed); err == nil {
+		if sock, err := wire.DialStep(path, n, ndiag, delayed, 0); err == nil {
 			s.sock = sock
 		}
 	}
