@@ -379,3 +379,62 @@ func TestContextualHostileProbs(t *testing.T) {
 		}
 	}
 }
+
+// TestContextualStepAllocations: a round of a contextual session
+// allocates nothing once the session runs, in process and on the step
+// socket (both ends in this process), contexts and probabilities
+// included.
+func TestContextualStepAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own around system calls")
+	}
+	const n, dim = 100, 16
+	p := argmaxPlugins(nil, true)["batch"]
+	p.NewContextualBatch = func(s sdk.Session, reps []sdk.Replica) (sdk.BatchPolicy, error) {
+		w := s.Context.Width(s.Arms)
+		return stepFunc(func(st *sdk.BatchStep) error {
+			for i := range reps {
+				a, p := argmax(st.Contexts[i*w:(i+1)*w], s)
+				st.Arms[i], st.Probs[i] = int32(a), p
+			}
+			return nil
+		}), nil
+	}
+	for _, tname := range []string{"local", "socket"} {
+		t.Run(tname, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := connect(t, ctx, p, ctxTransports[tname])
+			reps := make([]uint64, n)
+			for i := range reps {
+				reps[i] = uint64(i)
+			}
+			s, err := c.Open(ctx, &OpenRequest{Arms: 10, Horizon: 1 << 30, Replications: reps, Family: sdk.Gaussian, NoiseSD: 1, Context: sdk.ContextShape{Dim: dim}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			contexts := make([]float64, n*dim)
+			for i := range contexts {
+				contexts[i] = float64(i%13) / 13
+			}
+			if _, err := s.Step(ctx, &Step{Round: 1, Contexts: contexts}); err != nil {
+				t.Fatal(err)
+			}
+			arms := make([]int32, n)
+			st := &Step{PrevArms: arms, PrevRewards: make([]float64, n), Contexts: contexts}
+			round := 1
+			allocs := testing.AllocsPerRun(200, func() {
+				round++
+				st.Round = round
+				res, err := s.Step(ctx, st)
+				if err != nil || len(res.Probs) != n {
+					t.Fatalf("round %d: %d probabilities, %v", round, len(res.Probs), err)
+				}
+				copy(arms, res.Arms)
+			})
+			if allocs > 0 {
+				t.Errorf("%v allocations per contextual round, want 0", allocs)
+			}
+		})
+	}
+}
