@@ -117,8 +117,12 @@ func (decl declared) checkOpen(req *OpenRequest) error {
 		case !decl.contextual:
 			return errors.New("the plugin does not play contextual sessions (its Describe does not report contextual)")
 		}
-		if w := int64(req.Context.Dim) * int64(max(req.Arms, 1)); w*int64(len(req.Replications))*8 > wire.MaxMessage {
-			return fmt.Errorf("contexts of %d replications of dimension %d exceed the protocol's %d-byte message limit", len(req.Replications), req.Context.Dim, wire.MaxMessage)
+		w := int64(req.Context.Dim)
+		if req.Context.PerArm {
+			w *= int64(req.Arms)
+		}
+		if w*int64(len(req.Replications))*8 > wire.MaxMessage {
+			return fmt.Errorf("contexts of %d values for %d replications exceed the protocol's %d-byte message limit", w, len(req.Replications), wire.MaxMessage)
 		}
 		return nil
 	}
