@@ -438,3 +438,31 @@ func TestContextualStepAllocations(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOpen: which sessions the client opens on what a plugin
+// declared, before any RPC.
+func TestCheckOpen(t *testing.T) {
+	ctxReq := func(dim, arms, n int, perArm bool) *OpenRequest {
+		return &OpenRequest{Arms: arms, Replications: make([]uint64, n), Context: sdk.ContextShape{Dim: dim, PerArm: perArm}}
+	}
+	v3 := declared{protocol: 3, contextual: true}
+	for _, c := range []struct {
+		name string
+		decl declared
+		req  *OpenRequest
+		want string // "" accepted
+	}{
+		{"context-free on protocol 1", declared{protocol: 1}, ctxReq(0, 3, 2, false), ""},
+		{"contextual on protocol 3", v3, ctxReq(16, 3, 2, false), ""},
+		{"contextual on protocol 2", declared{protocol: 2, contextual: true}, ctxReq(16, 3, 2, false), "needs protocol version 3"},
+		{"contextual on a context-free plugin", declared{protocol: 3}, ctxReq(16, 3, 2, false), "does not play contextual sessions"},
+		{"context-free on a contextual-only plugin", declared{protocol: 3, contextual: true, contextualOnly: true}, ctxReq(0, 3, 2, false), "plays only contextual sessions"},
+		{"large but within the limit", v3, ctxReq(784, 1000, 1000, false), ""},
+		{"per arm beyond the limit", v3, ctxReq(784, 1000, 1000, true), "message limit"},
+	} {
+		err := c.decl.checkOpen(c.req)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
