@@ -61,6 +61,8 @@ func (c *core) describe() *description {
 		Diagnostics:     c.p.Diagnostics,
 		StepStream:      true,
 		SDK:             SDKVersion,
+		Contextual:      c.p.contextual(),
+		ContextualOnly:  c.p.contextual() && c.p.New == nil && c.p.NewBatch == nil,
 	}
 }
 
@@ -73,6 +75,15 @@ func (c *core) Open(req *pb.OpenRequest, version int) (uint64, error) {
 	if oreq.Feedback.Delayed() && version < wire.DelayedFeedbackVersion {
 		return 0, fmt.Errorf("%w: delayed feedback (%s) needs protocol version %d, this connection speaks %d",
 			errInvalid, oreq.Feedback, wire.DelayedFeedbackVersion, version)
+	}
+	if ctx := req.GetContext(); ctx != nil {
+		if version < wire.ContextualVersion {
+			return 0, fmt.Errorf("%w: a contextual session needs protocol version %d, this connection speaks %d",
+				errInvalid, wire.ContextualVersion, version)
+		}
+		if ctx.GetDim() == 0 {
+			return 0, fmt.Errorf("%w: a context of dimension 0", errInvalid)
+		}
 	}
 	return c.open(oreq)
 }
@@ -105,6 +116,11 @@ type coreSession struct {
 	step      BatchStep
 	diag      [][]float64
 	arrivals  []Arrival // the round's arrivals, reused
+	// A contextual session's contexts: the width of one replication's,
+	// and the SDK's copies of the last two rounds' (the transports reuse
+	// a Step's buffers), swapped each round.
+	width int
+	ctx   [2][]float64
 }
 
 // errInvalid marks errors caused by a bad request rather than the policy.
@@ -118,6 +134,10 @@ func (c *core) open(req *openRequest) (uint64, error) {
 	if err := feedback.Check(req.Feedback); err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
 	}
+	width, err := c.checkContext(req)
+	if err != nil {
+		return 0, err
+	}
 	resolved, err := params.Resolve(c.p.Params, req.Params)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", errInvalid, err)
@@ -126,7 +146,7 @@ func (c *core) open(req *openRequest) (uint64, error) {
 		Arms: req.Arms, Horizon: req.Horizon, Family: req.Family,
 		NoiseSD: req.NoiseSD, NoiseKnown: req.NoiseKnown,
 		InitPulls: req.InitPulls, Seed: req.Seed, Params: Params(resolved),
-		Feedback: req.Feedback,
+		Feedback: req.Feedback, Context: req.Context,
 	}
 	reps := make([]Replica, len(req.Replications))
 	for i, idx := range req.Replications {
@@ -135,10 +155,18 @@ func (c *core) open(req *openRequest) (uint64, error) {
 	var pol BatchPolicy
 	err = protect(func() error {
 		var err error
-		if c.p.NewBatch != nil {
+		switch {
+		case width > 0 && c.p.NewContextualBatch != nil:
+			pol, err = c.p.NewContextualBatch(spec, reps)
+		case width > 0:
+			pol, err = newContextualReplicaBatch(c.p.NewContextual, spec, reps, len(c.p.Diagnostics), &c.nopen)
+		case c.p.NewBatch != nil:
 			pol, err = c.p.NewBatch(spec, reps)
-		} else {
+		default:
 			pol, err = newReplicaBatch(c.p.New, spec, reps, len(c.p.Diagnostics), &c.nopen)
+		}
+		if err == nil && pol == nil {
+			err = errors.New("the factory returned a nil BatchPolicy")
 		}
 		return err
 	})
@@ -146,8 +174,12 @@ func (c *core) open(req *openRequest) (uint64, error) {
 		return 0, err // the caller names the operation ("plugin X: open: ...")
 	}
 	n := len(reps)
-	s := &coreSession{names: c.p.Diagnostics, spec: spec, n: n, reps: req.Replications, pol: pol}
+	s := &coreSession{names: c.p.Diagnostics, spec: spec, n: n, reps: req.Replications, pol: pol, width: width}
 	s.step.Arms = make([]int32, n)
+	if width > 0 {
+		s.ctx = [2][]float64{make([]float64, n*width), make([]float64, n*width)}
+		s.step.Probs = make([]float64, n)
+	}
 	s.diag = make([][]float64, len(c.p.Diagnostics))
 	for d := range s.diag {
 		s.diag[d] = make([]float64, n)
@@ -160,6 +192,37 @@ func (c *core) open(req *openRequest) (uint64, error) {
 	c.nopen.Store(int64(len(c.sessions)))
 	c.mu.Unlock()
 	return id, nil
+}
+
+// checkContext checks that the plugin plays the session req asks for,
+// contextual or context-free, and returns the width of a replication's
+// context (0 in a context-free session).
+func (c *core) checkContext(req *openRequest) (int, error) {
+	name := wire.Truncate(c.p.Name, MaxNameLen)
+	if !req.Context.Contextual() {
+		if c.p.New == nil && c.p.NewBatch == nil {
+			return 0, fmt.Errorf("%w: plugin %s plays only contextual sessions (it sets NewContextual or NewContextualBatch, not New or NewBatch), and this session has no context",
+				errInvalid, name)
+		}
+		return 0, nil
+	}
+	if !c.p.contextual() {
+		return 0, fmt.Errorf("%w: plugin %s plays only context-free sessions (it sets no NewContextual or NewContextualBatch), and this session is contextual",
+			errInvalid, name)
+	}
+	if req.Feedback.Delayed() {
+		return 0, fmt.Errorf("%w: delayed feedback (%s) in a contextual session: contextual sessions take immediate feedback", errInvalid, req.Feedback)
+	}
+	width := int64(req.Context.Dim)
+	if req.Context.PerArm {
+		width *= int64(req.Arms)
+	}
+	// A round's contexts travel in one message: bound them by it.
+	if width*int64(len(req.Replications))*8 > wire.MaxMessage {
+		return 0, fmt.Errorf("%w: contexts of %d values for %d replications exceed the protocol's %d-byte message limit",
+			errInvalid, width, len(req.Replications), wire.MaxMessage)
+	}
+	return int(width), nil
 }
 
 func (c *core) session(id uint64) (*coreSession, error) {
@@ -177,6 +240,9 @@ func (s *coreSession) Replications() int { return s.n }
 
 // Delayed implements wire.Session.
 func (s *coreSession) Delayed() bool { return s.spec.Feedback.Delayed() }
+
+// ContextWidth implements wire.Session.
+func (s *coreSession) ContextWidth() int { return s.spec.Context.Width(s.spec.Arms) }
 
 // Pending implements wire.Session.
 func (s *coreSession) Pending() int {
@@ -224,7 +290,27 @@ func (s *coreSession) Step(in *wire.Step) (wire.StepResult, error) {
 				errInvalid, id, round, i, a)
 		}
 	}
+	if len(in.Contexts) != s.n*s.width {
+		if s.width == 0 {
+			return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: %d context values in a context-free session",
+				errInvalid, id, round, len(in.Contexts))
+		}
+		return wire.StepResult{}, fmt.Errorf("%w: session %d round %d: %d context values, want %d (%d replications of width %d)",
+			errInvalid, id, round, len(in.Contexts), s.n*s.width, s.n, s.width)
+	}
 	st := &s.step
+	if s.width > 0 {
+		// The SDK's own copies: the transport reuses the Step's buffer,
+		// and round t-1's contexts are handed back with its rewards.
+		s.ctx[0], s.ctx[1] = s.ctx[1], s.ctx[0]
+		copy(s.ctx[0], in.Contexts)
+		st.Contexts = s.ctx[0]
+		st.PrevContexts = s.ctx[1][:0]
+		if round > 1 {
+			st.PrevContexts = s.ctx[1]
+		}
+		clear(st.Probs)
+	}
 	st.Round = round
 	st.PrevArms = prevArms
 	st.PrevRewards = prevRewards
@@ -263,10 +349,11 @@ func (s *coreSession) Step(in *wire.Step) (wire.StepResult, error) {
 			return wire.StepResult{}, fmt.Errorf("the policy returned %d values of diagnostic %q for %d replications", len(row), s.names[d], s.n)
 		}
 	}
-	if round <= s.spec.InitRounds() {
-		forced := int32((round - 1) % s.spec.Arms)
+	forced := round <= s.spec.InitRounds()
+	if forced {
+		arm := int32((round - 1) % s.spec.Arms)
 		for i := range st.Arms {
-			st.Arms[i] = forced
+			st.Arms[i] = arm
 		}
 	} else {
 		for i, a := range st.Arms {
@@ -275,10 +362,48 @@ func (s *coreSession) Step(in *wire.Step) (wire.StepResult, error) {
 			}
 		}
 	}
+	res := wire.StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}
+	if s.width > 0 {
+		probs, err := s.probs(forced)
+		if err != nil {
+			return wire.StepResult{}, err
+		}
+		res.Probs = probs
+	}
 	s.round = round
 	s.delivered += len(arrivals)
-	return wire.StepResult{Arms: st.Arms, Diagnostics: st.Diagnostics}, nil
+	return res, nil
 }
+
+// probs checks the probabilities a contextual policy reported for its
+// arms, in the author's terms, and returns them: nil when none says. In a
+// forced round the policy chose nothing: none is reported.
+func (s *coreSession) probs(forced bool) ([]float64, error) {
+	st := &s.step
+	if len(st.Probs) != s.n {
+		return nil, fmt.Errorf("the policy resized BatchStep.Probs to %d for %d replications", len(st.Probs), s.n)
+	}
+	if forced {
+		clear(st.Probs)
+		return nil, nil
+	}
+	said := false
+	for i, p := range st.Probs {
+		if !validProb(p) {
+			return nil, fmt.Errorf("replication %d: the policy reported probability %v for arm %d, want 0 (not said) or a value in (0, 1]",
+				s.reps[i], p, st.Arms[i])
+		}
+		said = said || p != 0
+	}
+	if !said {
+		return nil, nil
+	}
+	return st.Probs, nil
+}
+
+// validProb reports whether p is a probability a policy may report for
+// its arm: 0 (not said) or in (0, 1]; never NaN.
+func validProb(p float64) bool { return p == 0 || p > 0 && p <= 1 }
 
 // pending is how many rewards of the session have not arrived before the
 // next round: every pull of the rounds answered, less those delivered. It
@@ -350,7 +475,10 @@ func protect(f func() error) (err error) {
 // Which goroutine plays a replication never changes its result.
 type replicaBatch struct {
 	spec    Session
-	pols    []Policy
+	n       int
+	pols    []Policy           // context-free policies, or
+	cpols   []ContextualPolicy // contextual ones (width values of context each)
+	width   int
 	diags   []Diagnoser
 	cores   int
 	maxW    int              // chunks of a split round
@@ -369,7 +497,7 @@ const fanOutWork = 100 * time.Microsecond
 const minChunk = 32
 
 func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
-	b := &replicaBatch{spec: spec, pols: make([]Policy, len(reps)), cores: procs.Cores(), open: open, now: time.Now}
+	b := &replicaBatch{spec: spec, n: len(reps), pols: make([]Policy, len(reps)), cores: procs.Cores(), open: open, now: time.Now}
 	if ndiag > 0 {
 		b.diags = make([]Diagnoser, len(reps))
 	}
@@ -382,25 +510,64 @@ func newReplicaBatch(f Factory, spec Session, reps []Replica, ndiag int, open *a
 			return nil, fmt.Errorf("replication %d: factory returned a nil Policy", r.Index)
 		}
 		b.pols[i] = p
-		if ndiag > 0 {
-			d, ok := p.(Diagnoser)
-			if !ok {
-				return nil, fmt.Errorf("plugin declares diagnostics but its Policy %T does not implement Diagnoser", p)
-			}
-			b.diags[i] = d
+		if err := b.diagnoser(i, p, "Policy"); err != nil {
+			return nil, err
 		}
 	}
-	b.maxW = max(1, min(b.cores, (len(reps)+minChunk-1)/minChunk))
+	return b.split(ndiag), nil
+}
+
+// newContextualReplicaBatch is newReplicaBatch for the contextual
+// policies of a contextual session.
+func newContextualReplicaBatch(f ContextualFactory, spec Session, reps []Replica, ndiag int, open *atomic.Int64) (*replicaBatch, error) {
+	b := &replicaBatch{spec: spec, n: len(reps), cpols: make([]ContextualPolicy, len(reps)), width: spec.Context.Width(spec.Arms),
+		cores: procs.Cores(), open: open, now: time.Now}
+	if ndiag > 0 {
+		b.diags = make([]Diagnoser, len(reps))
+	}
+	for i, r := range reps {
+		p, err := f(spec, r)
+		if err != nil {
+			return nil, fmt.Errorf("replication %d: %w", r.Index, err)
+		}
+		if p == nil {
+			return nil, fmt.Errorf("replication %d: factory returned a nil ContextualPolicy", r.Index)
+		}
+		b.cpols[i] = p
+		if err := b.diagnoser(i, p, "ContextualPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	return b.split(ndiag), nil
+}
+
+// diagnoser keeps replication i's policy p as its Diagnoser when the
+// plugin declares diagnostics.
+func (b *replicaBatch) diagnoser(i int, p any, kind string) error {
+	if b.diags == nil {
+		return nil
+	}
+	d, ok := p.(Diagnoser)
+	if !ok {
+		return fmt.Errorf("plugin declares diagnostics but its %s %T does not implement Diagnoser", kind, p)
+	}
+	b.diags[i] = d
+	return nil
+}
+
+// split sizes the chunks a round may be split into.
+func (b *replicaBatch) split(ndiag int) *replicaBatch {
+	b.maxW = max(1, min(b.cores, (b.n+minChunk-1)/minChunk))
 	b.errs = make([]error, b.maxW)
 	b.scratch = make([][]float64, b.maxW)
 	for j := range b.scratch {
 		b.scratch[j] = make([]float64, ndiag)
 	}
-	return b, nil
+	return b
 }
 
 func (b *replicaBatch) Step(st *BatchStep) error {
-	n, w := len(b.pols), b.ways()
+	n, w := b.n, b.ways()
 	start := b.now()
 	defer func() { b.work = b.now().Sub(start) * time.Duration(w) }()
 	if w == 1 {
@@ -429,6 +596,9 @@ func (b *replicaBatch) ways() int {
 
 // run plays replications lo..hi-1 of a round as chunk j.
 func (b *replicaBatch) run(st *BatchStep, j, lo, hi int) error {
+	if b.cpols != nil {
+		return b.runContextual(st, j, lo, hi)
+	}
 	t := st.Round
 	k := b.spec.Arms
 	forced := t <= b.spec.InitRounds()
@@ -457,11 +627,47 @@ func (b *replicaBatch) run(st *BatchStep, j, lo, hi int) error {
 		}
 		st.Arms[i] = int32(a)
 		if st.Diagnostics != nil {
-			row := b.scratch[j]
-			b.diags[i].Diagnose(row)
-			for d, v := range row {
-				st.Diagnostics[d][i] = v
-			}
+			b.diagnose(st, j, i)
+		}
+	}
+	return nil
+}
+
+// diagnose fills replication i's diagnostics of the round, as chunk j.
+func (b *replicaBatch) diagnose(st *BatchStep, j, i int) {
+	row := b.scratch[j]
+	b.diags[i].Diagnose(row)
+	for d, v := range row {
+		st.Diagnostics[d][i] = v
+	}
+}
+
+// runContextual is run for contextual policies (immediate feedback: the
+// SDK refuses delayed feedback in a contextual session). Replication i's
+// context is its width values of BatchStep.Contexts, and the previous
+// round's, handed back with its reward, of PrevContexts.
+func (b *replicaBatch) runContextual(st *BatchStep, j, lo, hi int) error {
+	t, k, w := st.Round, b.spec.Arms, b.width
+	forced := t <= b.spec.InitRounds()
+	for i := lo; i < hi; i++ {
+		p := b.cpols[i]
+		if len(st.PrevArms) > 0 {
+			p.Observe(t-1, st.PrevContexts[i*w:(i+1)*w:(i+1)*w], int(st.PrevArms[i]), st.PrevRewards[i])
+		}
+		if forced {
+			continue
+		}
+		a, prob := p.Select(t, st.Contexts[i*w:(i+1)*w:(i+1)*w])
+		if a < 0 || a >= k {
+			return fmt.Errorf("replication %d: Select(%d, x) returned arm %d, want 0..%d", i, t, a, k-1)
+		}
+		if !validProb(prob) {
+			return fmt.Errorf("replication %d: Select(%d, x) returned probability %v for arm %d, want 0 (not said) or a value in (0, 1]", i, t, prob, a)
+		}
+		st.Arms[i] = int32(a)
+		st.Probs[i] = prob
+		if st.Diagnostics != nil {
+			b.diagnose(st, j, i)
 		}
 	}
 	return nil

@@ -51,11 +51,39 @@
 // and never for rewards due after the horizon. A BatchPolicy gets them in
 // BatchStep.Arrivals (PrevRewards is then empty; PrevArms still carries the
 // arms pulled in round t-1). A plugin built on this SDK serves protocols 1
-// and 2; the host picks 2.
+// to 3; the host picks the highest it speaks.
 //
 // Each replication gets its own *rand.Rand (math/rand/v2) seeded from
 // (policy seed, global replication index) only, so results do not depend on how
 // the host batches or shards replications, nor on the number of cores.
+//
+// # Contextual policies
+//
+// In a contextual scenario (protocol version 3, docs/contextual.md) each
+// replication sees a context each round: Session.Context gives its shape,
+// Dim features, or Dim features per arm (arm a's at x[a*Dim:(a+1)*Dim]).
+// Implement ContextualPolicy and set Plugin.NewContextual (or a BatchPolicy
+// and Plugin.NewContextualBatch):
+//
+//	func (g *linGreedy) Select(t int, x []float64) (arm int, prob float64) {
+//		return g.best(x), 1 // a deterministic policy says 1; 0 says nothing
+//	}
+//
+//	func (g *linGreedy) Observe(t int, x []float64, arm int, reward float64) {
+//		g.update(x, arm, reward) // x is round t's context, kept by the SDK
+//	}
+//
+// The SDK calls Select(t, x) with round t's context and, once the reward
+// arrives with the next round, Observe with that same context: a policy
+// keeps no copy of it (x belongs to the SDK; copy what you keep). The
+// probability is the one the policy gave the arm it chose, in (0, 1], or
+// 0 when it does not say; the host keeps it for off-policy evaluation. A
+// batch policy reads BatchStep.Contexts (and PrevContexts, round t-1's,
+// with PrevRewards) and fills Arms and Probs. A plugin may set both kinds
+// of factory and play both kinds of scenario; one with only contextual
+// factories is refused on context-free scenarios, and one without any on
+// contextual scenarios, before the run. Contextual sessions take
+// immediate feedback.
 //
 // # Batching and parallelism
 //
@@ -76,7 +104,7 @@
 // The wire protocol is in proto/policy.proto (package regretbench.v1),
 // served through github.com/hashicorp/go-plugin with the magic cookie
 // REGRETBENCH_PLUGIN=7f3c1e9a-remax-bandit-policy and application protocol
-// versions 1 and 2: a plugin in any language that serves it and
+// versions 1 to 3: a plugin in any language that serves it and
 // go-plugin's health, controller and stdio services works with bench
 // (docs/design.md; docs/step-socket.md for the optional step socket).
 package sdk

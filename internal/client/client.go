@@ -87,7 +87,49 @@ type Client struct {
 	// session's answers: set by Describe, read by Open.
 	descMu    sync.Mutex
 	described bool
-	ndiag     int // declared diagnostics
+	decl      declared
+}
+
+// declared is what a plugin's Describe declared that its sessions
+// depend on.
+type declared struct {
+	ndiag          int // declared diagnostics
+	protocol       int // the protocol version it reports
+	contextual     bool
+	contextualOnly bool
+}
+
+// declaredBy is what d declares that sessions depend on.
+func declaredBy(d *Description) declared {
+	return declared{ndiag: len(d.Diagnostics), protocol: d.ProtocolVersion, contextual: d.Contextual, contextualOnly: d.ContextualOnly}
+}
+
+// checkOpen checks that a plugin that declared decl plays the session
+// req asks for: a contextual one needs protocol 3 and a plugin that
+// reports contextual; a context-free one a plugin that does not report
+// contextual_only. The host checks this before a run, naming the
+// scenario; this is the backstop.
+func (decl declared) checkOpen(req *OpenRequest) error {
+	if req.Context.Contextual() {
+		switch {
+		case decl.protocol < wire.ContextualVersion:
+			return fmt.Errorf("a contextual session needs protocol version %d, and the plugin speaks %d", wire.ContextualVersion, decl.protocol)
+		case !decl.contextual:
+			return errors.New("the plugin does not play contextual sessions (its Describe does not report contextual)")
+		}
+		w := int64(req.Context.Dim)
+		if req.Context.PerArm {
+			w *= int64(req.Arms)
+		}
+		if w*int64(len(req.Replications))*8 > wire.MaxMessage {
+			return fmt.Errorf("contexts of %d values for %d replications exceed the protocol's %d-byte message limit", w, len(req.Replications), wire.MaxMessage)
+		}
+		return nil
+	}
+	if decl.contextualOnly {
+		return errors.New("the plugin plays only contextual sessions (its Describe reports contextual_only), and this session has no context")
+	}
+	return nil
 }
 
 // Start starts the plugin executable at path with opts.Runner and
@@ -401,25 +443,25 @@ func (c *Client) Describe(ctx context.Context) (*Description, error) {
 	d := protoconv.FromDescribe(r)
 	c.descMu.Lock()
 	c.stream = d.StepStream && !c.noStr
-	c.described, c.ndiag = true, len(d.Diagnostics)
+	c.described, c.decl = true, declaredBy(d)
 	c.descMu.Unlock()
 	return d, nil
 }
 
-// declared returns the number of diagnostics the plugin declared,
+// declared returns what the plugin declared that sessions depend on,
 // asking it with Describe if no one has yet.
-func (c *Client) declared(ctx context.Context) (int, error) {
+func (c *Client) declared(ctx context.Context) (declared, error) {
 	c.descMu.Lock()
-	ok, n := c.described, c.ndiag
+	ok, decl := c.described, c.decl
 	c.descMu.Unlock()
 	if ok {
-		return n, nil
+		return decl, nil
 	}
 	d, err := c.Describe(ctx)
 	if err != nil {
-		return 0, err
+		return declared{}, err
 	}
-	return len(d.Diagnostics), nil
+	return declaredBy(d), nil
 }
 
 // Open implements Conn.
@@ -429,22 +471,34 @@ func (c *Client) Open(ctx context.Context, req *OpenRequest) (SessionConn, error
 		return nil, fmt.Errorf("plugin %s: open: %w", c.path, err)
 	}
 	preq.StepSocket = !c.noSock
-	ndiag, err := c.declared(ctx)
+	decl, err := c.declared(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if decl.protocol != c.Protocol() {
+		// Describe reports the version the handshake negotiated (host/run
+		// checks that they agree): trust the handshake.
+		decl.protocol = min(decl.protocol, c.Protocol())
+	}
+	if err := decl.checkOpen(req); err != nil {
+		return nil, &PluginError{Path: c.path, Op: "open", Err: err}
 	}
 	r, err := c.rpc.Open(ctx, preq, grpc.MaxCallRecvMsgSize(wire.MaxOpenMsg))
 	if err != nil {
 		return nil, c.rpcErr("open", err)
 	}
-	n := len(req.Replications)
+	n, ndiag := len(req.Replications), decl.ndiag
 	delayed := req.Feedback.Delayed()
-	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag, delayed: delayed,
-		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(wire.StepMsgLimit(n, ndiag))}}
+	width := 0
+	if req.Context.Contextual() {
+		width = req.Context.Width(req.Arms)
+	}
+	s := &clientSession{c: c, id: r.GetSessionId(), n: n, ndiag: ndiag, delayed: delayed, width: width,
+		callOpts: []grpc.CallOption{grpc.MaxCallRecvMsgSize(wire.StepMsgLimit(n, ndiag, width > 0))}}
 	s.req.SessionId = s.id
 	if path := r.GetStepSocket(); path != "" {
 		// A socket we cannot dial leaves the session on gRPC.
-		if sock, err := wire.DialStep(path, n, ndiag, delayed); err == nil {
+		if sock, err := wire.DialStep(path, n, ndiag, delayed, width); err == nil {
 			s.sock = sock
 		}
 	}
@@ -466,6 +520,9 @@ type clientSession struct {
 	delayed bool
 	// arrivals are the messages of delayed rewards, reused across rounds.
 	arrivals []*pb.Arrival
+	// width is the number of values of one replication's context in a
+	// contextual session (protocol 3), 0 in a context-free one.
+	width int
 
 	// What the session expects of the plugin's answers: the diagnostics
 	// it declared, and a bound on the size of gRPC answers.
@@ -475,12 +532,15 @@ type clientSession struct {
 
 // Step implements SessionConn.
 func (s *clientSession) Step(ctx context.Context, st *Step) (StepResult, error) {
+	if len(st.Contexts) != s.n*s.width {
+		return StepResult{}, contextsErr(st, s.n, s.width)
+	}
 	if s.sock != nil {
 		r, err := s.sock.Step(ctx, st)
 		if err != nil {
 			return StepResult{}, s.sockErr(ctx, stepOp(st.Round), err)
 		}
-		return s.result(st.Round, r.Arms, r.Diagnostics, st.WantDiag)
+		return s.result(st.Round, r.Arms, r.Diagnostics, st.WantDiag, r.Probs)
 	}
 	s.setRequest(st)
 	resp, err := s.roundTrip(ctx)
@@ -499,6 +559,7 @@ func (s *clientSession) setRequest(st *Step) {
 	s.req.PrevArms = st.PrevArms
 	s.req.PrevRewards = nil
 	s.req.WantDiagnostics = st.WantDiag
+	s.req.Contexts = st.Contexts
 	s.req.Arrivals = s.req.Arrivals[:0]
 	if !s.delayed {
 		s.req.PrevRewards = st.PrevRewards
@@ -567,15 +628,21 @@ func (s *clientSession) grpcResult(round int, resp *pb.StepResponse, wantDiag bo
 		}
 		s.diag = append(s.diag, d.Values)
 	}
-	return s.result(round, resp.Arms, s.diag, wantDiag)
+	var probs []float64
+	if s.width > 0 {
+		probs = resp.Probs
+	}
+	return s.result(round, resp.Arms, s.diag, wantDiag, probs)
 }
 
 // stepOp names a round in errors; it is built only when one occurs, not
 // on every round.
 func stepOp(round int) string { return fmt.Sprintf("step round %d", round) }
 
-// result checks a plugin's answer to a Step, whichever way it came.
-func (s *clientSession) result(round int, arms []int32, diag [][]float64, wantDiag bool) (StepResult, error) {
+// result checks a plugin's answer to a Step, whichever way it came: an
+// arm per replication and, in a contextual session, none or one valid
+// probability per replication.
+func (s *clientSession) result(round int, arms []int32, diag [][]float64, wantDiag bool, probs []float64) (StepResult, error) {
 	if len(arms) != s.n {
 		return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round),
 			Err: fmt.Errorf("returned %d arms for %d replications", len(arms), s.n), Stderr: s.c.StderrTail(tailLines)}
@@ -584,7 +651,37 @@ func (s *clientSession) result(round int, arms []int32, diag [][]float64, wantDi
 	if wantDiag {
 		res.Diagnostics = diag
 	}
+	if len(probs) > 0 {
+		if err := CheckProbs(probs, s.n); err != nil {
+			return StepResult{}, &PluginError{Path: s.c.path, Op: stepOp(round), Err: err, Stderr: s.c.StderrTail(tailLines)}
+		}
+		res.Probs = probs
+	}
 	return res, nil
+}
+
+// CheckProbs checks the probabilities a plugin returned with its arms in
+// a contextual session: none, or one per replication of n, each 0 (not
+// said) or in (0, 1].
+func CheckProbs(probs []float64, n int) error {
+	if len(probs) != 0 && len(probs) != n {
+		return fmt.Errorf("returned %d probabilities for %d replications (want %d or none)", len(probs), n, n)
+	}
+	for i, p := range probs {
+		if !(p == 0 || p > 0 && p <= 1) {
+			return fmt.Errorf("returned probability %v for replication %d (position %d in the batch), want 0 (not said) or a value in (0, 1]", p, i, i)
+		}
+	}
+	return nil
+}
+
+// contextsErr is the error of a Step whose contexts do not fit its
+// session: the host's fault, not the plugin's.
+func contextsErr(st *Step, n, width int) error {
+	if width == 0 {
+		return fmt.Errorf("step round %d: %d context values in a context-free session", st.Round, len(st.Contexts))
+	}
+	return fmt.Errorf("step round %d: %d context values, want %d (%d replications of width %d)", st.Round, len(st.Contexts), n*width, n, width)
 }
 
 func (s *clientSession) Close(ctx context.Context) error {

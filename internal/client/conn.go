@@ -38,8 +38,11 @@ type SessionConn interface {
 	// the previous round's arms and, under immediate feedback, their
 	// rewards, or, under delayed feedback (a session opened with
 	// OpenRequest.Feedback.Delayed(), protocol 2), the rewards arriving
-	// now, ordered by index, then round. The result is valid until the
-	// next Step.
+	// now, ordered by index, then round. In a contextual session (one
+	// opened with OpenRequest.Context set, protocol 3) every round
+	// carries its contexts, n x width values, and the result the
+	// probabilities the policy reported, if any. The result is valid
+	// until the next Step.
 	Step(ctx context.Context, st *Step) (StepResult, error)
 	// Close ends the session.
 	Close(ctx context.Context) error
@@ -66,7 +69,8 @@ type OpenRequest = protoconv.OpenRequest
 
 // The protocol versions bench speaks.
 const (
-	// ProtocolVersion is the newest: version 2 adds delayed feedback.
+	// ProtocolVersion is the newest: version 2 adds delayed feedback,
+	// version 3 contextual sessions.
 	ProtocolVersion = wire.ProtocolVersion
 	// MinProtocolVersion is the oldest: version 1 plugins run every
 	// scenario without `feedback:`.
@@ -74,4 +78,7 @@ const (
 	// DelayedFeedbackVersion is the first version that carries delayed
 	// feedback.
 	DelayedFeedbackVersion = wire.DelayedFeedbackVersion
+	// ContextualVersion is the first version that carries contexts
+	// (docs/contextual.md).
+	ContextualVersion = wire.ContextualVersion
 )

@@ -83,7 +83,7 @@ func FuzzStepResponsePB(f *testing.F) {
 	f.Add(seed(&pb.StepResponse{Arms: []int32{1, 0}, Diagnostics: []*pb.Diagnostic{{Name: "a", Values: []float64{1, 2}}}}), uint8(2), uint8(1), false)
 	f.Fuzz(func(t *testing.T, b []byte, n8, nd uint8, want bool) {
 		n, ndiag := int(n8), int(nd)%(wire.MaxDiagnostics+1)
-		if len(b) > wire.StepMsgLimit(n, ndiag) {
+		if len(b) > wire.StepMsgLimit(n, ndiag, false) {
 			return // gRPC refuses it before decoding
 		}
 		var resp pb.StepResponse

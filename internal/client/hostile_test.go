@@ -66,12 +66,18 @@ func (p *rogueGRPC) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.Client
 // Plugin, and attaches a Client to it.
 func serveRogue(t *testing.T, srv pb.PolicyServer, opts StartOptions) *Client {
 	t.Helper()
+	return serveRogueVersion(t, srv, wire.ProtocolVersion, opts)
+}
+
+// serveRogueVersion is serveRogue speaking protocol version.
+func serveRogueVersion(t *testing.T, srv pb.PolicyServer, version int, opts StartOptions) *Client {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ch := make(chan *plugin.ReattachConfig, 1)
 	go plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
-		VersionedPlugins: map[int]plugin.PluginSet{wire.ProtocolVersion: {wire.PluginName: &rogueGRPC{srv: srv}}},
+		VersionedPlugins: map[int]plugin.PluginSet{version: {wire.PluginName: &rogueGRPC{srv: srv}}},
 		GRPCServer:       wire.NewGRPCServer,
 		Logger:           hclog.NewNullLogger(),
 		Test:             &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch},

@@ -35,8 +35,16 @@ func (l *Local) Describe(context.Context) (*Description, error) {
 	return protoconv.FromDescribe(r), nil
 }
 
-// Open implements Conn.
+// Open implements Conn. It refuses a session the plugin does not play
+// (contextual or context-free) as a Client does.
 func (l *Local) Open(_ context.Context, req *OpenRequest) (SessionConn, error) {
+	d, err := l.srv.Describe()
+	if err != nil {
+		return nil, err
+	}
+	if err := declaredBy(protoconv.FromDescribe(d)).checkOpen(req); err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
 	preq, err := protoconv.ToOpen(req)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)

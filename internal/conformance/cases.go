@@ -21,8 +21,11 @@ type Rule struct {
 	// uses those of the plugin's own SDK.
 	Doc string
 	// Once: the rule is checked once per plugin, not over every transport.
-	once  bool
-	check func(h *Target) error
+	once bool
+	// contextual: the rule plays contextual sessions (the others are
+	// skipped for a plugin that plays only those).
+	contextual bool
+	check      func(h *Target) error
 	// explain returns Doc in the terms of an SDK.
 	explain func(v vocab) string
 }
@@ -67,7 +70,7 @@ var catalogue = []Rule{
 	},
 	{
 		Name: "describe",
-		explain: text("Describe reports a non-empty name and version and the protocol version negotiated (1 or 2); a valid parameter " +
+		explain: text("Describe reports a non-empty name and version and the protocol version negotiated (1, 2 or 3); a valid parameter " +
 			"schema (known types, unique names, bounds and allowed values that fit the " +
 			"type and admit the default); each default in its declared type on the wire (an int default " +
 			"sent as a float is refused); diagnostics named and unique; and an executable is named " +
@@ -566,6 +569,7 @@ var catalogue = []Rule{
 			return errors.Join(errs...)
 		},
 	},
+	contextualRules[0], contextualRules[1], contextualRules[2], contextualRules[3],
 	{
 		Name: "parent-death",
 		explain: text("an executable exits on its own within 2 s when the process that launched it dies without " +

@@ -287,6 +287,11 @@ type spec struct {
 	diagEvery                int  // ask for diagnostics every diagEvery rounds; 0: never
 	sameRewards              bool // every replication sees replication 0's rewards
 	feedback                 sdk.Feedback
+	// context, set, makes a contextual session (protocol 3), whose
+	// contexts are kitContext's; with otherSalt nonzero every
+	// replication's but the first's are drawn with it instead.
+	context   sdk.ContextShape
+	otherSalt uint64
 }
 
 // sessionList describes the sessions the check opened, in order, each
@@ -334,6 +339,8 @@ type player struct {
 	prevR []float64
 	pulls [][]int     // pulls[i][arm] so far, replication position i
 	arms  [][]int32   // arms[i][t-1]
+	probs [][]float64 // probs[i][t-1] in a contextual session (0: not said)
+	ctx   []float64   // the round's contexts, reused
 	diags [][]float64 // diagnostics of the last round asked for, as returned
 	// Under delayed feedback: when rewards arrive, and those not yet
 	// arrived.
@@ -355,13 +362,17 @@ func (h *Target) open(c client.Conn, s spec) (*player, error) {
 	sess, err := c.Open(h.ctx, &client.OpenRequest{
 		Arms: s.arms, Horizon: s.horizon, Replications: s.reps, Seed: s.seed,
 		Family: h.cfg.family, NoiseSD: h.cfg.noiseSD, NoiseKnown: h.cfg.noiseKnown,
-		InitPulls: s.initPulls, Params: s.params, Feedback: s.feedback,
+		InitPulls: s.initPulls, Params: s.params, Feedback: s.feedback, Context: s.context,
 	})
 	h.dog.end()
 	if err != nil {
 		return nil, fmt.Errorf("open (%s): %w", s, err)
 	}
 	p := &player{s: s, h: h, sess: sess, cfg: h.cfg, pulls: make([][]int, len(s.reps)), arms: make([][]int32, len(s.reps))}
+	if s.context.Contextual() {
+		p.ctx = make([]float64, len(s.reps)*s.context.Width(s.arms))
+		p.probs = make([][]float64, len(s.reps))
+	}
 	if s.feedback.Delayed() {
 		p.sched = feedback.NewSchedule(s.feedback, func(i, t int) int { return kitDelay(s.feedback.Mean, s.reps[i], t) })
 		p.mail = feedback.NewMailbox(len(s.reps), s.horizon)
@@ -388,6 +399,19 @@ func (p *player) step() error {
 	} else {
 		st.PrevRewards = p.prevR
 	}
+	if p.ctx != nil {
+		w := p.s.context.Width(p.s.arms)
+		for i, r := range p.s.reps {
+			salt := uint64(0)
+			if i > 0 {
+				salt = p.s.otherSalt
+			}
+			for j := range w {
+				p.ctx[i*w+j] = kitContext(salt, r, t, j)
+			}
+		}
+		st.Contexts = p.ctx
+	}
 	p.h.dog.begin(call{what: "Step", round: t})
 	res, err := p.sess.Step(ctx, &st)
 	p.h.dog.end()
@@ -400,6 +424,18 @@ func (p *player) step() error {
 	n := len(p.s.reps)
 	if len(res.Arms) != n {
 		return fmt.Errorf("%d arms returned for %d replications (round %d)", len(res.Arms), n, t)
+	}
+	if p.ctx != nil {
+		if err := client.CheckProbs(res.Probs, n); err != nil {
+			return fmt.Errorf("round %d: the plugin %w", t, err)
+		}
+		for i := range n {
+			prob := 0.0
+			if res.Probs != nil {
+				prob = res.Probs[i]
+			}
+			p.probs[i] = append(p.probs[i], prob)
+		}
 	}
 	if want {
 		p.diags = p.diags[:0]

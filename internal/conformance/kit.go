@@ -191,7 +191,9 @@ func runT(t *testing.T, s *suite) {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			report := func(res Result) {
+			// report reports into the test of the check, the rule's or
+			// the transport's subtest: Skip and Errorf belong to it.
+			report := func(t *testing.T, res Result) {
 				switch {
 				case res.Skipped != "":
 					t.Skip(res.Skipped)
@@ -201,11 +203,11 @@ func runT(t *testing.T, s *suite) {
 				}
 			}
 			if r.once {
-				report(s.check(t.Context(), r, nil))
+				report(t, s.check(t.Context(), r, nil))
 				return
 			}
 			for _, tr := range s.transports(t.Context()) {
-				t.Run(tr.name, func(t *testing.T) { report(s.check(t.Context(), r, tr)) })
+				t.Run(tr.name, func(t *testing.T) { report(t, s.check(t.Context(), r, tr)) })
 			}
 		})
 	}
@@ -310,7 +312,13 @@ func (s *suite) check(ctx context.Context, r Rule, tr *transport) Result {
 	cctx, dog := newWatchdog(ctx, s.cfg.stepTimeout)
 	h := &Target{ctx: cctx, dog: dog, cfg: s.cfg, s: s, tr: tr, rec: s.rec(),
 		plan: newPlan(s.cfg, res.Name()), fast: tr == s.fast}
-	err := r.check(h)
+	var err error
+	if !r.once && !r.contextual {
+		err = skipContextFree(h)
+	}
+	if err == nil {
+		err = r.check(h)
+	}
 	if c, ok := dog.timedOut(); ok {
 		err = timeoutError(err, c, "step", s.cfg.stepTimeout)
 		s.hung(res.Name(), tr, c)

@@ -309,6 +309,15 @@ func (s spec) String() string {
 	if s.sameRewards {
 		b.WriteString(" same rewards")
 	}
+	if c := s.context; c.Contextual() {
+		fmt.Fprintf(&b, " context dim=%d", c.Dim)
+		if c.PerArm {
+			b.WriteString(" per arm")
+		}
+		if s.otherSalt != 0 {
+			b.WriteString(" (the other replications' contexts changed)")
+		}
+	}
 	fmt.Fprintf(&b, " seed %s", FormatSeed(s.seed))
 	return b.String()
 }

@@ -63,6 +63,7 @@ func ToDescribe(d *Description) (*pb.DescribeResponse, error) {
 	out := &pb.DescribeResponse{
 		Name: d.Name, Version: d.Version, ProtocolVersion: uint32(d.ProtocolVersion),
 		Diagnostics: d.Diagnostics, StepStream: d.StepStream, Sdk: d.SDK,
+		Contextual: d.Contextual, ContextualOnly: d.ContextualOnly,
 	}
 	for _, p := range d.Params {
 		pp, err := ToParam(p)
@@ -79,6 +80,7 @@ func FromDescribe(r *pb.DescribeResponse) *Description {
 	d := &Description{
 		Name: r.GetName(), Version: r.GetVersion(), ProtocolVersion: int(r.GetProtocolVersion()),
 		Diagnostics: r.GetDiagnostics(), StepStream: r.GetStepStream(), SDK: r.GetSdk(),
+		Contextual: r.GetContextual(), ContextualOnly: r.GetContextualOnly(),
 	}
 	for _, p := range r.GetParams() {
 		d.Params = append(d.Params, FromParam(p))
@@ -137,13 +139,15 @@ func FromBound(b *pb.Bound) *params.Bound {
 }
 
 // ToOpen is the Open request of r. Immediate feedback sends no feedback
-// message, so that such a request encodes exactly as in protocol 1.
-// Negative sizes, which no valid request has, are sent as 0.
+// message and a context-free session no context message, so that such a
+// request encodes exactly as in protocol 1. Negative sizes, which no
+// valid request has, are sent as 0.
 func ToOpen(r *OpenRequest) (*pb.OpenRequest, error) {
 	out := &pb.OpenRequest{
 		Arms: uint32(r.Arms), Horizon: uint64(r.Horizon), Replications: r.Replications,
 		Seed: r.Seed, Family: string(r.Family), NoiseSd: r.NoiseSD, NoiseKnown: r.NoiseKnown,
 		InitPulls: uint32(r.InitPulls), Params: map[string]*pb.Value{}, Feedback: ToFeedback(r.Feedback),
+		Context: ToContext(r.Context),
 	}
 	for k, v := range r.Params {
 		pv, err := ToValue(v)
@@ -162,7 +166,7 @@ func FromOpen(r *pb.OpenRequest) *OpenRequest {
 		Arms: int(r.GetArms()), Horizon: int(r.GetHorizon()), Replications: r.GetReplications(),
 		Seed: r.GetSeed(), Family: wire.Family(r.GetFamily()), NoiseSD: r.GetNoiseSd(),
 		NoiseKnown: r.GetNoiseKnown(), InitPulls: int(r.GetInitPulls()), Params: map[string]any{},
-		Feedback: FromFeedback(r.GetFeedback()),
+		Feedback: FromFeedback(r.GetFeedback()), Context: FromContext(r.GetContext()),
 	}
 	for k, v := range r.GetParams() {
 		out.Params[k] = FromValue(v)
@@ -197,4 +201,25 @@ func FromFeedback(f *pb.Feedback) feedback.Feedback {
 		out.Kind = EmptyKind
 	}
 	return out
+}
+
+// ToContext is the context message of c: nil for a context-free session
+// (Dim 0, or negative, which no valid request has). A Dim beyond uint32
+// is sent as the largest uint32, for the receiver to refuse.
+func ToContext(c wire.ContextShape) *pb.Context {
+	if !c.Contextual() {
+		return nil
+	}
+	return &pb.Context{Dim: uint32(min(c.Dim, 1<<32-1)), PerArm: c.PerArm}
+}
+
+// FromContext is the context shape a message carries: the zero value
+// (a context-free session) for nil, and for a message with dim 0, which
+// no valid request sends: the receiver, which sees the message, refuses
+// it (sdk's Open does).
+func FromContext(c *pb.Context) wire.ContextShape {
+	if c.GetDim() == 0 {
+		return wire.ContextShape{}
+	}
+	return wire.ContextShape{Dim: int(c.GetDim()), PerArm: c.GetPerArm()}
 }

@@ -114,7 +114,8 @@ func canonical(p params.Param) params.Param {
 }
 
 func (g *gen) description() *Description {
-	d := &Description{Name: g.str(), Version: g.str(), ProtocolVersion: int(uint32(g.u64())), StepStream: g.bool(), SDK: g.str()}
+	d := &Description{Name: g.str(), Version: g.str(), ProtocolVersion: int(uint32(g.u64())), StepStream: g.bool(), SDK: g.str(),
+		Contextual: g.bool(), ContextualOnly: g.bool()}
 	for range g.small(4) {
 		d.Params = append(d.Params, g.param())
 	}
@@ -136,9 +137,19 @@ func (g *gen) feedback() feedback.Feedback {
 	return feedback.Feedback{Kind: k, Delay: int(g.u64() % (1<<62 + 1)), Mean: g.f64(), Batch: int(g.u64() % (1<<62 + 1))}
 }
 
+// context draws a context shape as a sender holds it: the zero value
+// (context-free: nothing travels) or a dim within uint32.
+func (g *gen) context() wire.ContextShape {
+	if g.bool() {
+		return wire.ContextShape{}
+	}
+	return wire.ContextShape{Dim: 1 + int(uint32(g.u64())>>1), PerArm: g.bool()}
+}
+
 func (g *gen) open() *OpenRequest {
 	r := &OpenRequest{Arms: int(uint32(g.u64())), Horizon: int(g.u64() >> 1), Seed: g.u64(), Family: wire.Family(g.str()),
-		NoiseSD: g.f64(), NoiseKnown: g.bool(), InitPulls: int(uint32(g.u64())), Params: map[string]any{}, Feedback: g.feedback()}
+		NoiseSD: g.f64(), NoiseKnown: g.bool(), InitPulls: int(uint32(g.u64())), Params: map[string]any{}, Feedback: g.feedback(),
+		Context: g.context()}
 	for range g.small(5) {
 		r.Replications = append(r.Replications, g.u64())
 	}
@@ -272,12 +283,18 @@ func FuzzOpenRoundTrip(f *testing.F) {
 		if (m.Feedback == nil) != !r.Feedback.Delayed() {
 			t.Fatalf("feedback %v sent as %v", r.Feedback, m.Feedback)
 		}
+		if (m.Context == nil) != !r.Context.Contextual() {
+			t.Fatalf("context %+v sent as %v", r.Context, m.Context)
+		}
 		got := FromOpen(trip(t, m, &pb.OpenRequest{}))
 		if !same(got, r) {
 			t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
 		}
 		if back := FromFeedback(ToFeedback(r.Feedback)); !same(back, r.Feedback) {
 			t.Fatalf("feedback round trip: got %+v, want %+v", back, r.Feedback)
+		}
+		if back := FromContext(ToContext(r.Context)); back != r.Context {
+			t.Fatalf("context round trip: got %+v, want %+v", back, r.Context)
 		}
 	})
 }

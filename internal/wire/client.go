@@ -15,6 +15,7 @@ type StepSocket struct {
 	n       int  // replications of the session
 	ndiag   int  // diagnostics the plugin declared
 	delayed bool // rounds carry arrivals (delayed feedback)
+	width   int  // values of a replication's context per round; 0: a context-free session
 	out     []byte
 	in      []byte
 	reply   stepReply
@@ -27,13 +28,16 @@ type StepSocket struct {
 
 // DialStep connects to the step socket at path of a session of n
 // replications whose plugin declared ndiag diagnostics; delayed says
-// whether its rounds carry arrivals.
-func DialStep(path string, n, ndiag int, delayed bool) (*StepSocket, error) {
+// whether its rounds carry arrivals, width how many values each
+// replication's context has in a contextual session (protocol 3; 0 in a
+// context-free one). The caller checks that every Step carries n x width
+// contexts.
+func DialStep(path string, n, ndiag int, delayed bool, width int) (*StepSocket, error) {
 	conn, err := net.DialTimeout("unix", path, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	return &StepSocket{conn: newStepConn(conn), n: n, ndiag: ndiag, delayed: delayed}, nil
+	return &StepSocket{conn: newStepConn(conn), n: n, ndiag: ndiag, delayed: delayed, width: width}, nil
 }
 
 // RemoteError is an error the plugin answered a round with.
@@ -59,10 +63,10 @@ func (ss *StepSocket) Step(ctx context.Context, st *Step) (StepResult, error) {
 	ss.out = appendStepRequest(ss.out, st, ss.delayed)
 	_, err := ss.conn.Write(ss.out)
 	if err == nil {
-		ss.in, err = readFrame(ss.conn, ss.in, respFrameLimit(ss.n, ndiag))
+		ss.in, err = readFrame(ss.conn, ss.in, respFrameLimit(ss.n, ndiag, ss.width > 0))
 	}
 	if err == nil {
-		err = decodeStepResponse(ss.in[4:], &ss.reply, ss.n, ndiag)
+		err = decodeStepResponse(ss.in[4:], &ss.reply, ss.n, ndiag, ss.width > 0)
 	}
 	if err != nil {
 		return StepResult{}, fmt.Errorf("step socket: %w", err)
@@ -70,7 +74,11 @@ func (ss *StepSocket) Step(ctx context.Context, st *Step) (StepResult, error) {
 	if ss.reply.status != frameOK {
 		return StepResult{}, &RemoteError{Msg: ss.reply.msg, Invalid: ss.reply.status == frameInvalid}
 	}
-	return StepResult{Arms: ss.reply.arms, Diagnostics: ss.reply.diag}, nil
+	res := StepResult{Arms: ss.reply.arms, Diagnostics: ss.reply.diag}
+	if len(ss.reply.probs) > 0 {
+		res.Probs = ss.reply.probs
+	}
+	return res, nil
 }
 
 // watch makes a cancellation of ctx interrupt the socket, keeping the

@@ -31,12 +31,12 @@ func TestArrivalFrameRoundTrip(t *testing.T) {
 	if !bytes.Equal(buf, want) {
 		t.Fatalf("frame\n%x\nwant\n%x", buf, want)
 	}
-	p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimitDelayed(3, 2))
+	p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimitDelayed(3, 2, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var f stepFrame
-	if err := decodeStepRequest(p[4:], &f, 3, 2); err != nil {
+	if err := decodeStepRequest(p[4:], &f, 3, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !f.delayed || !f.WantDiag || f.Round != 9 || !slices.Equal(f.PrevArms, []int32{1, 0, 2}) || len(f.PrevRewards) != 0 || !slices.Equal(f.Arrivals, arr) {
@@ -45,14 +45,14 @@ func TestArrivalFrameRoundTrip(t *testing.T) {
 	// One arrival more than pending: refused by its count, before
 	// anything is allocated for the arrivals.
 	var g stepFrame
-	err = decodeStepRequest(p[4:], &g, 3, 1)
+	err = decodeStepRequest(p[4:], &g, 3, 1, 0)
 	if err == nil || !strings.Contains(err.Error(), "2 arrivals, but only 1 rewards are pending") || cap(g.Arrivals) != 0 {
 		t.Fatalf("2 arrivals with 1 pending: %v (allocated %d)", err, cap(g.Arrivals))
 	}
 	// A count announcing more arrivals than the frame holds.
 	bad := slices.Clone(p[4:])
 	le.PutUint32(bad[8+1+4+12:], 1<<31)
-	if err := decodeStepRequest(bad, &g, 3, math.MaxInt32); err == nil || cap(g.Arrivals) != 0 {
+	if err := decodeStepRequest(bad, &g, 3, math.MaxInt32, 0); err == nil || cap(g.Arrivals) != 0 {
 		t.Fatalf("huge count: %v (allocated %d)", err, cap(g.Arrivals))
 	}
 	// Without the bit the frame is protocol 1's.

@@ -31,15 +31,33 @@ const maxFrame = MaxMessage
 const maxErrorMsg = 64 << 10
 
 // reqFrameLimit is the longest request frame of a session of n
-// replications, header included: round, flags, count, then an arm and a
-// reward per replication.
-func reqFrameLimit(n int) int { return min(4+13+12*n, 4+maxFrame) }
+// replications whose contexts are width values each (0: a context-free
+// session), header included: round, flags, count, an arm and a reward
+// per replication, then, in a contextual session, the contexts.
+func reqFrameLimit(n, width int) int {
+	return int(min(int64(4+13+12*n)+contextBytes(n, width), 4+maxFrame))
+}
+
+// contextBytes is the size of the contexts of a request frame of a
+// session of n replications with contexts of width values: a count and
+// n x width float64s; none in a context-free session (width 0).
+func contextBytes(n, width int) int64 {
+	if width <= 0 {
+		return 0
+	}
+	return 4 + 8*int64(n)*int64(width)
+}
 
 // respFrameLimit is the longest response frame of a session of n
 // replications answering with ndiag diagnostics, header included: an OK
-// frame with its arms and diagnostics, or an error frame.
-func respFrameLimit(n, ndiag int) int {
-	return min(4+max(1+4+4*n+4+8*n*ndiag, 1+maxErrorMsg), 4+maxFrame)
+// frame with its arms and diagnostics (and, in a contextual session, its
+// probabilities), or an error frame.
+func respFrameLimit(n, ndiag int, contextual bool) int {
+	ok := int64(1+4+4*n+4) + 8*int64(n)*int64(ndiag)
+	if contextual {
+		ok += 4 + 8*int64(n)
+	}
+	return int(min(4+max(ok, 1+maxErrorMsg), 4+maxFrame))
 }
 
 var le = binary.LittleEndian
@@ -109,6 +127,7 @@ func endFrame(buf []byte) []byte {
 const (
 	flagWantDiag = 1 << 0
 	flagArrivals = 1 << 1 // protocol 2, delayed feedback: no rewards, arrivals follow
+	flagContexts = 1 << 2 // protocol 3, a contextual session: the round's contexts follow
 )
 
 // arrivalBytes is the size of one arrival in a request frame: uint32
@@ -118,9 +137,9 @@ const arrivalBytes = 4 + 8 + 4 + 8
 // reqFrameLimitDelayed is the longest request frame under delayed feedback
 // of a session of n replications with pending rewards not yet arrived:
 // round, flags, count, an arm per replication, the arrival count and at
-// most every pending reward.
-func reqFrameLimitDelayed(n, pending int) int {
-	return int(min(int64(4+13+4*n+4)+int64(arrivalBytes)*int64(pending), 4+maxFrame))
+// most every pending reward (and the contexts, as for reqFrameLimit).
+func reqFrameLimitDelayed(n, pending, width int) int {
+	return int(min(int64(4+13+4*n+4)+int64(arrivalBytes)*int64(pending)+contextBytes(n, width), 4+maxFrame))
 }
 
 // stepFrame is a decoded request frame. Its slices alias reused buffers.
@@ -131,7 +150,10 @@ type stepFrame struct {
 
 // appendStepRequest appends the request frame of st to buf[:0]: the
 // previous round's arms and rewards, or, under delayed feedback, its arms
-// and the arrivals (flag bit 1, no rewards).
+// and the arrivals (flag bit 1, no rewards); then, when st carries
+// contexts (a contextual session, protocol 3), the contexts (flag bit 2).
+// Without contexts and arrivals the frame is protocol 1's, byte for
+// byte.
 func appendStepRequest(buf []byte, st *Step, delayed bool) []byte {
 	buf = beginFrame(buf)
 	buf = le.AppendUint64(buf, uint64(st.Round))
@@ -142,6 +164,9 @@ func appendStepRequest(buf []byte, st *Step, delayed bool) []byte {
 	if delayed {
 		flags |= flagArrivals
 	}
+	if len(st.Contexts) > 0 {
+		flags |= flagContexts
+	}
 	buf = append(buf, flags)
 	buf = le.AppendUint32(buf, uint32(len(st.PrevArms)))
 	for _, a := range st.PrevArms {
@@ -151,43 +176,101 @@ func appendStepRequest(buf []byte, st *Step, delayed bool) []byte {
 		for _, r := range st.PrevRewards {
 			buf = le.AppendUint64(buf, math.Float64bits(r))
 		}
-		return endFrame(buf)
+	} else {
+		buf = le.AppendUint32(buf, uint32(len(st.Arrivals)))
+		for _, a := range st.Arrivals {
+			buf = le.AppendUint32(buf, uint32(a.Index))
+			buf = le.AppendUint64(buf, uint64(a.Round))
+			buf = le.AppendUint32(buf, uint32(a.Arm))
+			buf = le.AppendUint64(buf, math.Float64bits(a.Reward))
+		}
 	}
-	buf = le.AppendUint32(buf, uint32(len(st.Arrivals)))
-	for _, a := range st.Arrivals {
-		buf = le.AppendUint32(buf, uint32(a.Index))
-		buf = le.AppendUint64(buf, uint64(a.Round))
-		buf = le.AppendUint32(buf, uint32(a.Arm))
-		buf = le.AppendUint64(buf, math.Float64bits(a.Reward))
+	if len(st.Contexts) > 0 {
+		buf = appendFloats(buf, st.Contexts)
 	}
 	return endFrame(buf)
+}
+
+// appendFloats appends uint32 len(v) and v's float64s.
+func appendFloats(buf []byte, v []float64) []byte {
+	buf = le.AppendUint32(buf, uint32(len(v)))
+	for _, x := range v {
+		buf = le.AppendUint64(buf, math.Float64bits(x))
+	}
+	return buf
 }
 
 var errShortFrame = errors.New("truncated frame")
 
 // decodeStepRequest decodes a request payload into f, reusing its slices,
-// for a session of n replications: a request carries the previous round
-// of every replication, or none (round 1).
+// for a session of n replications whose contexts are width values each
+// (0: a context-free session): a request carries the previous round of
+// every replication, or none (round 1).
 //
 // Under delayed feedback (flag bit 1) it carries no rewards but up to
 // maxArrivals arrivals (the rewards pending in the session): the count is
-// checked before anything is allocated by it.
-func decodeStepRequest(p []byte, f *stepFrame, n, maxArrivals int) error {
+// checked before anything is allocated by it. In a contextual session
+// every request carries the round's contexts (flag bit 2), exactly n x
+// width of them, and no other request carries any.
+func decodeStepRequest(p []byte, f *stepFrame, n, maxArrivals, width int) error {
 	if len(p) < 13 {
 		return errShortFrame
 	}
 	f.Round = int(le.Uint64(p))
 	f.WantDiag = p[8]&flagWantDiag != 0
 	f.delayed = p[8]&flagArrivals != 0
+	hasCtx := p[8]&flagContexts != 0
+	switch {
+	case hasCtx && width <= 0:
+		return errors.New("request frame with contexts (flag bit 2) in a context-free session")
+	case !hasCtx && width > 0:
+		return errors.New("request frame without contexts (flag bit 2) in a contextual session")
+	}
+	// A contextual request ends with exactly n x width context values:
+	// check their count before anything is decoded or allocated.
+	var ctx []byte
+	if hasCtx {
+		cb := contextBytes(n, width)
+		if int64(len(p)) < 13+cb {
+			return fmt.Errorf("request frame of %d bytes, too short for the contexts of %d replications of width %d", len(p), n, width)
+		}
+		ctx, p = p[int64(len(p))-cb:], p[:int64(len(p))-cb]
+		if c := le.Uint32(ctx); int64(c) != int64(n)*int64(width) {
+			return fmt.Errorf("request frame with %d context values, the session's batch has %d (%d replications of width %d)", c, n*width, n, width)
+		}
+		ctx = ctx[4:]
+	}
 	got := int(le.Uint32(p[9:]))
 	if got != n && got != 0 {
 		return fmt.Errorf("request frame for %d replications in a session of %d", got, n)
 	}
-	n = got
 	p = p[13:]
+	var err error
 	if f.delayed {
-		return decodeArrivals(p, f, n, maxArrivals)
+		err = decodeArrivals(p, f, got, maxArrivals)
+	} else {
+		err = decodeRewards(p, f, got)
 	}
+	if err != nil {
+		return err
+	}
+	if !hasCtx {
+		f.Contexts = nil
+		return nil
+	}
+	// Never nil: a nil Contexts is a context-free round.
+	if f.Contexts = grow(f.Contexts, len(ctx)/8); f.Contexts == nil {
+		f.Contexts = []float64{}
+	}
+	for i := range f.Contexts {
+		f.Contexts[i] = math.Float64frombits(le.Uint64(ctx[8*i:]))
+	}
+	return nil
+}
+
+// decodeRewards decodes the rest of a request frame without flag bit 1:
+// n arms and n rewards.
+func decodeRewards(p []byte, f *stepFrame, n int) error {
 	if len(p) != 12*n {
 		return fmt.Errorf("request frame of %d bytes for %d replications", len(p)+13, n)
 	}
@@ -237,8 +320,10 @@ func decodeArrivals(p []byte, f *stepFrame, n, maxArrivals int) error {
 	return nil
 }
 
-// appendStepResponse appends an OK response frame to buf[:0].
-func appendStepResponse(buf []byte, res StepResult) []byte {
+// appendStepResponse appends an OK response frame to buf[:0]; in a
+// contextual session it ends with the probabilities (none or one per
+// replication).
+func appendStepResponse(buf []byte, res StepResult, contextual bool) []byte {
 	buf = beginFrame(buf)
 	buf = append(buf, frameOK)
 	buf = le.AppendUint32(buf, uint32(len(res.Arms)))
@@ -250,6 +335,9 @@ func appendStepResponse(buf []byte, res StepResult) []byte {
 		for _, v := range d {
 			buf = le.AppendUint64(buf, math.Float64bits(v))
 		}
+	}
+	if contextual {
+		buf = appendFloats(buf, res.Probs)
 	}
 	return endFrame(buf)
 }
@@ -273,13 +361,15 @@ type stepReply struct {
 	msg    string
 	arms   []int32
 	diag   [][]float64
+	probs  []float64 // a contextual session's; nil when none were sent
 }
 
 // decodeStepResponse decodes a response payload into r, reusing its
 // slices, for a session of n replications expecting ndiag diagnostics
-// (0 when none were asked for). Every count is checked against the
+// (0 when none were asked for); in a contextual session the frame ends
+// with none or n probabilities. Every count is checked against the
 // session's before anything is allocated by it.
-func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
+func decodeStepResponse(p []byte, r *stepReply, n, ndiag int, contextual bool) error {
 	if len(p) < 1 {
 		return errShortFrame
 	}
@@ -311,7 +401,7 @@ func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 		return err
 	}
 	p = p[4:]
-	if len(p) != 8*n*d {
+	if len(p) < 8*n*d || !contextual && len(p) != 8*n*d {
 		return fmt.Errorf("response frame with %d diagnostics bytes for %d diagnostics of %d replications", len(p), d, n)
 	}
 	for len(r.diag) < d {
@@ -324,6 +414,25 @@ func decodeStepResponse(p []byte, r *stepReply, n, ndiag int) error {
 			r.diag[j][i] = math.Float64frombits(le.Uint64(p[8*i:]))
 		}
 		p = p[8*n:]
+	}
+	r.probs = r.probs[:0]
+	if !contextual {
+		return nil
+	}
+	if len(p) < 4 {
+		return errShortFrame
+	}
+	np := le.Uint32(p)
+	if np != 0 && int64(np) != int64(n) {
+		return fmt.Errorf("returned %d probabilities for %d replications (want %d or none)", np, n, n)
+	}
+	p = p[4:]
+	if int64(len(p)) != 8*int64(np) {
+		return fmt.Errorf("response frame with %d bytes of probabilities for %d", len(p), np)
+	}
+	r.probs = grow(r.probs, int(np))
+	for i := range r.probs {
+		r.probs[i] = math.Float64frombits(le.Uint64(p[8*i:]))
 	}
 	return nil
 }

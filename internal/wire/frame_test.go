@@ -24,12 +24,12 @@ func TestStepFrameRoundTrip(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			buf := appendStepRequest([]byte("stale bytes"), &Step{Round: c.round, PrevArms: c.arms, PrevRewards: c.rewards, WantDiag: c.wantDiag}, false)
-			p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimit(len(c.arms)))
+			p, err := readFrame(bytes.NewReader(buf), nil, reqFrameLimit(len(c.arms), 0))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var f stepFrame
-			if err := decodeStepRequest(p[4:], &f, len(c.arms), 0); err != nil {
+			if err := decodeStepRequest(p[4:], &f, len(c.arms), 0, 0); err != nil {
 				t.Fatal(err)
 			}
 			if f.Round != c.round || f.WantDiag != c.wantDiag || len(f.PrevArms) != len(c.arms) || len(f.PrevRewards) != len(c.rewards) {
@@ -51,14 +51,14 @@ func TestStepReplyRoundTrip(t *testing.T) {
 		{Arms: []int32{4, 0, 9}},
 		{Arms: []int32{1, 2}, Diagnostics: [][]float64{{0.25, nan}, {-1, 1e-300}}},
 	} {
-		buf := appendStepResponse(nil, res)
-		p, err := readFrame(bytes.NewReader(buf), nil, respFrameLimit(len(res.Arms), len(res.Diagnostics)))
+		buf := appendStepResponse(nil, res, false)
+		p, err := readFrame(bytes.NewReader(buf), nil, respFrameLimit(len(res.Arms), len(res.Diagnostics), false))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var r stepReply
 		r.diag = [][]float64{{7, 7, 7}, {7}, {7}} // stale rows are resized away
-		if err := decodeStepResponse(p[4:], &r, len(res.Arms), len(res.Diagnostics)); err != nil {
+		if err := decodeStepResponse(p[4:], &r, len(res.Arms), len(res.Diagnostics), false); err != nil {
 			t.Fatal(err)
 		}
 		if r.status != frameOK || !slices.Equal(r.arms, res.Arms) || len(r.diag) != len(res.Diagnostics) {
@@ -73,9 +73,9 @@ func TestStepReplyRoundTrip(t *testing.T) {
 		}
 	}
 	for _, status := range []byte{frameFailed, frameInvalid} {
-		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil, respFrameLimit(1, 0))
+		p, _ := readFrame(bytes.NewReader(appendErrorResponse(nil, status, "round 3: boom")), nil, respFrameLimit(1, 0, false))
 		var r stepReply
-		if err := decodeStepResponse(p[4:], &r, 1, 0); err != nil || r.status != status || r.msg != "round 3: boom" {
+		if err := decodeStepResponse(p[4:], &r, 1, 0, false); err != nil || r.status != status || r.msg != "round 3: boom" {
 			t.Fatalf("status %d: decoded %+v, %v", status, r, err)
 		}
 	}
@@ -85,7 +85,7 @@ func TestStepReplyRoundTrip(t *testing.T) {
 // never a panic or a huge allocation.
 func TestBadFrames(t *testing.T) {
 	req := appendStepRequest(nil, &Step{Round: 5, PrevArms: []int32{1, 2}, PrevRewards: []float64{0.5, 0.25}}, false)
-	resp := appendStepResponse(nil, StepResult{Arms: []int32{1, 2}, Diagnostics: [][]float64{{1, 2}}})
+	resp := appendStepResponse(nil, StepResult{Arms: []int32{1, 2}, Diagnostics: [][]float64{{1, 2}}}, false)
 	for _, c := range []struct {
 		name  string
 		frame []byte
@@ -113,9 +113,9 @@ func TestBadFrames(t *testing.T) {
 					t.Fatalf("readFrame: %v", err)
 				}
 				if c.isReq {
-					err = decodeStepRequest(p[4:], &stepFrame{}, 2, 0)
+					err = decodeStepRequest(p[4:], &stepFrame{}, 2, 0, 0)
 				} else {
-					err = decodeStepResponse(p[4:], &stepReply{}, 2, 1)
+					err = decodeStepResponse(p[4:], &stepReply{}, 2, 1, false)
 				}
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -139,7 +139,7 @@ func TestReadFrameReuse(t *testing.T) {
 		want := appendStepRequest(nil, &Step{Round: n + 1, PrevArms: arms, PrevRewards: rewards, WantDiag: n%2 == 0}, false)
 		for _, r := range []io.Reader{bytes.NewReader(want), iotest.OneByteReader(bytes.NewReader(want))} {
 			var err error
-			if buf, err = readFrame(r, buf, reqFrameLimit(n)); err != nil {
+			if buf, err = readFrame(r, buf, reqFrameLimit(n, 0)); err != nil {
 				t.Fatalf("%d replications: %v", n, err)
 			}
 			if !bytes.Equal(buf, want) {

@@ -11,8 +11,13 @@ import (
 
 // vectorsFile holds the step socket's frame vectors, which the Go and the
 // Python SDK's tests both check: they live with the protocol's other
-// public files, beside sdk/proto.
-const vectorsFile = "../../sdk/testdata/frames/vectors.json"
+// public files, beside sdk/proto. contextualVectorsFile holds those of
+// contextual sessions (protocol 3), in a file of their own so that an SDK
+// of protocol 2 checks vectorsFile as it stands.
+const (
+	vectorsFile           = "../../sdk/testdata/frames/vectors.json"
+	contextualVectorsFile = "../../sdk/testdata/frames/contextual.json"
+)
 
 // frameVector is one entry of vectorsFile, the byte-level
 // test vectors of the step socket (docs/step-socket.md) that this SDK and
@@ -32,24 +37,37 @@ type frameVector struct {
 	Status      byte        `json:"status"`
 	Diagnostics [][]float64 `json:"diagnostics"`
 	Message     string      `json:"message"`
+	// Contextual sessions (contextualVectorsFile): a request's session
+	// has Replications replications (the frame's count is 0 in round 1)
+	// with contexts of Width values each; a response with Contextual
+	// set belongs to a contextual session.
+	Replications *int      `json:"replications"`
+	Width        int       `json:"width"`
+	Contexts     []float64 `json:"contexts"`
+	Contextual   bool      `json:"contextual"`
+	Probs        []float64 `json:"probs"`
 }
 
 func loadFrameVectors(t *testing.T) []frameVector {
 	t.Helper()
-	data, err := os.ReadFile(vectorsFile)
-	if err != nil {
-		t.Fatal(err)
+	var all []frameVector
+	for _, path := range []string{vectorsFile, contextualVectorsFile} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file struct {
+			Vectors []frameVector `json:"vectors"`
+		}
+		if err := json.Unmarshal(data, &file); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(file.Vectors) == 0 {
+			t.Fatalf("%s: no vectors", path)
+		}
+		all = append(all, file.Vectors...)
 	}
-	var file struct {
-		Vectors []frameVector `json:"vectors"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatalf("%s: %v", vectorsFile, err)
-	}
-	if len(file.Vectors) == 0 {
-		t.Fatalf("%s: no vectors", vectorsFile)
-	}
-	return file.Vectors
+	return all
 }
 
 // The decoders under test, in one place: a session's replication count
@@ -61,14 +79,17 @@ func decodeVectorRequest(p []byte, f *stepFrame, v frameVector) error {
 	if len(p) >= 13 {
 		n = int(le.Uint32(p[9:]))
 	}
+	if v.Replications != nil {
+		n = *v.Replications
+	}
 	maxArrivals := 1024 // the vectors hold no more arrivals
 	if v.MaxArrivals != nil {
 		maxArrivals = *v.MaxArrivals
 	}
-	return decodeStepRequest(p, f, n, maxArrivals)
+	return decodeStepRequest(p, f, n, maxArrivals, v.Width)
 }
 
-func decodeVectorResponse(p []byte, r *stepReply) error {
+func decodeVectorResponse(p []byte, r *stepReply, v frameVector) error {
 	n, d := 0, 0
 	if len(p) >= 5 && p[0] == frameOK {
 		n = int(le.Uint32(p[1:]))
@@ -76,7 +97,7 @@ func decodeVectorResponse(p []byte, r *stepReply) error {
 	if len(p) >= 9+4*n && p[0] == frameOK {
 		d = int(le.Uint32(p[5+4*n:]))
 	}
-	return decodeStepResponse(p, r, n, d)
+	return decodeStepResponse(p, r, n, d, v.Contextual)
 }
 
 // TestFrameVectors: this SDK encodes every valid vector's fields to its
@@ -105,9 +126,9 @@ func TestFrameVectors(t *testing.T) {
 			case v.Direction == "request":
 				var enc []byte
 				if v.Delayed {
-					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, Arrivals: v.Arrivals, WantDiag: v.WantDiag}, true)
+					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, Arrivals: v.Arrivals, WantDiag: v.WantDiag, Contexts: v.Contexts}, true)
 				} else {
-					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, PrevRewards: v.Rewards, WantDiag: v.WantDiag}, false)
+					enc = appendStepRequest(nil, &Step{Round: v.Round, PrevArms: v.Arms, PrevRewards: v.Rewards, WantDiag: v.WantDiag, Contexts: v.Contexts}, false)
 				}
 				if !bytes.Equal(enc, frame) {
 					t.Errorf("encoding:\n got  %x\n want %x", enc, frame)
@@ -123,15 +144,18 @@ func TestFrameVectors(t *testing.T) {
 				if f.delayed && !equalOrEmpty(f.Arrivals, v.Arrivals) {
 					t.Errorf("decodeStepRequest: arrivals %+v, want %+v", f.Arrivals, v.Arrivals)
 				}
+				if !equalOrEmpty(f.Contexts, v.Contexts) || (f.Contexts != nil) != (v.Width > 0) {
+					t.Errorf("decodeStepRequest: contexts %v, want %v", f.Contexts, v.Contexts)
+				}
 			case v.Direction == "response" && v.Invalid:
 				var r stepReply
-				if err := decodeVectorResponse(payload, &r); err == nil {
+				if err := decodeVectorResponse(payload, &r, v); err == nil {
 					t.Errorf("decodeStepResponse accepted an invalid frame: %+v", r)
 				}
 			case v.Direction == "response":
 				var enc []byte
 				if v.Status == frameOK {
-					enc = appendStepResponse(nil, StepResult{Arms: v.Arms, Diagnostics: v.Diagnostics})
+					enc = appendStepResponse(nil, StepResult{Arms: v.Arms, Diagnostics: v.Diagnostics, Probs: v.Probs}, v.Contextual)
 				} else {
 					enc = appendErrorResponse(nil, v.Status, v.Message)
 				}
@@ -139,7 +163,7 @@ func TestFrameVectors(t *testing.T) {
 					t.Errorf("encoding:\n got  %x\n want %x", enc, frame)
 				}
 				var r stepReply
-				if err := decodeVectorResponse(payload, &r); err != nil {
+				if err := decodeVectorResponse(payload, &r, v); err != nil {
 					t.Fatalf("decodeStepResponse: %v", err)
 				}
 				if r.status != v.Status {
@@ -150,6 +174,9 @@ func TestFrameVectors(t *testing.T) {
 						t.Errorf("message %q, want %q", r.msg, v.Message)
 					}
 					return
+				}
+				if !equalOrEmpty(r.probs, v.Probs) {
+					t.Errorf("probabilities %v, want %v", r.probs, v.Probs)
 				}
 				if !equalOrEmpty(r.arms, v.Arms) || len(r.diag) != len(v.Diagnostics) {
 					t.Fatalf("arms %v and %d diagnostics, want %v and %d", r.arms, len(r.diag), v.Arms, len(v.Diagnostics))

@@ -27,8 +27,8 @@ import (
 // FuzzReadFrame: a frame is read whole or refused, never longer than the
 // session's limit, and its buffer is no larger than that limit needs.
 func FuzzReadFrame(f *testing.F) {
-	f.Add(appendStepRequest(nil, &Step{Round: 3, PrevArms: []int32{1, 2}, PrevRewards: []float64{0.5, -1}, WantDiag: true}, false), uint32(reqFrameLimit(2)))
-	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}}), uint32(respFrameLimit(2, 0)))
+	f.Add(appendStepRequest(nil, &Step{Round: 3, PrevArms: []int32{1, 2}, PrevRewards: []float64{0.5, -1}, WantDiag: true}, false), uint32(reqFrameLimit(2, 0)))
+	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}}, false), uint32(respFrameLimit(2, 0, false)))
 	f.Fuzz(func(t *testing.T, data []byte, limit uint32) {
 		lim := 4 + int(limit%(1<<20))
 		frame, err := readFrame(bytes.NewReader(data), nil, lim)
@@ -62,7 +62,7 @@ func FuzzDecodeStepRequest(f *testing.F) {
 		n := int(n16)
 		maxArr := 3 * n
 		var fr stepFrame
-		if err := decodeStepRequest(p, &fr, n, maxArr); err != nil {
+		if err := decodeStepRequest(p, &fr, n, maxArr, 0); err != nil {
 			if cap(fr.PrevArms) > 0 || cap(fr.PrevRewards) > 0 || cap(fr.Arrivals) > 0 {
 				t.Fatalf("refused request allocated %d arms", cap(fr.PrevArms))
 			}
@@ -98,13 +98,13 @@ func FuzzDecodeStepRequest(f *testing.F) {
 // the same bytes; nothing is allocated by a count the session does not
 // expect.
 func FuzzDecodeStepResponse(f *testing.F) {
-	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}})[4:], uint16(2), uint8(0))
-	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}, Diagnostics: [][]float64{{1, 2}, {math.NaN(), math.Copysign(0, -1)}}})[4:], uint16(2), uint8(2))
+	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}}, false)[4:], uint16(2), uint8(0))
+	f.Add(appendStepResponse(nil, StepResult{Arms: []int32{1, 0}, Diagnostics: [][]float64{{1, 2}, {math.NaN(), math.Copysign(0, -1)}}}, false)[4:], uint16(2), uint8(2))
 	f.Add(appendErrorResponse(nil, frameFailed, "the policy gave up")[4:], uint16(2), uint8(1))
 	f.Fuzz(func(t *testing.T, p []byte, n16 uint16, nd uint8) {
 		n, ndiag := int(n16), int(nd)%(MaxDiagnostics+1)
 		var r stepReply
-		if err := decodeStepResponse(p, &r, n, ndiag); err != nil {
+		if err := decodeStepResponse(p, &r, n, ndiag, false); err != nil {
 			if cap(r.arms) > n || cap(r.diag) > ndiag {
 				t.Fatalf("refused answer allocated %d arms and %d diagnostics", cap(r.arms), cap(r.diag))
 			}
@@ -124,7 +124,7 @@ func FuzzDecodeStepResponse(f *testing.F) {
 				t.Fatalf("diagnostic %d: %d values for %d replications", d, len(row), n)
 			}
 		}
-		if again := appendStepResponse(nil, StepResult{Arms: r.arms, Diagnostics: r.diag})[4:]; !bytes.Equal(again, p) {
+		if again := appendStepResponse(nil, StepResult{Arms: r.arms, Diagnostics: r.diag}, false)[4:]; !bytes.Equal(again, p) {
 			t.Fatalf("re-encoded %x, want %x", again, p)
 		}
 	})
@@ -157,11 +157,11 @@ func FuzzServeStep(f *testing.F) {
 		in := bytes.NewReader(out.Bytes())
 		var buf []byte
 		for in.Len() > 0 {
-			if buf, err = readFrame(in, buf, respFrameLimit(n, 2)); err != nil {
+			if buf, err = readFrame(in, buf, respFrameLimit(n, 2, false)); err != nil {
 				t.Fatalf("the plugin wrote a bad frame: %v", err)
 			}
 			var r stepReply
-			if decodeStepResponse(buf[4:], &r, n, 0) != nil && decodeStepResponse(buf[4:], &r, n, 2) != nil {
+			if decodeStepResponse(buf[4:], &r, n, 0, false) != nil && decodeStepResponse(buf[4:], &r, n, 2, false) != nil {
 				t.Fatalf("the plugin wrote an answer that does not fit the session: %x", buf)
 			}
 		}
@@ -235,6 +235,7 @@ type fakeSession struct {
 func (s *fakeSession) Replications() int { return s.n }
 func (s *fakeSession) Delayed() bool     { return false }
 func (s *fakeSession) Pending() int      { return 0 }
+func (s *fakeSession) ContextWidth() int { return 0 }
 
 func (s *fakeSession) Step(st *Step) (StepResult, error) {
 	if st.Round != s.round+1 || st.Round > s.horizon {

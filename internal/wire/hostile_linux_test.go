@@ -35,7 +35,7 @@ func TestServeStepFrameLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r stepReply
-	if len(reply) < 4 || decodeStepResponse(reply[4:], &r, 2, 0) != nil || r.status != frameInvalid || !strings.Contains(r.msg, "exceeds the limit") {
+	if len(reply) < 4 || decodeStepResponse(reply[4:], &r, 2, 0, false) != nil || r.status != frameInvalid || !strings.Contains(r.msg, "exceeds the limit") {
 		t.Fatalf("reply %q, want an invalid-request frame naming the limit", reply)
 	}
 	if got > allocSlack {

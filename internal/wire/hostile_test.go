@@ -68,8 +68,8 @@ func TestRawResponseFrames(t *testing.T) {
 		// A 9-byte frame whose header promises 256 MiB.
 		{"9 bytes: a 256 MiB header", []byte{0, 0, 0, 0x10, 0, 0, 0, 0, 0}, "exceeds the limit"},
 		{"2^32-1 arms", frameOf(0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0), "returned 4294967295 arms for 2 replications"},
-		{"diagnostics not asked for", appendStepResponse(nil, StepResult{Arms: []int32{0, 1}, Diagnostics: [][]float64{{1, 2}}}), "returned 1 diagnostics where none were asked for"},
-		{"3 arms", appendStepResponse(nil, StepResult{Arms: []int32{0, 1, 1}}), "returned 3 arms for 2 replications"},
+		{"diagnostics not asked for", appendStepResponse(nil, StepResult{Arms: []int32{0, 1}, Diagnostics: [][]float64{{1, 2}}}, false), "returned 1 diagnostics where none were asked for"},
+		{"3 arms", appendStepResponse(nil, StepResult{Arms: []int32{0, 1, 1}}, false), "returned 3 arms for 2 replications"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ss := rawPeer(t, c.frame)

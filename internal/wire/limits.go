@@ -46,10 +46,15 @@ const MaxOpenMsg = 64 << 10
 // StepMsgLimit bounds the encoded gRPC Step answer of a session of n
 // replications and ndiag declared diagnostics, checked by gRPC before
 // decoding: an arm takes at most 11 bytes (a tag and a 10-byte varint,
-// if not packed), a diagnostic its name and 9 bytes a value, and 1 kB is
-// left for fields a later protocol may add.
-func StepMsgLimit(n, ndiag int) int {
-	return min(1024+11*n+ndiag*(64+MaxNameLen+9*n), MaxMessage)
+// if not packed), a diagnostic its name and 9 bytes a value, in a
+// contextual session a probability 9 bytes, and 1 kB is left for fields
+// a later protocol may add.
+func StepMsgLimit(n, ndiag int, contextual bool) int {
+	probs := 0
+	if contextual {
+		probs = 9 * n
+	}
+	return min(1024+11*n+probs+ndiag*(64+MaxNameLen+9*n), MaxMessage)
 }
 
 // CheckDescribe checks a plugin's declarations, in their wire form,

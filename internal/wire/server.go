@@ -46,6 +46,10 @@ type Session interface {
 	// Pending is how many rewards have not arrived before the next
 	// round: the bound on its arrivals.
 	Pending() int
+	// ContextWidth is the number of values of one replication's context
+	// in each round of a contextual session (protocol 3), 0 in a
+	// context-free one.
+	ContextWidth() int
 	// Step plays one round. The result aliases the session's buffers and
 	// is valid until its next Step.
 	Step(st *Step) (StepResult, error)
@@ -130,7 +134,8 @@ func (s *grpcServer) Step(_ context.Context, req *pb.StepRequest) (*pb.StepRespo
 func (s *grpcServer) step(req *pb.StepRequest, resp *pb.StepResponse) error {
 	// Sessions step concurrently on one server: the arrivals are the
 	// call's own. Their count is checked against the session in core.step.
-	st := Step{Round: int(req.GetRound()), PrevArms: req.GetPrevArms(), PrevRewards: req.GetPrevRewards(), WantDiag: req.GetWantDiagnostics()}
+	st := Step{Round: int(req.GetRound()), PrevArms: req.GetPrevArms(), PrevRewards: req.GetPrevRewards(), WantDiag: req.GetWantDiagnostics(),
+		Contexts: req.GetContexts()}
 	if arr := req.GetArrivals(); len(arr) > 0 {
 		st.Arrivals = make([]Arrival, len(arr))
 		for i, a := range arr {
@@ -149,6 +154,7 @@ func (s *grpcServer) step(req *pb.StepRequest, resp *pb.StepResponse) error {
 		return rpcErr(fmt.Errorf("the policy returned %d diagnostics, the plugin declares %d", len(res.Diagnostics), len(s.diags)))
 	}
 	resp.Arms = res.Arms
+	resp.Probs = res.Probs
 	resp.Diagnostics = resp.Diagnostics[:0]
 	for d, vals := range res.Diagnostics {
 		resp.Diagnostics = append(resp.Diagnostics, &pb.Diagnostic{Name: s.diags[d], Values: vals})
@@ -304,7 +310,8 @@ func serveStep(srv Server, id uint64, conn io.ReadWriter) {
 		f       stepFrame
 		in, out []byte
 		n       = s.Replications()
-		limit   = reqFrameLimit(n)
+		width   = s.ContextWidth()
+		limit   = reqFrameLimit(n, width)
 		delayed = s.Delayed()
 		pending int
 	)
@@ -313,7 +320,7 @@ func serveStep(srv Server, id uint64, conn io.ReadWriter) {
 			// Rounds of a session are sequential: nothing else moves
 			// its count of pending rewards while this one waits.
 			pending = s.Pending()
-			limit = reqFrameLimitDelayed(n, pending)
+			limit = reqFrameLimitDelayed(n, pending, width)
 		}
 		if in, err = readFrame(conn, in, limit); err != nil {
 			if _, ok := err.(*frameSizeError); ok {
@@ -321,7 +328,7 @@ func serveStep(srv Server, id uint64, conn io.ReadWriter) {
 			}
 			return
 		}
-		if err := decodeStepRequest(in[4:], &f, n, pending); err != nil {
+		if err := decodeStepRequest(in[4:], &f, n, pending, width); err != nil {
 			conn.Write(appendErrorResponse(out, frameInvalid, "step socket: "+err.Error()))
 			return
 		}
@@ -332,7 +339,7 @@ func serveStep(srv Server, id uint64, conn io.ReadWriter) {
 		case err != nil:
 			out = appendErrorResponse(out, frameFailed, err.Error())
 		default:
-			out = appendStepResponse(out, res)
+			out = appendStepResponse(out, res, width > 0)
 		}
 		if _, err := conn.Write(out); err != nil {
 			return

@@ -55,13 +55,13 @@ func TestStepConn(t *testing.T) {
 			}
 			want := appendStepRequest(nil, &Step{Round: 3, PrevArms: make([]int32, len(rewards)), PrevRewards: rewards, WantDiag: true}, false)
 			go a.Write(want)
-			got, err := readFrame(b, nil, reqFrameLimit(len(rewards)))
+			got, err := readFrame(b, nil, reqFrameLimit(len(rewards), 0))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("read %d bytes (%v), want the frame's %d", len(got), err, len(want))
 			}
 			done := make(chan error, 1)
 			go func() {
-				_, err := readFrame(b, got, reqFrameLimit(len(rewards)))
+				_, err := readFrame(b, got, reqFrameLimit(len(rewards), 0))
 				done <- err
 			}()
 			time.Sleep(20 * time.Millisecond) // best effort: let it block

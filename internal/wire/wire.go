@@ -23,8 +23,8 @@ import (
 // the go-plugin application protocol version. The host offers every version
 // from MinProtocolVersion to ProtocolVersion and a Go plugin serves them
 // all; go-plugin picks the highest both speak. Version 2 adds delayed
-// feedback (policy.proto).
-const ProtocolVersion = 2
+// feedback, version 3 contextual sessions (policy.proto).
+const ProtocolVersion = 3
 
 // MinProtocolVersion is the oldest protocol version bench still speaks:
 // version 1 plugins run every scenario without `feedback:`.
@@ -39,7 +39,7 @@ const DelayedFeedbackVersion = 2
 const ContextualVersion = 3
 
 // HostVersions are the protocol versions the host offers.
-var HostVersions = []int{1, 2}
+var HostVersions = []int{1, 2, 3}
 
 // Handshake is the go-plugin handshake shared by the host and every plugin:
 // the single definition of the magic cookie and the protocol version.

@@ -119,6 +119,18 @@
 // launched it is killed (parent-death: `bench conform` checks it, Run
 // reports it skipped). A rule's explanation names the parts of the
 // plugin's own SDK (Go or Python, from the SDK its Describe reports).
+//
+// A plugin that reports contextual (protocol 3, docs/contextual.md) is
+// also checked by the contextual rules, in sessions with the kit's own
+// contexts, drawn from (replication, round) only, with no forced rounds:
+// valid arms and probabilities (contextual-arms), the same arms and
+// probabilities for the same seed and contexts on any instance and
+// transport (contextual-deterministic), a replication's arms independent
+// of its batch and of the other replications' contexts
+// (contextual-batch-split), and, for one that reports contextual_only,
+// the refusal of a context-free session (contextual-only). They are
+// skipped for other plugins; a contextual_only plugin skips the rules
+// that play context-free sessions.
 package sdktest
 
 import (

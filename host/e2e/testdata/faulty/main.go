@@ -89,8 +89,8 @@ func main() {
 		// Not a plugin: TestStopSelf runs it as a plain program.
 		os.Exit(checkStopSelf())
 	case "bad-version":
-		say("speaking protocol version 3")
-		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 3,
+		say("speaking protocol version 99")
+		serveRaw(plugin.HandshakeConfig{ProtocolVersion: 99,
 			MagicCookieKey: wire.Handshake.MagicCookieKey, MagicCookieValue: wire.Handshake.MagicCookieValue})
 		return
 	case "bad-cookie":
