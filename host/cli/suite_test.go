@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regretbench/regretbench/internal/seed"
 	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/seed"
 )
 
 // TestSuiteRequest: bench run --suite maps the flags a suite takes to the
