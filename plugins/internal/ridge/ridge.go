@@ -81,7 +81,7 @@ func New(d int, lambda float64, opts ...Option) (*Model, error) {
 	m := &Model{
 		dim:    d,
 		lambda: lambda,
-		ainv:   blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: buf[:d*d : d*d]},
+		ainv:   blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: buf[: d*d : d*d]},
 		b:      buf[d*d : d*d+d : d*d+d],
 		theta:  buf[d*d+d : d*d+2*d : d*d+2*d],
 		u:      buf[d*d+2*d:],
