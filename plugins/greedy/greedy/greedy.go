@@ -29,8 +29,10 @@
 // algorithm for contextual multi-armed bandits", NeurIPS 2007). The
 // epsilon here is fixed, as in the bake-off's epsilon-greedy.
 //
-// Parameters: lambda (default 1), the ridge penalty; epsilon (epsilon-greedy
-// only, default 0.05). Any reward family is accepted. Epsilon-greedy's
+// Parameters: lambda (default 1), the ridge penalty; intercept (default
+// true), a bias weight on a constant feature appended to the context
+// (plugins/internal/ridge.Bank); epsilon (epsilon-greedy only, default
+// 0.05). Any reward family is accepted. Epsilon-greedy's
 // randomness comes from Replica.Rand only; greedy uses none. Select and
 // Observe do not allocate.
 package greedy
@@ -48,13 +50,14 @@ var lambdaParam = sdk.Param{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: 
 	Doc: "ridge penalty of the reward regressions: A starts at lambda·I"}
 
 // GreedyParams are the parameters of the greedy policy.
-var GreedyParams = []sdk.Param{lambdaParam}
+var GreedyParams = []sdk.Param{lambdaParam, ridge.InterceptParam}
 
 // EpsilonParams are the parameters of the epsilon-greedy policy.
 var EpsilonParams = []sdk.Param{
 	{Name: "epsilon", Type: sdk.Float, Default: 0.05, Min: sdk.Inclusive(0), Max: sdk.Inclusive(1),
 		Doc: "probability of pulling a uniformly drawn arm instead of the greedy one"},
 	lambdaParam,
+	ridge.InterceptParam,
 }
 
 // Policy is greedy (epsilon 0, no randomness) or epsilon-greedy for one

@@ -26,7 +26,7 @@ func newEps(t testing.TB, k, d int, perArm bool, eps float64, seed uint64) *Poli
 
 // TestHandGreedy: the greedy arm after hand-computed ridge updates.
 func TestHandGreedy(t *testing.T) {
-	p, err := NewGreedy(session(2, 1, false, sdk.Params{"lambda": 1.0}), sdk.Replica{})
+	p, err := NewGreedy(session(2, 1, false, sdk.Params{"lambda": 1.0, "intercept": false}), sdk.Replica{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,9 @@
 // (sdk.Session.RewardSD: the declared noise sd of a gaussian scenario, 0.5
 // for Bernoulli rewards), the Bayesian posterior of a Gaussian model with
 // known noise and prior N(0, sd²/lambda·I). lambda (default 1, the paper's
-// B = I) is the ridge penalty.
+// B = I) is the ridge penalty. With intercept (default true) each model
+// also has a bias weight on a constant feature 1 appended to the context
+// (plugins/internal/ridge.Bank).
 //
 // Regret: with the paper's v, O(d²/epsilon · sqrt(T^(1+epsilon)) ·
 // ln(T d) ln(1/delta)) with probability 1 − delta for per-arm features
@@ -52,6 +54,7 @@ var Params = []sdk.Param{
 		Doc: "posterior scale: mu~ ~ N(mu, v²·B⁻¹); 0 = the session's reward sd (the gaussian noise sd, 0.5 for bernoulli)"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
 		Doc: "ridge penalty (prior precision): B starts at lambda·I"},
+	ridge.InterceptParam,
 }
 
 // Policy is linear Thompson sampling for one replication.
@@ -85,7 +88,7 @@ func New(s sdk.Session, r sdk.Replica) (sdk.ContextualPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := s.Context.Dim
+	d := bank.ModelDim()
 	return &Policy{bank: bank, v: v, src: normal.New(r.Rand.Uint64()), z: make([]float64, d), smp: make([]float64, d)}, nil
 }
 

@@ -12,7 +12,7 @@ import (
 
 func session(k, d int, perArm bool, v float64) sdk.Session {
 	return sdk.Session{Arms: k, Horizon: 100, Family: sdk.Gaussian, NoiseSD: 0.5, NoiseKnown: true,
-		Params: sdk.Params{"v": v, "lambda": 1.0}, Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
+		Params: sdk.Params{"v": v, "lambda": 1.0, "intercept": false}, Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
 }
 
 func newPolicy(t testing.TB, s sdk.Session, seed uint64) *Policy {
@@ -171,7 +171,9 @@ func BenchmarkRound(b *testing.B) {
 		{"d16_K26_perarm", 26, 16, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			p := newPolicy(b, session(tc.k, tc.d, tc.perArm, 1), 1)
+			s := session(tc.k, tc.d, tc.perArm, 1)
+			s.Params["intercept"] = true // the default
+			p := newPolicy(b, s, 1)
 			w := sdk.ContextShape{Dim: tc.d, PerArm: tc.perArm}.Width(tc.k)
 			const n = 256
 			xs := make([]float64, n*w)

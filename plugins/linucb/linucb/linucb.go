@@ -11,6 +11,9 @@
 // ties to the lowest index. The paper's alpha is 1 + sqrt(ln(2/delta)/2)
 // for confidence 1 − delta; the parameter alpha (default 1) is that
 // multiplier, and lambda (default 1; the paper's 1) the ridge penalty.
+// With intercept (default true) every model also has a bias weight on a
+// constant feature 1 appended to the context (the paper's features include
+// a constant one; plugins/internal/ridge.Bank).
 //
 // Context shapes: shared contexts (Dim features for all arms) get the
 // paper's disjoint model, one regression per arm; per-arm features
@@ -51,6 +54,7 @@ var Params = []sdk.Param{
 		Doc: "width multiplier of the confidence bound, theta·x + alpha·sqrt(xᵀA⁻¹x) (the paper's 1 + sqrt(ln(2/delta)/2)); 0 is greedy"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
 		Doc: "ridge penalty: A starts at lambda·I"},
+	ridge.InterceptParam,
 }
 
 // Policy is LinUCB for one replication.

@@ -9,9 +9,13 @@ import (
 )
 
 func newPolicy(t testing.TB, k, d int, perArm bool, alpha, lambda float64) *Policy {
+	return newPolicyIcpt(t, k, d, perArm, alpha, lambda, false)
+}
+
+func newPolicyIcpt(t testing.TB, k, d int, perArm bool, alpha, lambda float64, icpt bool) *Policy {
 	t.Helper()
 	s := sdk.Session{Arms: k, Horizon: 100, Family: sdk.Bernoulli,
-		Params:  sdk.Params{"alpha": alpha, "lambda": lambda},
+		Params:  sdk.Params{"alpha": alpha, "lambda": lambda, "intercept": icpt},
 		Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
 	p, err := New(s, sdk.Replica{})
 	if err != nil {
@@ -76,6 +80,25 @@ func TestHandIndexPerArm(t *testing.T) {
 	}
 }
 
+// TestHandIndexIntercept: with the intercept the models see (x, 1).
+func TestHandIndexIntercept(t *testing.T) {
+	p := newPolicyIcpt(t, 2, 1, false, 1, 1, true)
+	// Arm 0 at x = 1, reward 1: features (1, 1), A0 = [[2,1],[1,2]],
+	// A0⁻¹ = [[2,−1],[−1,2]]/3, b0 = (1, 1), theta0 = (1/3, 1/3). At x = 0
+	// (features (0, 1)) arm 0's index is 1/3 + sqrt(2/3), arm 1's sqrt(1).
+	p.Observe(1, []float64{1}, 0, 1)
+	if got, want := p.Index([]float64{0}, 0), 1.0/3+math.Sqrt(2.0/3); math.Abs(got-want) > 1e-15 {
+		t.Errorf("index of arm 0 = %v, want %v", got, want)
+	}
+	if got := p.Index([]float64{0}, 1); got != 1 {
+		t.Errorf("index of arm 1 = %v, want 1", got)
+	}
+	// At x = −1 (features (−1, 1)): mean 0, width (2 + 2 + 2)/3 = 2.
+	if got, want := p.Index([]float64{-1}, 0), math.Sqrt2; math.Abs(got-want) > 1e-15 {
+		t.Errorf("x = −1: index of arm 0 = %v, want %v", got, want)
+	}
+}
+
 // TestRegret: on synthetic linear-Gaussian problems LinUCB's regret is
 // sublinear (the second half of 2,000 rounds costs less than the first)
 // and far below the uniform policy's.
@@ -92,7 +115,7 @@ func TestRegret(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			const T = 2000
 			prob := ctxsim.NewLinear(tc.k, tc.d, tc.perArm, 0.1, 3)
-			p := newPolicy(t, tc.k, tc.d, tc.perArm, 1, 1)
+			p := newPolicyIcpt(t, tc.k, tc.d, tc.perArm, 1, 1, true)
 			res := prob.Run(p, T, 5)
 			first, second := res.Cumulative(0, T/2), res.Cumulative(T/2, T)
 			uniform := prob.Uniform(20000, 9) * T
@@ -131,8 +154,9 @@ func TestNoAllocs(t *testing.T) {
 }
 
 // BenchmarkRound is one round of LinUCB, Select and Observe, in process
-// (no plugin boundary), at the size of letter recognition: d = 16, K = 26.
-// The end-to-end plugin run is measured against it.
+// (no plugin boundary), at the size of letter recognition: d = 16, K = 26,
+// with the default parameters (so with the intercept: models of dimension
+// 17). The end-to-end plugin run is measured against it.
 func BenchmarkRound(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
@@ -145,7 +169,7 @@ func BenchmarkRound(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			prob := ctxsim.NewLinear(tc.k, tc.d, tc.perArm, 0.1, 3)
-			p := newPolicy(b, tc.k, tc.d, tc.perArm, 1, 1)
+			p := newPolicyIcpt(b, tc.k, tc.d, tc.perArm, 1, 1, true)
 			// 256 contexts, cycled, from the problem's distribution.
 			const n = 256
 			w := prob.Width()

@@ -23,10 +23,11 @@
 //
 // Context shapes: shared contexts (Dim features for all arms) get one
 // model per arm; per-arm features (ContextShape.PerArm) one model for all
-// arms and one draw a round.
+// arms and one draw a round. With intercept (default true) each model has
+// a bias weight on a constant feature 1 appended to the context.
 //
 // Parameters: lambda (default 1), the prior precision (the paper's
-// regulariser); alpha (default 1), a multiplier of the draws' standard
+// regulariser); intercept (default true); alpha (default 1), a multiplier of the draws' standard
 // deviation, 1 being the Laplace posterior (the paper's experiments on
 // display advertising also report a shrunk posterior, alpha < 1).
 //
@@ -47,6 +48,7 @@ import (
 	"math"
 
 	"github.com/regretbench/regretbench/plugins/internal/normal"
+	"github.com/regretbench/regretbench/plugins/internal/ridge"
 	"github.com/regretbench/regretbench/sdk"
 )
 
@@ -56,6 +58,7 @@ var Params = []sdk.Param{
 		Doc: "prior precision of every weight (the paper's regulariser)"},
 	{Name: "alpha", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
 		Doc: "multiplier of the posterior draws' standard deviation (1 = the Laplace posterior)"},
+	ridge.InterceptParam,
 }
 
 // Model is a logistic regression with a diagonal Gaussian (Laplace)
@@ -131,12 +134,14 @@ func sigmoid(s float64) float64 {
 
 // Policy is logistic Thompson sampling for one replication.
 type Policy struct {
-	k, d   int
-	perArm bool
-	models []*Model
-	alpha  float64
-	src    *normal.Source
-	z      []float64
+	k, d      int // arms, and features per context (per arm with perArm)
+	perArm    bool
+	intercept bool
+	models    []*Model
+	alpha     float64
+	src       *normal.Source
+	z         []float64
+	xbuf      []float64 // an arm's features and the constant 1, with intercept
 }
 
 // New builds the logistic Thompson sampling policy of one replication.
@@ -160,14 +165,22 @@ func New(s sdk.Session, r sdk.Replica) (sdk.ContextualPolicy, error) {
 	if r.Rand == nil {
 		return nil, fmt.Errorf("logts: replica %d has no random source", r.Index)
 	}
-	p := &Policy{k: s.Arms, d: s.Context.Dim, perArm: s.Context.PerArm, alpha: alpha,
-		src: normal.New(r.Rand.Uint64()), z: make([]float64, s.Context.Dim)}
+	d := s.Context.Dim
+	p := &Policy{k: s.Arms, d: d, perArm: s.Context.PerArm, intercept: ridge.Intercept(s.Params), alpha: alpha,
+		src: normal.New(r.Rand.Uint64())}
+	md := d
+	if p.intercept {
+		md = d + 1
+		p.xbuf = make([]float64, md)
+		p.xbuf[d] = 1
+	}
+	p.z = make([]float64, md)
 	n := s.Arms
 	if p.perArm {
 		n = 1
 	}
 	for range n {
-		p.models = append(p.models, NewModel(p.d, lambda))
+		p.models = append(p.models, NewModel(md, lambda))
 	}
 	return p, nil
 }
@@ -179,11 +192,17 @@ func (p *Policy) model(a int) *Model {
 	return p.models[a]
 }
 
+// x is arm a's features as its model sees them (see ridge.Bank.X).
 func (p *Policy) x(x []float64, a int) []float64 {
+	xa := x[:p.d]
 	if p.perArm {
-		return x[a*p.d : (a+1)*p.d]
+		xa = x[a*p.d : (a+1)*p.d]
 	}
-	return x[:p.d]
+	if p.intercept {
+		copy(p.xbuf, xa)
+		return p.xbuf
+	}
+	return xa
 }
 
 func (p *Policy) draw(a int) {

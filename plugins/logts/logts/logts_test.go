@@ -97,7 +97,7 @@ func TestUpdateAgainstNewton(t *testing.T) {
 
 func session(k, d int, perArm bool, alpha float64) sdk.Session {
 	return sdk.Session{Arms: k, Horizon: 100, Family: sdk.Bernoulli,
-		Params: sdk.Params{"lambda": 1.0, "alpha": alpha}, Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
+		Params: sdk.Params{"lambda": 1.0, "alpha": alpha, "intercept": false}, Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
 }
 
 func newPolicy(t testing.TB, s sdk.Session, seed uint64) *Policy {

@@ -30,7 +30,9 @@
 // oracle such as ridge (Theorem 1 and its corollaries), with no assumption
 // on the contexts beyond realizability.
 //
-// Parameters: gamma (default 1) and lambda (default 1), the ridge penalty.
+// Parameters: gamma (default 1); lambda (default 1), the ridge penalty;
+// intercept (default true), a bias weight on a constant feature appended
+// to the context (plugins/internal/ridge.Bank).
 // Any reward family is accepted. Randomness comes from Replica.Rand only.
 // Select and Observe do not allocate.
 package squarecb
@@ -50,6 +52,7 @@ var Params = []sdk.Param{
 		Doc: "learning-rate scale: round t weighs arms with gamma_t = gamma·sqrt(K t)"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
 		Doc: "ridge penalty of the reward regressions: A starts at lambda·I"},
+	ridge.InterceptParam,
 }
 
 // Policy is SquareCB for one replication.

@@ -12,7 +12,7 @@ import (
 func newPolicy(t testing.TB, k, d int, perArm bool, gamma float64, seed uint64) *Policy {
 	t.Helper()
 	s := sdk.Session{Arms: k, Horizon: 100, Family: sdk.Bernoulli,
-		Params:  sdk.Params{"gamma": gamma, "lambda": 1.0},
+		Params:  sdk.Params{"gamma": gamma, "lambda": 1.0, "intercept": false},
 		Context: sdk.ContextShape{Dim: d, PerArm: perArm}}
 	p, err := New(s, sdk.Replica{Index: seed, Rand: rand.New(rand.NewPCG(seed, 1))})
 	if err != nil {
