@@ -47,7 +47,7 @@ import (
 )
 
 var lambdaParam = sdk.Param{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
-	Doc: "ridge penalty of the reward regressions: A starts at lambda·I"}
+	Doc: "ridge penalty of the reward regressions: A starts at lambda*I"}
 
 // GreedyParams are the parameters of the greedy policy.
 var GreedyParams = []sdk.Param{lambdaParam, ridge.InterceptParam}

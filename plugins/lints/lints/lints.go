@@ -51,9 +51,9 @@ import (
 // Params are the parameters of the lints policy.
 var Params = []sdk.Param{
 	{Name: "v", Type: sdk.Float, Default: 0.0, Min: sdk.Inclusive(0),
-		Doc: "posterior scale: mu~ ~ N(mu, v²·B⁻¹); 0 = the session's reward sd (the gaussian noise sd, 0.5 for bernoulli)"},
+		Doc: "posterior scale: mu~ ~ N(mu, v^2 B^-1); 0 = the session's reward sd (the gaussian noise sd, 0.5 for bernoulli)"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
-		Doc: "ridge penalty (prior precision): B starts at lambda·I"},
+		Doc: "ridge penalty (prior precision): B starts at lambda*I"},
 	ridge.InterceptParam,
 }
 

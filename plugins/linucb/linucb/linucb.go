@@ -51,9 +51,9 @@ import (
 // Params are the parameters of the linucb policy.
 var Params = []sdk.Param{
 	{Name: "alpha", Type: sdk.Float, Default: 1.0, Min: sdk.Inclusive(0),
-		Doc: "width multiplier of the confidence bound, theta·x + alpha·sqrt(xᵀA⁻¹x) (the paper's 1 + sqrt(ln(2/delta)/2)); 0 is greedy"},
+		Doc: "width multiplier of the confidence bound, theta.x + alpha*sqrt(x' A^-1 x) (the paper's 1 + sqrt(ln(2/delta)/2)); 0 is greedy"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
-		Doc: "ridge penalty: A starts at lambda·I"},
+		Doc: "ridge penalty: A starts at lambda*I"},
 	ridge.InterceptParam,
 }
 

@@ -162,14 +162,16 @@ func BenchmarkRound(b *testing.B) {
 		name   string
 		k, d   int
 		perArm bool
+		noIcpt bool
 	}{
-		{"d16_K26", 26, 16, false},
-		{"d16_K26_perarm", 26, 16, true},
-		{"d180_K3", 3, 180, false},
+		{"d16_K26", 26, 16, false, false},
+		{"d16_K26_nointercept", 26, 16, false, true},
+		{"d16_K26_perarm", 26, 16, true, false},
+		{"d180_K3", 3, 180, false, false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			prob := ctxsim.NewLinear(tc.k, tc.d, tc.perArm, 0.1, 3)
-			p := newPolicyIcpt(b, tc.k, tc.d, tc.perArm, 1, 1, true)
+			p := newPolicyIcpt(b, tc.k, tc.d, tc.perArm, 1, 1, !tc.noIcpt)
 			// 256 contexts, cycled, from the problem's distribution.
 			const n = 256
 			w := prob.Width()

@@ -49,9 +49,9 @@ import (
 // Params are the parameters of the squarecb policy.
 var Params = []sdk.Param{
 	{Name: "gamma", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
-		Doc: "learning-rate scale: round t weighs arms with gamma_t = gamma·sqrt(K t)"},
+		Doc: "learning-rate scale: round t weighs arms with gamma_t = gamma*sqrt(K t)"},
 	{Name: "lambda", Type: sdk.Float, Default: 1.0, Min: sdk.Exclusive(0),
-		Doc: "ridge penalty of the reward regressions: A starts at lambda·I"},
+		Doc: "ridge penalty of the reward regressions: A starts at lambda*I"},
 	ridge.InterceptParam,
 }
 
