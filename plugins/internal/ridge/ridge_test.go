@@ -69,11 +69,13 @@ func TestAgainstDirectSolve(t *testing.T) {
 		d, n   int
 		lambda float64
 		scale  float64 // feature scale
+		binary bool    // 0/1 features, each 1 with probability 1/4 (as DNA's 180)
 	}{
-		{"d4", 4, 5000, 1, 1},
-		{"d16", 16, 5000, 1, 1},
-		{"d16 small lambda", 16, 3000, 0.01, 1},
-		{"d50 scaled", 50, 2000, 1, 3},
+		{"d4", 4, 5000, 1, 1, false},
+		{"d16", 16, 5000, 1, 1, false},
+		{"d16 small lambda", 16, 3000, 0.01, 1, false},
+		{"d50 scaled", 50, 2000, 1, 3, false},
+		{"d180 binary", 180, 3000, 1, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.d)))
@@ -90,6 +92,12 @@ func TestAgainstDirectSolve(t *testing.T) {
 			for range tc.n {
 				for i := range x {
 					x[i] = tc.scale * rng.NormFloat64()
+					if tc.binary {
+						x[i] = 0
+						if rng.IntN(4) == 0 {
+							x[i] = 1
+						}
+					}
 				}
 				r := rng.NormFloat64()
 				m.Observe(x, r)
