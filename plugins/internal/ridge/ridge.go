@@ -129,12 +129,7 @@ func (m *Model) Width(x []float64) float64 {
 	var q float64
 	for i, xi := range x {
 		row := a[i*d+i : i*d+d]
-		s := 0.0
-		xs := x[i+1:]
-		for j, v := range row[1:] {
-			s += v * xs[j]
-		}
-		q += xi * (row[0]*xi + 2*s)
+		q += xi * (row[0]*xi + 2*dot(row[1:], x[i+1:]))
 	}
 	return q
 }
@@ -211,12 +206,20 @@ func (m *Model) CholeskyFactor() *mat.TriDense {
 
 func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
 
-// dot is a plain loop, for the same reason as Width's.
+// dot is a plain loop, for the same reason as Width's, over four
+// accumulators so that the additions do not wait on each other.
 func dot(a, b []float64) float64 {
 	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
