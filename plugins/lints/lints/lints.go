@@ -26,12 +26,13 @@
 // also has a bias weight on a constant feature 1 appended to the context
 // (plugins/internal/ridge.Bank).
 //
-// Regret: with the paper's v, O(d²/epsilon · sqrt(T^(1+epsilon)) ·
-// ln(T d) ln(1/delta)) with probability 1 − delta for per-arm features
-// (Theorem 1; O(d^(3/2) sqrt T) up to logarithms as refined by Abeille &
-// Lazaric, "Linear Thompson sampling revisited", AISTATS 2017), for any
-// epsilon in (0, 1); the disjoint form is the same model over K·d block
-// features.
+// Regret: with the paper's v and any epsilon in (0, 1), O(d²/epsilon ·
+// sqrt(T^(1+epsilon)) · ln(T d) ln(1/delta)) with probability 1 − delta
+// for per-arm features (Theorem 1); Abeille & Lazaric ("Linear Thompson
+// sampling revisited", AISTATS 2017) refine it to O~(d^(3/2) sqrt T). The
+// disjoint form is exactly the shared model over K·d block features (the
+// blocks never share a round, so its posterior is block-diagonal and its
+// draws independent per arm), so the bounds hold with d replaced by K·d.
 //
 // The probability of the chosen arm under the posterior has no closed
 // form, so the policy reports 0 ("not said"). Randomness comes from

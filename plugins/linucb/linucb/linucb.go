@@ -31,9 +31,8 @@
 // 2011) prove O(d sqrt(T) log T) for the shared-parameter index when alpha
 // grows as their confidence radius beta_t (about sqrt(d log t)). Applied
 // arm by arm, the same elliptical-potential argument gives the disjoint
-// model O~(d sqrt(K T)). With a constant alpha, as here and in the paper's
-// experiments, no worst-case bound holds; in practice it is the stronger
-// choice.
+// model O~(d sqrt(K T)). For a constant alpha, as here and in the paper's
+// experiments (which tune it), none of these bounds is proven.
 //
 // The policy is deterministic: it uses no randomness and reports
 // probability 1. Select and Observe do not allocate; each costs O(K d²)

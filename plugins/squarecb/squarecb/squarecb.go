@@ -25,10 +25,12 @@
 // t^gamma_exponent, by default 10·t^0.5, is gamma = 10/sqrt(K) here.
 //
 // Regret: with gamma tuned as above SquareCB's regret is O(sqrt(K T
-// Reg_Sq(T))): O(sqrt(K T log|F|)) for a finite class F, and O(sqrt(K d T
-// log T)) for d-dimensional linear predictors with an online regression
-// oracle such as ridge (Theorem 1 and its corollaries), with no assumption
-// on the contexts beyond realizability.
+// Reg_Sq(T))) (Theorem 1): O(sqrt(K T log|F|)) for a finite class F, and,
+// since online regression over bounded d-dimensional linear predictors
+// (Vovk–Azoury–Warmuth, of which online ridge is the close relative used
+// here) has Reg_Sq = O(d log T), O(sqrt(K d T log T)) for linear rewards.
+// The contexts may be adversarial; only realizability (the mean reward is
+// in the class) is assumed.
 //
 // Parameters: gamma (default 1); lambda (default 1), the ridge penalty;
 // intercept (default true), a bias weight on a constant feature appended
