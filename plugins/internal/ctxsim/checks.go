@@ -96,8 +96,10 @@ const (
 )
 
 // CheckRerun: two runs of the same seed choose bit-identical arms and
-// report identical probabilities; the probabilities are of kind want; and
-// both context shapes are played (or refused, when perArm is false).
+// report identical probabilities, and a randomised policy's (want not
+// Deterministic) another seed's differ; the probabilities are of kind
+// want; and both context shapes are played (or refused, when perArm is
+// false).
 func CheckRerun(t *testing.T, p sdk.Plugin, logistic, perArm bool, want Prob) {
 	t.Helper()
 	shapes := []bool{false}
@@ -116,6 +118,11 @@ func CheckRerun(t *testing.T, p sdk.Plugin, logistic, perArm bool, want Prob) {
 		b := prob.Run(Build(t, p, s, 7), 300, 11)
 		if !slices.Equal(a.Arms, b.Arms) || !slices.Equal(a.Probs, b.Probs) {
 			t.Errorf("%s (per-arm %v): two runs of seed 7 differ", p.Name, pa)
+		}
+		// A randomised policy draws from its replica's source: another
+		// replication, on the same contexts and rewards, plays otherwise.
+		if c := prob.Run(Build(t, p, s, 8), 300, 11); want != Deterministic && slices.Equal(a.Arms, c.Arms) {
+			t.Errorf("%s (per-arm %v): replications 7 and 8 pull the same arms: the policy ignores Replica.Rand", p.Name, pa)
 		}
 		for i, pr := range a.Probs {
 			ok := false
