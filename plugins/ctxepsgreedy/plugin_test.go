@@ -1,4 +1,4 @@
-package epsgreedy
+package ctxepsgreedy
 
 import (
 	"testing"
