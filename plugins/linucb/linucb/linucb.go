@@ -36,7 +36,9 @@
 //
 // The policy is deterministic: it uses no randomness and reports
 // probability 1. Select and Observe do not allocate; each costs O(K d²)
-// and O(d²).
+// and O(d²). A replication holds K·d² float64s (one d² with per-arm
+// features), d counting the intercept: 70 KB at d = 16, K = 26 (letter),
+// 0.8 MB at d = 180, K = 3 (DNA), but 50 MB at d = 784, K = 10.
 package linucb
 
 import (
