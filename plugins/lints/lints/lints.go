@@ -37,7 +37,8 @@
 // The probability of the chosen arm under the posterior has no closed
 // form, so the policy reports 0 ("not said"). Randomness comes from
 // Replica.Rand only (a normal.Source seeded from it). Select and Observe do
-// not allocate.
+// not allocate. A replication holds two d×d matrices per model (B⁻¹ and
+// U), twice LinUCB's memory.
 package lints
 
 import (
