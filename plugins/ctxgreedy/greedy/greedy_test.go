@@ -157,3 +157,14 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations a round, want 0", n)
 	}
 }
+
+// BenchmarkRound is one round of epsilon-greedy, Select and Observe, in
+// process, at d = 16, K = 26 with the default intercept.
+func BenchmarkRound(b *testing.B) {
+	p, err := NewEpsilon(session(26, 16, false, sdk.Params{"epsilon": 0.05, "lambda": 1.0, "intercept": true}),
+		sdk.Replica{Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctxsim.BenchRound(b, p, 16)
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/regretbench/regretbench/sdk"
@@ -147,4 +148,39 @@ func CheckRerun(t *testing.T, p sdk.Plugin, logistic, perArm bool, want Prob) {
 			t.Errorf("%s: a per-arm session was accepted by a policy that does not play one", p.Name)
 		}
 	}
+}
+
+// BenchRound runs b.N rounds of pol, Select then Observe, on 256 fixed
+// contexts of width values cycled, and reports allocations and, beside
+// the wall time, cpu-ns/op: the process's CPU time a round, which a loaded
+// machine inflates less.
+func BenchRound(b *testing.B, pol sdk.ContextualPolicy, width int) {
+	const n = 256
+	xs := make([]float64, n*width)
+	for i := range xs {
+		xs[i] = math.Sin(float64(i)*0.7) / 4
+	}
+	b.ReportAllocs()
+	t := 0
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		x := xs[(t%n)*width : (t%n+1)*width]
+		a, _ := pol.Select(t+1, x)
+		r := 0.0
+		if x[0] > 0 {
+			r = 1
+		}
+		pol.Observe(t+1, x, a, r)
+		t++
+	}
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(t), "cpu-ns/op")
+}
+
+// cpuTime is the process's user+system CPU time so far, in ns.
+func cpuTime(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -160,34 +160,18 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkRound is one round, Select and Observe, in process.
+// BenchmarkRound is one round, Select and Observe, in process, at d = 16,
+// K = 26 with the default intercept.
 func BenchmarkRound(b *testing.B) {
-	for _, tc := range []struct {
-		name   string
-		k, d   int
-		perArm bool
-	}{
-		{"d16_K26", 26, 16, false},
-		{"d16_K26_perarm", 26, 16, true},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			s := session(tc.k, tc.d, tc.perArm, 1)
-			s.Params["intercept"] = true // the default
-			p := newPolicy(b, s, 1)
-			w := sdk.ContextShape{Dim: tc.d, PerArm: tc.perArm}.Width(tc.k)
-			const n = 256
-			xs := make([]float64, n*w)
-			for i := range xs {
-				xs[i] = math.Sin(float64(i)*0.7) / 4
-			}
-			b.ReportAllocs()
-			t := 0
-			for b.Loop() {
-				x := xs[(t%n)*w : (t%n+1)*w]
-				a, _ := p.Select(t+1, x)
-				p.Observe(t+1, x, a, x[0])
-				t++
-			}
+	for _, perArm := range []bool{false, true} {
+		name := "d16_K26"
+		if perArm {
+			name += "_perarm"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := session(26, 16, perArm, 1)
+			s.Params["intercept"] = true
+			ctxsim.BenchRound(b, newPolicy(b, s, 1), s.Context.Width(26))
 		})
 	}
 }

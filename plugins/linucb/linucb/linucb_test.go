@@ -2,7 +2,6 @@ package linucb
 
 import (
 	"math"
-	"syscall"
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/ctxsim"
@@ -158,8 +157,8 @@ func TestNoAllocs(t *testing.T) {
 // (no plugin boundary), at the size of letter recognition: d = 16, K = 26,
 // with the default parameters (so with the intercept: models of dimension
 // 17). The end-to-end plugin run is measured against it. Besides ns/op
-// (wall) it reports cpu-ns/op, the process's user+system time a round
-// (getrusage), which a loaded machine inflates less than the wall time.
+// (wall) it reports cpu-ns/op, the process's CPU time a round, which a
+// loaded machine inflates less than the wall time.
 func BenchmarkRound(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
@@ -173,34 +172,8 @@ func BenchmarkRound(b *testing.B) {
 		{"d180_K3", 3, 180, false, false},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			prob := ctxsim.NewLinear(tc.k, tc.d, tc.perArm, 0.1, 3)
 			p := newPolicyIcpt(b, tc.k, tc.d, tc.perArm, 1, 1, !tc.noIcpt)
-			// 256 contexts, cycled, from the problem's distribution.
-			const n = 256
-			w := prob.Width()
-			xs := make([]float64, n*w)
-			for i := range xs {
-				xs[i] = math.Sin(float64(i)*0.7) / 4
-			}
-			b.ReportAllocs()
-			t := 0
-			cpu0 := cpuTime(b)
-			for b.Loop() {
-				x := xs[(t%n)*w : (t%n+1)*w]
-				a, _ := p.Select(t+1, x)
-				p.Observe(t+1, x, a, x[0])
-				t++
-			}
-			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(t), "cpu-ns/op")
+			ctxsim.BenchRound(b, p, sdk.ContextShape{Dim: tc.d, PerArm: tc.perArm}.Width(tc.k))
 		})
 	}
-}
-
-// cpuTime is the process's user+system CPU time so far, in ns.
-func cpuTime(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

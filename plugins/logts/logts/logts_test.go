@@ -206,3 +206,11 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRound is one round, Select and Observe, in process, at d = 16,
+// K = 26 with the default intercept.
+func BenchmarkRound(b *testing.B) {
+	s := session(26, 16, false, 1)
+	s.Params["intercept"] = true
+	ctxsim.BenchRound(b, newPolicy(b, s, 1), 16)
+}

@@ -144,3 +144,15 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations a round, want 0", n)
 	}
 }
+
+// BenchmarkRound is one round, Select and Observe, in process, at d = 16,
+// K = 26 with the default intercept.
+func BenchmarkRound(b *testing.B) {
+	s := sdk.Session{Arms: 26, Horizon: 100, Family: sdk.Bernoulli,
+		Params: sdk.Params{"gamma": 1.0, "lambda": 1.0, "intercept": true}, Context: sdk.ContextShape{Dim: 16}}
+	p, err := New(s, sdk.Replica{Rand: rand.New(rand.NewPCG(1, 1))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctxsim.BenchRound(b, p, 16)
+}
