@@ -1,5 +1,5 @@
 // Package ctxsim is the in-process test bench of the contextual
-// baselines' packages (linucb, lints, ctxgreedy, ctxepsgreedy, squarecb,
+// baselines' packages (linucb, lints, greedy, epsgreedy, squarecb,
 // logts): synthetic linear-Gaussian and logistic-Bernoulli problems
 // simulated without the SDK or a plugin boundary, the regret a policy
 // earns on them, and the checks every contextual plugin's tests share

@@ -1,5 +1,5 @@
 // Package ridge is the online ridge regression oracle the shipped
-// contextual baselines share (linucb, lints, ctxgreedy, ctxepsgreedy, squarecb).
+// contextual baselines share (linucb, lints, greedy, epsgreedy, squarecb).
 //
 // A Model estimates theta in r = theta·x + noise from the pairs observed so
 // far, with ridge penalty lambda:

@@ -1,4 +1,4 @@
-package ctxepsgreedy
+package epsgreedy
 
 import (
 	"testing"

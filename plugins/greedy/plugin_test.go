@@ -1,4 +1,4 @@
-package ctxgreedy
+package greedy
 
 import (
 	"testing"
