@@ -111,9 +111,9 @@ func TestRegret(t *testing.T) {
 		eps    float64
 		perArm bool
 	}{
-		{"greedy", -1, false},
+		{"lingreedy", -1, false},
 		{"greedy per-arm", -1, true},
-		{"epsgreedy", 0.05, false},
+		{"linepsgreedy", 0.05, false},
 		{"epsgreedy per-arm", 0.05, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

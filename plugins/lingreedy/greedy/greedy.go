@@ -71,19 +71,19 @@ type Policy struct {
 
 // NewGreedy builds the greedy policy of one replication.
 func NewGreedy(s sdk.Session, _ sdk.Replica) (sdk.ContextualPolicy, error) {
-	return build("greedy", s, 0, nil)
+	return build("lingreedy", s, 0, nil)
 }
 
 // NewEpsilon builds the epsilon-greedy policy of one replication.
 func NewEpsilon(s sdk.Session, r sdk.Replica) (sdk.ContextualPolicy, error) {
 	eps := s.Params.Float("epsilon")
 	if !(eps >= 0 && eps <= 1) {
-		return nil, fmt.Errorf("epsgreedy: epsilon must be in [0, 1], got %v", eps)
+		return nil, fmt.Errorf("linepsgreedy: epsilon must be in [0, 1], got %v", eps)
 	}
 	if r.Rand == nil {
-		return nil, fmt.Errorf("epsgreedy: replica %d has no random source", r.Index)
+		return nil, fmt.Errorf("linepsgreedy: replica %d has no random source", r.Index)
 	}
-	return build("epsgreedy", s, eps, r.Rand)
+	return build("linepsgreedy", s, eps, r.Rand)
 }
 
 func build(name string, s sdk.Session, eps float64, rng *rand.Rand) (*Policy, error) {
