@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/regretbench/regretbench/host/cli"
 	"github.com/regretbench/regretbench/host/dataset"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/internal/testbin"
@@ -33,7 +34,7 @@ var (
 )
 
 // ctxCheatDir returns a new plugin directory holding only the
-// cheat-ctx-lookup plugin, built once. The data it is to read and the
+// cheat-ctx-lookup and cheat-ctx-pool plugins, built once. The data it is to read and the
 // scenario files go elsewhere: a sandboxed plugin may read its own
 // directory.
 func ctxCheatDir(t *testing.T) string {
@@ -41,13 +42,16 @@ func ctxCheatDir(t *testing.T) string {
 	built := filepath.Join(binDir, "ctxcheat")
 	ctxCheatOnce.Do(func() {
 		ctxCheatErr = testbin.Build(built, testbin.Options{},
-			testbin.Main{Pkg: "./testdata/cheat/ctxlookup", Name: "bench-plugin-cheat-ctx-lookup"})
+			testbin.Main{Pkg: "./testdata/cheat/ctxlookup", Name: "bench-plugin-cheat-ctx-lookup"},
+			testbin.Main{Pkg: "./testdata/cheat/ctxpool", Name: "bench-plugin-cheat-ctx-pool"})
 	})
 	if ctxCheatErr != nil {
 		t.Fatal(ctxCheatErr)
 	}
 	dir := filepath.Join(t.TempDir(), "plugins")
-	linkOrCopy(t, filepath.Join(built, "bench-plugin-cheat-ctx-lookup"), filepath.Join(dir, "bench-plugin-cheat-ctx-lookup"))
+	for _, n := range []string{"cheat-ctx-lookup", "cheat-ctx-pool"} {
+		linkOrCopy(t, filepath.Join(built, "bench-plugin-"+n), filepath.Join(dir, "bench-plugin-"+n))
+	}
 	return dir
 }
 
@@ -56,14 +60,26 @@ func ctxCheatDir(t *testing.T) string {
 // results file.
 func runCtxCheat(t *testing.T, argv []string, dir, text string, more ...string) *results.File {
 	t.Helper()
+	f, code, stderr := runCtxCheatCode(t, argv, dir, text, more...)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	return f
+}
+
+// runCtxCheatCode is runCtxCheat for a run that may fail a policy: it
+// returns the exit code and stderr too.
+func runCtxCheatCode(t *testing.T, argv []string, dir, text string, more ...string) (*results.File, int, string) {
+	t.Helper()
 	sc := writeFile(t, "s.yaml", text)
 	out := filepath.Join(t.TempDir(), "r.json")
 	args := append(append(argv, "--plugin-dir", dir, "--scenario", sc, "--out", out, "-q"), more...)
 	b := startBench(t, nil, args...)
-	if code := b.exit(t, cmdLimit); code != 0 {
-		t.Fatalf("%s: exit %d; stderr:\n%s", strings.Join(args, " "), code, b.stderr.String())
+	code := b.exit(t, cmdLimit)
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("%s: exit %d, no results file; stderr:\n%s", strings.Join(args, " "), code, b.stderr.String())
 	}
-	return readResults(t, out)
+	return readResults(t, out), code, b.stderr.String()
 }
 
 // writePrivateCSV writes a private dataset of 200 rows, 5 features and
@@ -257,5 +273,64 @@ func TestContextualSandboxNormsIdentify(t *testing.T) {
 		if ambiguous > d.N/100 {
 			t.Errorf("%s: %d of %d rows share their norm with a row of another class; docs/threat-model.md says a norm gives the class of nearly every row", name, ambiguous, d.N)
 		}
+	}
+}
+
+// TestContextualSandboxPool: a plugin that carries no data and reads
+// nothing (testdata/cheat/ctxpool) but pools what the replications of its
+// batch learn: every replication plays the same rows, a sealed run keeps
+// each row's norm, and rows of one class in one replication are of one
+// class in all. On a private file whose labels are drawn at random (no
+// policy can do better than chance from the features, and each
+// replication meets each row once), under the default sandbox and
+// --seed random, it beats chance by far with --audit 0 (the teeth):
+// neither the sandbox, the private file nor the sealing stops it. The
+// audit, on by default in a sealed run, replays replications alone and
+// fails it.
+func TestContextualSandboxPool(t *testing.T) {
+	skipShort(t, "a plugin pooling replications of a private dataset")
+	t.Parallel()
+	csv := writePrivateCSV(t)
+	const horizon, runs = 150, 20
+	text := fmt.Sprintf(`
+name: private_pool
+context: {dataset_file: %q}
+horizon: %d
+runs: %d
+seed: 7
+policies: [{plugin: cheat-ctx-pool, label: Pool}]
+`, csv, horizon, runs)
+	for _, c := range []struct {
+		name    string
+		args    []string
+		audited bool
+	}{
+		{"sealed, unaudited", []string{"--seed", "random", "--audit", "0"}, false},
+		{"sealed, default audit", []string{"--seed", "random"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f, code, stderr := runCtxCheatCode(t, []string{filepath.Join(binDir, "bench")}, ctxCheatDir(t), text, c.args...)
+			p := policyByLabel(f, "Pool")
+			if p == nil || len(p.Regret.Mean) == 0 {
+				t.Fatalf("no regret for Pool (exit %d); stderr:\n%s", code, stderr)
+			}
+			regret := p.Regret.Mean[len(p.Regret.Mean)-1]
+			t.Logf("exit %d; Pool: %s, regret %.2f of %d rounds, audit %+v", code, p.Status, regret, horizon, p.Audit)
+			if !c.audited {
+				if code != 0 || p.Status != results.StatusOK {
+					t.Fatalf("exit %d, Pool %s; stderr:\n%s", code, p.Status, stderr)
+				}
+				if pooled := lastDiag(t, p, "pooled"); regret > 0.5*horizon || pooled < 0.2 {
+					t.Errorf("pooling should beat chance (about 3/4 of the rounds lost) by far: regret %.2f of %d rounds, %.2f of the rounds answered from the pool",
+						regret, horizon, pooled)
+				}
+				return
+			}
+			if code != cli.ExitPolicy || p.Status != results.StatusFailed || p.Audit == nil || p.Audit.OK {
+				t.Errorf("the default audit of a sealed run should fail the pooling plugin: exit %d (want %d), %s, audit %+v; stderr:\n%s",
+					code, cli.ExitPolicy, p.Status, p.Audit, stderr)
+			}
+		})
 	}
 }
