@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,15 +142,11 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 			}
 		}
 	}
-	t := SuiteTable(shown)
-	table.Caption(out, table.Text, t.Caption)
-	if err := t.Render(out, table.Text); err != nil {
-		return played, exitcode.With(exitcode.Failure, err)
-	}
-	w := SuiteWins(shown)
-	table.Caption(out, table.Text, w.Caption)
-	if err := w.Render(out, table.Text); err != nil {
-		return played, exitcode.With(exitcode.Failure, err)
+	for _, t := range SuiteTables(shown) {
+		table.Caption(out, table.Text, t.Caption)
+		if err := t.Render(out, table.Text); err != nil {
+			return played, exitcode.With(exitcode.Failure, err)
+		}
 	}
 	if cause, interrupted := interrupt.Of(ctx); interrupted {
 		return played, exitcode.With(cause.Code(), fmt.Errorf("suite %s interrupted: %w", req.Suite, ctx.Err()))
@@ -159,109 +154,18 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 	return played, runErr
 }
 
-// SuiteTable is a suite's summary: one row per policy, one column per
-// scenario, each cell the policy's final progressive-validation loss
-// (mean ± standard error over replications; regret / horizon for a
-// scenario without pv_loss), "FAILED" for a policy that failed and ""
-// where the scenario has no such policy. Policies are in order of first
-// appearance.
-func SuiteTable(files []*results.File) table.Table {
-	t := table.Table{Name: "suite", Caption: "Progressive-validation loss at T (mean ± standard error over replications)", Header: []string{"policy"}, Right: []bool{false}}
-	var labels []string
-	for _, f := range files {
-		t.Header = append(t.Header, f.Scenario.Name)
-		t.Right = append(t.Right, true)
-		for _, p := range f.Policies {
-			if !slices.Contains(labels, p.Label) {
-				labels = append(labels, p.Label)
-			}
-		}
+// SuiteTables are a suite's tables, as Suite prints them: the policy x
+// scenario table of final progressive-validation loss
+// (compare.SuiteTable on metric.PVLoss) and the bake-off's summary
+// (compare.NewBakeoff on final regret at compare.BakeoffAlpha: on a
+// dataset, final regret is horizon x final pv_loss in every replication,
+// so the paired tests are those of the PV losses; on a synthetic model
+// regret is the pseudo-regret, the quantity every comparison and gate of
+// bench tests).
+func SuiteTables(files []*results.File) []*table.Table {
+	out := []*table.Table{compare.SuiteTable(files, metric.PVLoss)}
+	if b, err := compare.NewBakeoff(files, metric.Regret, compare.BakeoffAlpha); err == nil {
+		out = append(out, b.Table())
 	}
-	for _, l := range labels {
-		row := []string{l}
-		for _, f := range files {
-			p := f.Policy(l)
-			switch {
-			case p == nil:
-				row = append(row, "")
-			case p.Status != results.StatusOK:
-				row = append(row, "FAILED")
-			default:
-				row = append(row, pvCell(f, p))
-			}
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
-}
-
-// pvCell is p's final pv_loss as "mean ± se".
-func pvCell(f *results.File, p *results.Policy) string {
-	name, scale := metric.PVLoss, 1.0
-	if p.PVLoss == nil {
-		name, scale = metric.Regret, 1/float64(f.Scenario.Horizon)
-	}
-	s, err := p.Metric(name)
-	if err != nil || len(s.Mean) == 0 {
-		return ""
-	}
-	n := len(s.Mean) - 1
-	m, se := s.Mean[n]*scale, s.SE[n]*scale
-	if math.IsNaN(m) {
-		return ""
-	}
-	return fmt.Sprintf("%.4f ± %.4f", m, se)
-}
-
-// SuiteAlpha is the level of the pairwise tests of SuiteWins, the
-// bake-off's p < 0.05.
-const SuiteAlpha = 0.05
-
-// SuiteWins is the contextual bandit bake-off's summary (its Table 3):
-// for each ordered pair of policies (row A, column B), on how many of the
-// scenarios A's final regret is significantly lower than B's, by bench's
-// paired test over the replications (compare.Compute with A against B
-// alone, so no Holm adjustment, at level SuiteAlpha). On a dataset,
-// final regret is horizon x final pv_loss, so this is the bake-off's
-// comparison of PV losses, paired by common random numbers.
-func SuiteWins(files []*results.File) table.Table {
-	t := table.Table{Name: "suite-wins", Caption: fmt.Sprintf("Scenarios where the row's policy is significantly better than the column's (paired test of final regret, p < %g)", SuiteAlpha),
-		Header: []string{"policy"}, Right: []bool{false}}
-	var labels []string
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if !slices.Contains(labels, p.Label) {
-				labels = append(labels, p.Label)
-			}
-		}
-	}
-	for _, l := range labels {
-		t.Header = append(t.Header, l)
-		t.Right = append(t.Right, true)
-	}
-	for _, a := range labels {
-		row := []string{a}
-		for _, b := range labels {
-			if a == b {
-				row = append(row, "")
-				continue
-			}
-			wins := 0
-			for _, f := range files {
-				if f.Policy(a) == nil || f.Policy(b) == nil {
-					continue
-				}
-				s, err := compare.Compute(f, compare.Spec{Policies: []string{a}, Baselines: []string{b}}, compare.Options{Metric: metric.Regret, Alpha: SuiteAlpha})
-				if err != nil || len(s.Policies) != 1 || len(s.Policies[0].Diffs) != 1 {
-					continue
-				}
-				if s.Policies[0].Diffs[0].Outcome == compare.Win {
-					wins++
-				}
-			}
-			row = append(row, fmt.Sprint(wins))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
+	return out
 }

@@ -123,14 +123,15 @@ func TestSuitePlays(t *testing.T) {
 			t.Errorf("stdout does not name %s", f.Scenario.Name)
 		}
 	}
-	if !strings.Contains(out.String(), "Progressive-validation loss at T") || !strings.Contains(out.String(), "LinUCB") ||
-		!strings.Contains(out.String(), "significantly better than the column's") {
+	if !strings.Contains(out.String(), "Final pv_loss per policy and scenario") || !strings.Contains(out.String(), "LinUCB") ||
+		!strings.Contains(out.String(), "significantly better minus") {
 		t.Errorf("no suite table on stdout:\n%s", out.String())
 	}
 }
 
-// TestSuiteWins: the bake-off's summary counts, for each ordered pair,
-// the scenarios where the row's policy is significantly better: a policy
+// TestSuiteWins: the suite's bake-off (compare.NewBakeoff) counts, for
+// each ordered pair, the scenarios where the row's policy is
+// significantly better: a policy
 // that is right every round beats one that is always wrong on every
 // scenario, and never the other way round.
 func TestSuiteWins(t *testing.T) {
@@ -145,6 +146,11 @@ func TestSuiteWins(t *testing.T) {
 			for _, n := range metric.Names {
 				m[n] = [][]float64{c.final}
 			}
+			pv := make([]float64, len(c.final))
+			for i, x := range c.final {
+				pv[i] = x / 10
+			}
+			m[metric.PVLoss] = [][]float64{pv}
 			p.Summarize([]int{10}, m, nil, false)
 			f.Policies = append(f.Policies, p)
 		}
@@ -154,9 +160,15 @@ func TestSuiteWins(t *testing.T) {
 		mk("a", []float64{1, 2, 1, 0, 1, 2}, []float64{9, 8, 9, 10, 9, 8}),
 		mk("b", []float64{0, 1, 0, 1, 0, 1}, []float64{7, 9, 8, 9, 7, 8}),
 	}
-	w := run.SuiteWins(files)
-	if len(w.Rows) != 2 || w.Rows[0][2] != "2" || w.Rows[1][1] != "0" || w.Rows[0][1] != "" {
+	tabs := run.SuiteTables(files)
+	if len(tabs) != 2 {
+		t.Fatalf("%d suite tables, want the pv_loss table and the bake-off", len(tabs))
+	}
+	if w := tabs[1]; w.Name != "bakeoff" || len(w.Rows) != 2 || w.Rows[0][2] != "+2 (2/0)" || w.Rows[1][1] != "-2 (0/2)" || w.Rows[0][1] != "" {
 		t.Errorf("rows %v, want Good beating Bad on both scenarios", w.Rows)
+	}
+	if s := tabs[0]; s.Name != "suite" || len(s.Rows) != 2 || s.Rows[0][0] != "Good" || !strings.Contains(s.Rows[0][1], "±") {
+		t.Errorf("pv_loss table %v", s.Rows)
 	}
 }
 
