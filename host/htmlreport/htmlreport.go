@@ -423,6 +423,9 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 		{"seed", seedFact(sc)},
 		{"initial pulls per arm", strconv.Itoa(sc.InitPulls)},
 	}
+	if sc.Context != nil {
+		e.Facts = contextFacts(f, runs)
+	}
 	if plot.Dynamic(f) {
 		e.Facts = append(e.Facts, fact{"regret", "dynamic regret: against the best arm of each round"})
 	}
@@ -453,6 +456,29 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 	e.Figures, e.FiguresError = figures(f, e.ID, po)
 	e.OneColumn = len(okPolicies(f)) > maxTwoColumnPolicies
 	return e
+}
+
+// contextFacts are the facts of a contextual scenario (report.Contextual):
+// its contexts (dataset or model, dimension d, arms K) in place of the
+// means and noise it does not have, and what its regret and pv_loss are.
+func contextFacts(f *results.File, runs string) []fact {
+	sc, c := f.Scenario, f.Scenario.Context
+	facts := []fact{
+		{"contexts", report.ContextText(f)},
+		{"context dimension d", strconv.Itoa(c.Dim)},
+		{"arms K", strconv.Itoa(sc.Arms)},
+		{"reward family", sc.Family},
+		{"horizon T", strconv.Itoa(sc.Horizon)},
+		{"replications", runs},
+		{"seed", seedFact(sc)},
+		{"regret", "against the best arm for each context"},
+		{"pv_loss", "progressive-validation loss: the mean of 1 - reward over the rounds so far"},
+		{"not computed", "underestimation, regret_under, regret_not_under (no arm is best in every round)"},
+	}
+	if c.Model == "" {
+		facts[8].Value += " (on a dataset: regret / t, the online error rate)"
+	}
+	return facts
 }
 
 // plainJSON returns v as one line of JSON with < > & written as they are:
@@ -548,6 +574,7 @@ var captions = map[string]string{
 	"regret":              "Cumulative regret against the round t: mean and a band of one standard error per policy.",
 	"underestimation":     "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
 	"separated":           "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+	"pv_loss":             "Progressive-validation loss against the round t (the mean of 1 - reward over the rounds so far, the contextual bandit bake-off's metric): mean and a band of one standard error per policy.",
 	"regret_distribution": "Final regret of every replication, one box plot per policy: box the quartiles, line the median, whiskers within 1.5 IQR, dots the replications beyond, × the mean; a log axis when the values are heavy-tailed.",
 }
 
@@ -611,6 +638,12 @@ func figures(f *results.File, prefix string, po plot.Options) ([]figure, string)
 		}
 		if fig.Name == "regret" || fig.Name == "separated" {
 			caption = regretCaption(fig, plot.Dynamic(f), po)
+			if report.Contextual(f) {
+				caption = strings.Replace(caption, "Cumulative regret", "Cumulative regret (against the best arm for each context)", 1)
+			}
+		}
+		if fig.Name == "pv_loss" && po.LogX {
+			caption += " Log t axis."
 		}
 		for _, n := range fig.Notes {
 			caption += " " + n
