@@ -7,7 +7,10 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/htmlreport"
+	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/report/reporttest"
 	"github.com/regretbench/regretbench/host/results"
 )
@@ -21,11 +24,18 @@ func contextualPage(t *testing.T) []byte {
 	files := []*results.File{read(t, "small.json"), ctx}
 	o := fixed
 	o.Summary, o.MeanRanks = files, files
-	var b bytes.Buffer
-	if err := htmlreport.Write(&b, files, o); err != nil {
+	// The suite's tables, of the contextual file (a suite's are all
+	// contextual).
+	b, err := compare.NewBakeoff(files[1:], metric.Regret, compare.BakeoffAlpha)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	o.Tables = []*report.Table{compare.SuiteTable(files[1:], metric.PVLoss), b.Table()}
+	var page bytes.Buffer
+	if err := htmlreport.Write(&page, files, o); err != nil {
+		t.Fatal(err)
+	}
+	return page.Bytes()
 }
 
 // TestContextualPage: a contextual experiment shows its context (the
@@ -33,7 +43,8 @@ func contextualPage(t *testing.T) []byte {
 // beside regret, its pv_loss figure, and none of the underestimation
 // tables and figures, which it does not compute; the context-free
 // experiment on the same page keeps them. The page is valid (checkPage)
-// and its outline is a golden file.
+// and its outline is a golden file. The tables across scenarios (the
+// pv_loss table and the bake-off, Options.Tables) follow the summary.
 func TestContextualPage(t *testing.T) {
 	raw := contextualPage(t)
 	doc := checkPage(t, raw)
@@ -84,6 +95,11 @@ func TestContextualPage(t *testing.T) {
 	head := text(all(sections[1], tag("thead"))[0])
 	if !strings.Contains(head, "pv_loss") || strings.Contains(head, "underestimation") {
 		t.Errorf("regret table header %q: want pv_loss, not underestimation", head)
+	}
+	for _, id := range []string{"across", "across-0", "across-1"} {
+		if !strings.Contains(string(raw), `id="`+id+`"`) {
+			t.Errorf("the page lacks the suite's %s", id)
+		}
 	}
 	golden(t, "contextual.outline", []byte(outline(doc)))
 }

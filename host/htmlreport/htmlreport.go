@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,12 @@ type Options struct {
 	// every policy's final values at T across these files (as bench paper
 	// prints it on stdout).
 	Summary []*results.File
+	// Tables, when set, are shown after the summary under "Across
+	// scenarios": tables of the whole run, such as a suite's policy x
+	// scenario table and the bake-off's summary (host/compare), each with
+	// its caption. Every row must have a cell per header, and Right one
+	// value per header.
+	Tables []*report.Table
 	// MeanRanks, when set, are the experiments (results files) over which
 	// the page ranks the policies: the Friedman test, the Nemenyi critical
 	// difference and their figure (see ranktest.Across), for Metric at
@@ -213,6 +220,8 @@ type pageData struct {
 	// Summary is the table of final values across the runs; nil when not
 	// asked for.
 	Summary *report.Table
+	// Tables are the tables across the experiments (Options.Tables).
+	Tables []*report.Table
 	// Ranks is the mean-rank section; nil when not asked for.
 	Ranks *ranks
 	// failed names each part (figure, comparison section) that could not
@@ -288,6 +297,12 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	}
 	if o.Summary != nil {
 		p.Summary = summaryTable(o.Summary)
+	}
+	for _, t := range o.Tables {
+		if len(t.Right) != len(t.Header) || slices.ContainsFunc(t.Rows, func(r []string) bool { return len(r) != len(t.Header) }) {
+			return nil, fmt.Errorf("report: table %q: rows and alignments must have a cell per header", t.Name)
+		}
+		p.Tables = append(p.Tables, t)
 	}
 	// The one mean rank (host/ranktest): of o.MeanRanks, or else of the
 	// page's experiments, in every table and figure of the page.

@@ -91,8 +91,9 @@ func TestSuiteScenarios(t *testing.T) {
 }
 
 // TestSuitePlays: the suite plays every contextual scenario, prints each
-// one's tables and the suite's table of pv_loss, and writes a results
-// file per scenario that reads back with its pv_loss.
+// one's tables, the suite's table of pv_loss, the bake-off and the mean
+// ranks, and writes a results file per scenario that reads back with its
+// pv_loss, each one's reports and figures, and the suite's (WriteSuite).
 func TestSuitePlays(t *testing.T) {
 	runs, h := 3, 40
 	dir := t.TempDir()
@@ -100,14 +101,19 @@ func TestSuitePlays(t *testing.T) {
 	played, err := run.Suite(context.Background(), run.SuiteRequest{
 		Host:  run.Host{Stdout: &out, Stderr: &errb, Quiet: true},
 		Suite: run.SuiteContextual, Overrides: run.Overrides{Runs: &runs, Horizon: &h},
-		Dir: dir, Jobs: 2, Launch: argmaxLauncher, StepTimeout: time.Minute, StartTimeout: time.Minute,
+		Dir: dir, Formats: []string{"svg"}, Jobs: 2, Launch: argmaxLauncher, StepTimeout: time.Minute, StartTimeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != len(played.Files) || len(entries) < 12 {
-		t.Fatalf("%d files written for %d scenarios", len(entries), len(played.Files))
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(jsons) != len(played.Files) || len(jsons) < 12 {
+		t.Fatalf("%d results files written for %d scenarios", len(jsons), len(played.Files))
+	}
+	for _, name := range []string{"index.html", "suite.txt", "suite.md", "suite.csv", "bakeoff.csv", "suite.tex"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the suite's %s: %v", name, err)
+		}
 	}
 	for _, f := range played.Files {
 		back, err := results.ReadFile(filepath.Join(dir, f.Scenario.Name+".json"))
@@ -122,9 +128,14 @@ func TestSuitePlays(t *testing.T) {
 		if !strings.Contains(out.String(), f.Scenario.Name) {
 			t.Errorf("stdout does not name %s", f.Scenario.Name)
 		}
+		for _, ext := range []string{".txt", ".tex", "_regret.svg", "_pv_loss.svg"} {
+			if _, err := os.Stat(filepath.Join(dir, f.Scenario.Name+ext)); err != nil {
+				t.Errorf("%s: %v", f.Scenario.Name, err)
+			}
+		}
 	}
 	if !strings.Contains(out.String(), "Final pv_loss per policy and scenario") || !strings.Contains(out.String(), "LinUCB") ||
-		!strings.Contains(out.String(), "significantly better minus") {
+		!strings.Contains(out.String(), "significantly better minus") || !strings.Contains(out.String(), "Mean ranks across scenarios") {
 		t.Errorf("no suite table on stdout:\n%s", out.String())
 	}
 }
