@@ -18,7 +18,7 @@ import (
 // than silently ignored.
 var suiteFlags = []string{
 	"suite", "runs", "horizon", "jobs", "step-timeout", "start-timeout", "quiet",
-	"seed", "seed-file", "policy", "out", "plot-format",
+	"seed", "seed-file", "policy", "out", "plot-format", "audit",
 	"sandbox", "sandbox-read", "limit-memory", "limit-tasks", "limit-files", "limit-disk", "limit-disk-files", "limit-by",
 }
 
@@ -62,6 +62,9 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 	}
 	ro.suiteReq = run.SuiteRequest{Host: ro.host(cmd.Context(), ro.f, sb), Suite: ro.suite, Overrides: opts.Overrides,
 		Dir: ro.out, Formats: formats, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout}
+	if changed(ro.flags, "audit") {
+		ro.suiteReq.Audit = &ro.audit
+	}
 	if runF != nil {
 		return runF(ro)
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,6 +85,11 @@ type SuiteRequest struct {
 	Dir string
 	// Formats are the figures' formats (plot.DefaultFormats when none).
 	Formats []string
+	// Audit, when not nil, is how many replications of each policy of
+	// each scenario are replayed alone after the play (Audit); nil means
+	// DefaultAudit, as for every contextual run (SetAuditDefault), and 0
+	// none.
+	Audit *int
 	// Jobs (0: one per core, across every scenario), StepTimeout and
 	// StartTimeout are Options'.
 	Jobs                      int
@@ -129,6 +135,9 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 	})
 	if played == nil {
 		return nil, runErr
+	}
+	if err := req.audit(ctx, scens, played, launch, stderr); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
+		runErr = errors.Join(runErr, err)
 	}
 	out := req.Stdout
 	if out == nil {
@@ -301,4 +310,31 @@ func writeLatexFloat(w io.Writer, src *table.Table) {
 	fmt.Fprintf(w, "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%%\n")
 	t.Render(w, table.LaTeX) // a bytes.Buffer: no error
 	fmt.Fprintf(w, "}\n\\end{table}\n")
+}
+
+// audit replays req.Audit (DefaultAudit when nil) replications of each
+// policy of each finished scenario alone, as a contextual run is audited
+// by default (SetAuditDefault: the replications share their rows, so
+// pooling them pays), and records why when it was the default.
+func (req SuiteRequest) audit(ctx context.Context, scens []*scenario.Scenario, played *AllResults, launch engine.Launcher, stderr io.Writer) error {
+	n, why := DefaultAudit, ""
+	if req.Audit != nil {
+		n = *req.Audit
+	} else {
+		why = "a contextual scenario (its replications see the same rows, so pooling them across a batch pays)"
+		fmt.Fprintf(stderr, "bench: %s: auditing %d replications of each policy of each scenario (--audit %d by default; --audit 0 turns it off)\n", why, n, n)
+	}
+	var errs []error
+	for i, f := range played.Files {
+		if f == nil || !played.Finished[i] || ctx.Err() != nil {
+			continue
+		}
+		sc := scens[i]
+		eopts := engine.Options{Launch: launch, StepTimeout: req.StepTimeout}
+		if err := Audit(ctx, sc, eopts, f, replicationsOf(eopts, sc.Runs), n); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", sc.Name, err))
+		}
+		recordAuditDefault(f, why)
+	}
+	return errors.Join(errs...)
 }

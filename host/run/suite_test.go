@@ -124,6 +124,10 @@ func TestSuitePlays(t *testing.T) {
 			if p.Status != results.StatusOK || len(p.Final[metric.PVLoss]) != runs {
 				t.Errorf("%s %s: status %s, %d pv_loss values", f.Scenario.Name, p.Label, p.Status, len(p.Final[metric.PVLoss]))
 			}
+			// Audited by default, as every contextual run is.
+			if a := p.Audit; a == nil || !a.OK || len(a.Replications) != run.DefaultAudit || !strings.HasPrefix(a.Default, "a contextual scenario") {
+				t.Errorf("%s %s: audit %+v, want %d replications replayed alone by default, passed", f.Scenario.Name, p.Label, a, run.DefaultAudit)
+			}
 		}
 		if !strings.Contains(out.String(), f.Scenario.Name) {
 			t.Errorf("stdout does not name %s", f.Scenario.Name)
