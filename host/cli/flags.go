@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -74,6 +76,10 @@ func (ro *runOptions) options() (opts run.Options, err error) {
 	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
 	if ro.shard != "" {
 		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
+			var se *shard.SpecError
+			if errors.As(err, &se) {
+				err = fmt.Errorf("--shard %q: %w", se.Spec, se.Err)
+			}
 			return opts, withCode(ExitInput, err)
 		}
 	}

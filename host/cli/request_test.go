@@ -146,6 +146,7 @@ func TestFlagErrors(t *testing.T) {
 		{"sequential with audit", arg("--sequential", "--baseline", "b.json", "--audit", "2"),
 			"--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit", false},
 		{"resume without out", arg("--resume"), "--resume needs --out FILE", false},
+		{"shard", arg("--shard", "3/3"), `--shard "3/3": want I/N with 0 <= I < N, e.g. 0/4 (I is 0-based, like JOB_COMPLETION_INDEX)`, false},
 		{"with", arg("--with", "Bad"), `--with "Bad": invalid plugin name "Bad" (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)`, false},
 		{"sandbox", arg("--sandbox", "none"), `--sandbox: sandbox level "none": want auto, strict or off`, false},
 		{"limit", arg("--limit-tasks", "0"), `--limit-tasks "0": want a positive whole number, or 'unlimited'`, false},
