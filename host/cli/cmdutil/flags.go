@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 )
 
@@ -52,7 +53,8 @@ func (e *flagError) Unwrap() error { return e.err }
 
 // Flagged states err, an error of package run, as bench does: the
 // option of its OptionError named by its flag, a sandbox.ConfigError's
-// setting likewise, and a run.UsageError marked as a UsageError (Run
+// setting likewise, a registry.NotFoundError's way to add a plugin
+// directory, and a run.UsageError marked as a UsageError (Run
 // prints the usage hint after it).
 func Flagged(err error) error { return FlaggedAs(err, FlagOf) }
 
@@ -66,6 +68,10 @@ func FlaggedAs(err error, name func(run.Option) string) error {
 		err = &flagError{strings.Replace(err.Error(), opt.Error(), opt.Format(name), 1), err}
 	}
 	err = sandboxFlagError(err)
+	var nf *registry.NotFoundError
+	if errors.As(err, &nf) {
+		err = &flagError{strings.Replace(err.Error(), nf.Error(), nf.Text("a directory with --plugin-dir or "+registry.EnvPath), 1), err}
+	}
 	var u *run.UsageError
 	if errors.As(err, &u) {
 		return exitcode.With(exitcode.Input, UsageError{err})

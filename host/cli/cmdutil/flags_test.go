@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 )
 
-// TestFlagged: an OptionError is named by its flags wherever it sits in
-// the error's chain, keeping its exit code; a UsageError is marked for
-// the usage hint; any other error is left as it is.
+// TestFlagged: an OptionError (and a plugin not found) is named by its
+// flags wherever it sits in the error's chain, keeping its exit code; a
+// UsageError is marked for the usage hint; any other error is left as it
+// is.
 func TestFlagged(t *testing.T) {
 	opt := &run.OptionError{Option: run.OptSaveBaseline, Value: "s.json", Err: errors.New("is {Baseline}: choose another file")}
 	for _, tc := range []struct {
@@ -25,6 +27,8 @@ func TestFlagged(t *testing.T) {
 		{"wrapped, with a code", exitcode.With(exitcode.Failure, fmt.Errorf("run: %w", opt)), "run: --save-baseline s.json: is --baseline: choose another file", exitcode.Failure, false},
 		{"joined", errors.Join(errors.New("policy failed"), opt), "policy failed\n--save-baseline s.json: is --baseline: choose another file", exitcode.Input, false},
 		{"usage", &run.UsageError{Err: &run.OptionError{Option: run.OptSeed, Value: "random", With: "{Shard}", Err: errors.New("no")}}, "--seed random with --shard: no", exitcode.Input, true},
+		{"plugin not found", fmt.Errorf("policies[0]: %w", fmt.Errorf("%w: %w", errors.New("bad input"), &registry.NotFoundError{Name: "nope", Where: "in /p", Found: []string{"ts"}})),
+			`policies[0]: bad input: plugin "nope": no bench-plugin-nope in /p; found: ts (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)`, exitcode.Failure, false},
 		{"other", errors.New("{Out} stays"), "{Out} stays", exitcode.Failure, false},
 		{"nil", nil, "", exitcode.OK, false},
 	} {

@@ -111,7 +111,7 @@ func conformRun(ctx context.Context, o *Options) error {
 	}
 	path, err := conform.Target(o.F.Plugins(), o.Target)
 	if err != nil {
-		return exitcode.With(exitcode.Input, err)
+		return exitcode.With(exitcode.Input, cmdutil.Flagged(err))
 	}
 	plan, err := o.Sandbox.Plan(o.F.Stderr)
 	if err != nil {
