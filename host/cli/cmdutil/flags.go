@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 )
@@ -54,7 +55,7 @@ func (e *flagError) Unwrap() error { return e.err }
 // Flagged states err, an error of package run, as bench does: the
 // option of its OptionError named by its flag, a sandbox.ConfigError's
 // setting likewise, a registry.NotFoundError's way to add a plugin
-// directory, and a run.UsageError marked as a UsageError (Run
+// directory, a gate.IncompatibleError's way to compare anyway, and a run.UsageError marked as a UsageError (Run
 // prints the usage hint after it).
 func Flagged(err error) error { return FlaggedAs(err, FlagOf) }
 
@@ -71,6 +72,10 @@ func FlaggedAs(err error, name func(run.Option) string) error {
 	var nf *registry.NotFoundError
 	if errors.As(err, &nf) {
 		err = &flagError{strings.Replace(err.Error(), nf.Error(), nf.Text("a directory with --plugin-dir or "+registry.EnvPath), 1), err}
+	}
+	var inc *gate.IncompatibleError
+	if errors.As(err, &inc) {
+		err = &flagError{strings.Replace(err.Error(), inc.Error(), inc.Text("--force"), 1), err}
 	}
 	var u *run.UsageError
 	if errors.As(err, &u) {

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/registry"
 	"github.com/regretbench/regretbench/host/run"
 )
 
-// TestFlagged: an OptionError (and a plugin not found) is named by its
+// TestFlagged: an OptionError (a plugin not found, different
+// experiments) is named by its
 // flags wherever it sits in the error's chain, keeping its exit code; a
 // UsageError is marked for the usage hint; any other error is left as it
 // is.
@@ -29,6 +31,8 @@ func TestFlagged(t *testing.T) {
 		{"usage", &run.UsageError{Err: &run.OptionError{Option: run.OptSeed, Value: "random", With: "{Shard}", Err: errors.New("no")}}, "--seed random with --shard: no", exitcode.Input, true},
 		{"plugin not found", fmt.Errorf("policies[0]: %w", fmt.Errorf("%w: %w", errors.New("bad input"), &registry.NotFoundError{Name: "nope", Where: "in /p", Found: []string{"ts"}})),
 			`policies[0]: bad input: plugin "nope": no bench-plugin-nope in /p; found: ts (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)`, exitcode.Failure, false},
+		{"different experiments", exitcode.With(exitcode.Input, &gate.IncompatibleError{Differences: []string{"arms: 2, 3"}}),
+			"baseline and current are different experiments: arms: 2, 3 (--force compares them anyway, unpaired)", exitcode.Input, false},
 		{"other", errors.New("{Out} stays"), "{Out} stays", exitcode.Failure, false},
 		{"nil", nil, "", exitcode.OK, false},
 	} {

@@ -203,5 +203,5 @@ func gateRun(o *CmdOptions) error {
 			}
 		}
 	}
-	return run.GateExit(gate.Files(o.F.Stdout, base, cur, o.BaselinePath, o.CurrentPath, opt, o.Rules(), o.Format))
+	return cmdutil.Flagged(run.GateExit(gate.Files(o.F.Stdout, base, cur, o.BaselinePath, o.CurrentPath, opt, o.Rules(), o.Format)))
 }
