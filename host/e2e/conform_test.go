@@ -154,7 +154,7 @@ func checkEveryRule(t *testing.T, stdout string, status map[string]string) {
 // policy and not of its transport (the SDK's, which ts is checked over),
 // is run on each of them in process by its own TestConformance
 // (plugins/NAME), over both reward families: checked here again, they
-// were most of this package's time. With -short, only ts is checked.
+// were most of this package's time. Skipped under -short.
 func TestConformPasses(t *testing.T) {
 	skipShort(t, "bench conform passing the shipped, Go and Python plugins over every transport")
 	t.Parallel() // with plugins of its own: see ownPlugins
