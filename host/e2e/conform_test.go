@@ -627,7 +627,7 @@ func TestConformUsage(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: ducb, exp3, klucb, moss, remax, remaxgrad, swucb, ts, ucb1"}},
+		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: ducb, exp3, klucb, moss, remax, remaxgrad, swucb, ts, ucb1 (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)"}},
 		{"missing path", []string{"conform", "./nowhere/bench-plugin-x"}, []string{"nowhere/bench-plugin-x", "no such file"}},
 		{"directory", []string{"conform", binDir + "/plugins"}, []string{"is a directory"}},
 		{"no argument", []string{"conform"}, []string{"accepts 1 arg"}},
