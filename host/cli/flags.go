@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
-	"time"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/report"
@@ -17,13 +19,6 @@ import (
 // run (run.Options.Check checks what is the run's), so a bad value is
 // exit 2 with a message naming the flag.
 
-// changed reports whether the flag name was given (on the command line, in
-// BENCH_* or in the config file).
-func changed(fs *pflag.FlagSet, name string) bool {
-	f := fs.Lookup(name)
-	return f != nil && f.Changed
-}
-
 // checkFlags validates every flag of a run before the scenario is
 // loaded, and maps them to the run.Request ro.req: run.Options.Check
 // checks what is the run's.
@@ -32,10 +27,10 @@ func (ro *runOptions) checkFlags(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := flagged(o.Check()); err != nil {
+	if err := cmdutil.Flagged(o.Check()); err != nil {
 		return err
 	}
-	sb, err := ro.sandbox.config()
+	sb, err := ro.sandbox.Config()
 	if err != nil {
 		return err
 	}
@@ -43,7 +38,7 @@ func (ro *runOptions) checkFlags(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Gate, err = ro.gate.options(); err != nil {
+	if o.Gate, err = ro.gate.Parse(); err != nil {
 		return withCode(ExitInput, err) // checked even without --baseline: a typo is a typo
 	}
 	ropts, formats, err := ro.output.parse()
@@ -53,14 +48,14 @@ func (ro *runOptions) checkFlags(ctx context.Context) error {
 	for _, out := range []struct {
 		flag, path string
 		dir        bool
-	}{{"--out", ro.out, false}, {"--save-baseline", ro.gate.saveBaseline, false}, {"--plot", ro.output.plotDir, true}} {
-		if err := checkOutDir(out.flag, out.path, out.dir); err != nil {
+	}{{"--out", ro.out, false}, {"--save-baseline", ro.gate.SaveBaseline, false}, {"--plot", ro.output.plotDir, true}} {
+		if err := cmdutil.CheckOutDir(out.flag, out.path, out.dir); err != nil {
 			return err
 		}
 	}
-	ro.req = run.Request{Host: ro.host(ctx, ro.f, sb), Scenario: ro.scenario, Options: o, AuditGiven: changed(ro.flags, "audit"),
-		With: with, CompareTo: ro.compareTo, Compare: compare.Options{Metric: ro.gate.metric, Alpha: ro.gate.alpha},
-		Rules: ro.gate.rules(), GateFormat: ro.gate.format, Report: ropts, Config: ro.f.config,
+	ro.req = run.Request{Host: ro.host(ctx, ro.f, sb), Scenario: ro.scenario, Options: o, AuditGiven: cmdutil.Changed(ro.flags, "audit"),
+		With: with, CompareTo: ro.compareTo, Compare: compare.Options{Metric: ro.gate.Metric, Alpha: ro.gate.Alpha},
+		Rules: ro.gate.Rules(), GateFormat: ro.gate.Format, Report: ropts, Config: ro.f.Config,
 		Figures: report.Figures{Dir: ro.output.plotDir, Formats: formats, Options: plot.Options{LogX: ro.output.logX, LogY: ro.output.logY}}}
 	return nil
 }
@@ -76,11 +71,15 @@ func (o *policyRunOptions) options(fs *pflag.FlagSet) run.Options {
 // and run.Run plays: --shard and --seed are parsed here.
 func (ro *runOptions) options() (opts run.Options, err error) {
 	opts = ro.policyRunOptions.options(ro.flags)
-	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Name = ro.batch, ro.audit, ro.out, ro.resume, flagOf
-	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.baseline, ro.gate.saveBaseline, ro.gate.sequential
+	opts.Batch, opts.Audit, opts.Out, opts.Resume, opts.Name = ro.batch, ro.audit, ro.out, ro.resume, cmdutil.FlagOf
+	opts.Baseline, opts.SaveBaseline, opts.Sequential = ro.gate.Baseline, ro.gate.SaveBaseline, ro.gate.Sequential
 	opts.Overrides.Policies, opts.Replication = ro.policies, override(ro.flags, "replication", &ro.replication)
 	if ro.shard != "" {
 		if opts.Shard, err = shard.Parse(ro.shard); err != nil {
+			var se *shard.SpecError
+			if errors.As(err, &se) {
+				err = fmt.Errorf("--shard %q: %w", se.Spec, se.Err)
+			}
 			return opts, withCode(ExitInput, err)
 		}
 	}
@@ -89,37 +88,8 @@ func (ro *runOptions) options() (opts run.Options, err error) {
 
 // override returns v when the flag name was given, nil otherwise.
 func override(fs *pflag.FlagSet, name string, v *int) *int {
-	if changed(fs, name) {
+	if cmdutil.Changed(fs, name) {
 		return v
 	}
 	return nil
 }
-
-// checkOut refuses an output path (named by flag) that is one of the
-// inputs of the same command (inputs maps each one's role to its path),
-// a symbolic link, or not a regular file, and one whose directory is
-// missing or not writable (run.CheckOutput).
-func checkOut(flag, path string, inputs [][2]string) error {
-	return flaggedAs(run.CheckOutput(run.OptOut, path, inputs), flagAs(flag))
-}
-
-// checkOutDir refuses, before anything runs, an output (named by flag)
-// that could not be written when the command ends (run.CheckOutputDir):
-// a run of hours used to find out only at its end. An empty path is no
-// output.
-func checkOutDir(flag, path string, dir bool) error {
-	return flaggedAs(run.CheckOutputDir(run.OptOut, path, dir), flagAs(flag))
-}
-
-// flagAs names run.OptOut flag, and the other options by their flags.
-func flagAs(flag string) func(run.Option) string {
-	return func(o run.Option) string {
-		if o == run.OptOut {
-			return flag
-		}
-		return flagOf(o)
-	}
-}
-
-// checkTimeouts checks --step-timeout and --start-timeout (bench conform's).
-func checkTimeouts(step, start time.Duration) error { return flagged(run.CheckTimeouts(step, start)) }

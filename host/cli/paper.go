@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/plot"
@@ -16,7 +17,7 @@ import (
 
 // paperOptions are the flags of bench paper.
 type paperOptions struct {
-	f     *factory
+	f     *cmdutil.Factory
 	flags *pflag.FlagSet // the command's flags, to tell which were given
 
 	policyRunOptions
@@ -34,10 +35,10 @@ type paperOptions struct {
 // maps them to o.req.
 func (o *paperOptions) checkFlags(ctx context.Context) error {
 	opts := o.options(o.flags)
-	if err := flagged(opts.Check()); err != nil {
+	if err := cmdutil.Flagged(opts.Check()); err != nil {
 		return err
 	}
-	sb, err := o.sandbox.config()
+	sb, err := o.sandbox.Config()
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (o *paperOptions) checkFlags(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir("--out", o.dir, true); err != nil {
+	if err := cmdutil.CheckOutDir("--out", o.dir, true); err != nil {
 		return err
 	}
 	if o.formats, err = plot.ParseFormats(o.plotFormats); err != nil {
@@ -59,7 +60,7 @@ func (o *paperOptions) checkFlags(ctx context.Context) error {
 
 // newCmdPaper returns bench paper. runF, when not nil, receives the
 // checked options in place of running the experiments (for tests).
-func newCmdPaper(f *factory, runF func(*paperOptions) error) *cobra.Command {
+func newCmdPaper(f *cmdutil.Factory, runF func(*paperOptions) error) *cobra.Command {
 	o := &paperOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "paper",
@@ -101,7 +102,7 @@ two_arm, three_arm or ten_arm experiment.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return flagged(run.Paper(cmd.Context(), o.req))
+			return cmdutil.Flagged(run.Paper(cmd.Context(), o.req))
 		},
 	}
 	fs := cmd.Flags()

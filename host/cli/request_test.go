@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/cli/internal/cmdtest"
 	"github.com/regretbench/regretbench/host/compare"
-	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/run"
@@ -29,20 +28,20 @@ func TestRunRequest(t *testing.T) {
 		name: "defaults",
 		args: []string{"run", "-s", "two_arm"},
 		check: func(t *testing.T, r run.Request) {
-			eq(t, "Scenario", r.Scenario, "two_arm")
-			eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Auto)
+			cmdtest.Eq(t, "Scenario", r.Scenario, "two_arm")
+			cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Auto)
 			want := sandbox.DefaultLimits
 			want.By = sandbox.ByAuto
-			eq(t, "Sandbox.Limits", r.Sandbox.Limits, want)
-			eq(t, "StepTimeout", r.Options.StepTimeout, 5*time.Minute)
-			eq(t, "StartTimeout", r.Options.StartTimeout, 10*time.Second)
-			eq(t, "Overrides", r.Options.Overrides, run.Overrides{})
-			eq(t, "AuditGiven", r.AuditGiven, false)
-			eq(t, "Gate", r.Options.Gate, gate.Options{Metric: "regret", Margin: 0.05, Alpha: 0.01})
-			eq(t, "Compare", r.Compare, compare.Options{Metric: "regret", Alpha: 0.01})
-			eq(t, "Report", r.Report, report.Options{Format: report.FormatTable})
-			eq(t, "Figures.Dir", r.Figures.Dir, "")
-			eq(t, "Command", r.Command, []string(nil)) // the root's Run records it; this test calls the command directly
+			cmdtest.Eq(t, "Sandbox.Limits", r.Sandbox.Limits, want)
+			cmdtest.Eq(t, "StepTimeout", r.Options.StepTimeout, 5*time.Minute)
+			cmdtest.Eq(t, "StartTimeout", r.Options.StartTimeout, 10*time.Second)
+			cmdtest.Eq(t, "Overrides", r.Options.Overrides, run.Overrides{})
+			cmdtest.Eq(t, "AuditGiven", r.AuditGiven, false)
+			cmdtest.Eq(t, "Gate", r.Options.Gate, gate.Options{Metric: "regret", Margin: 0.05, Alpha: 0.01})
+			cmdtest.Eq(t, "Compare", r.Compare, compare.Options{Metric: "regret", Alpha: 0.01})
+			cmdtest.Eq(t, "Report", r.Report, report.Options{Format: report.FormatTable})
+			cmdtest.Eq(t, "Figures.Dir", r.Figures.Dir, "")
+			cmdtest.Eq(t, "Command", r.Command, []string(nil)) // the root's Run records it; this test calls the command directly
 		},
 	}, {
 		name: "every flag that run.Request carries",
@@ -55,34 +54,34 @@ func TestRunRequest(t *testing.T) {
 			"--sandbox", "off", "--sandbox-read", "/opt/a", "--limit-memory", "unlimited", "--limit-tasks", "9", "--limit-by", "rlimit"},
 		check: func(t *testing.T, r run.Request) {
 			o := r.Options
-			eq(t, "Runs, Horizon", [2]int{*o.Overrides.Runs, *o.Overrides.Horizon}, [2]int{5, 100})
-			eq(t, "Seed", *o.Overrides.Seed, seed.Choice{Seed: seed.Int(3)})
-			eq(t, "Policies", o.Overrides.Policies, []string{"TS"})
-			eq(t, "Out, Baseline, SaveBaseline", [3]string{o.Out, o.Baseline, o.SaveBaseline}, [3]string{"r.json", "b.json", "s.json"})
-			eq(t, "Batch, Jobs, Audit", [3]int{o.Batch, o.Jobs, o.Audit}, [3]int{4, 2, 0})
-			eq(t, "timeouts", [2]time.Duration{o.StepTimeout, o.StartTimeout}, [2]time.Duration{time.Minute, 2 * time.Second})
-			eq(t, "Shard", o.Shard, shard.Spec{Index: 1, Count: 3})
-			eq(t, "Resume", o.Resume, true)
-			eq(t, "AuditGiven", r.AuditGiven, true)
-			eq(t, "Quiet", r.Quiet, true)
-			eq(t, "With", len(r.With) == 1 && r.With[0].Spec == "ts:c=1@X" && r.With[0].Policy.Label == "X", true)
-			eq(t, "CompareTo", r.CompareTo, "TS")
-			eq(t, "Compare", r.Compare, compare.Options{Metric: "underestimation", Alpha: 0.05})
-			eq(t, "Gate", o.Gate, gate.Options{Metric: "underestimation", Margin: 0.10, Alpha: 0.05, Force: true})
-			eq(t, "Rules", r.Rules, gate.Rules{RequireConclusive: true, RequireSame: true})
-			eq(t, "GateFormat", r.GateFormat, "json")
-			eq(t, "Report", r.Report, report.Options{Format: report.FormatCSV, At: []int{10, 20}})
-			eq(t, "Figures", [3]any{r.Figures.Dir, r.Figures.Formats, r.Figures.LogY}, [3]any{"figs", []string{"svg"}, true})
-			eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Off)
-			eq(t, "Sandbox.Read", r.Sandbox.Read, []string{"/opt/a"})
-			eq(t, "Sandbox.Limits", [3]any{r.Sandbox.Limits.Memory, r.Sandbox.Limits.Tasks, r.Sandbox.Limits.By}, [3]any{int64(-1), int64(9), "rlimit"})
+			cmdtest.Eq(t, "Runs, Horizon", [2]int{*o.Overrides.Runs, *o.Overrides.Horizon}, [2]int{5, 100})
+			cmdtest.Eq(t, "Seed", *o.Overrides.Seed, seed.Choice{Seed: seed.Int(3)})
+			cmdtest.Eq(t, "Policies", o.Overrides.Policies, []string{"TS"})
+			cmdtest.Eq(t, "Out, Baseline, SaveBaseline", [3]string{o.Out, o.Baseline, o.SaveBaseline}, [3]string{"r.json", "b.json", "s.json"})
+			cmdtest.Eq(t, "Batch, Jobs, Audit", [3]int{o.Batch, o.Jobs, o.Audit}, [3]int{4, 2, 0})
+			cmdtest.Eq(t, "timeouts", [2]time.Duration{o.StepTimeout, o.StartTimeout}, [2]time.Duration{time.Minute, 2 * time.Second})
+			cmdtest.Eq(t, "Shard", o.Shard, shard.Spec{Index: 1, Count: 3})
+			cmdtest.Eq(t, "Resume", o.Resume, true)
+			cmdtest.Eq(t, "AuditGiven", r.AuditGiven, true)
+			cmdtest.Eq(t, "Quiet", r.Quiet, true)
+			cmdtest.Eq(t, "With", len(r.With) == 1 && r.With[0].Spec == "ts:c=1@X" && r.With[0].Policy.Label == "X", true)
+			cmdtest.Eq(t, "CompareTo", r.CompareTo, "TS")
+			cmdtest.Eq(t, "Compare", r.Compare, compare.Options{Metric: "underestimation", Alpha: 0.05})
+			cmdtest.Eq(t, "Gate", o.Gate, gate.Options{Metric: "underestimation", Margin: 0.10, Alpha: 0.05, Force: true})
+			cmdtest.Eq(t, "Rules", r.Rules, gate.Rules{RequireConclusive: true, RequireSame: true})
+			cmdtest.Eq(t, "GateFormat", r.GateFormat, "json")
+			cmdtest.Eq(t, "Report", r.Report, report.Options{Format: report.FormatCSV, At: []int{10, 20}})
+			cmdtest.Eq(t, "Figures", [3]any{r.Figures.Dir, r.Figures.Formats, r.Figures.LogY}, [3]any{"figs", []string{"svg"}, true})
+			cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Off)
+			cmdtest.Eq(t, "Sandbox.Read", r.Sandbox.Read, []string{"/opt/a"})
+			cmdtest.Eq(t, "Sandbox.Limits", [3]any{r.Sandbox.Limits.Memory, r.Sandbox.Limits.Tasks, r.Sandbox.Limits.By}, [3]any{int64(-1), int64(9), "rlimit"})
 		},
 	}, {
 		name: "--sequential: the gate's looks",
 		args: []string{"run", "-s", "two_arm", "--baseline", "b.json", "--sequential", "--looks", "3"},
 		check: func(t *testing.T, r run.Request) {
-			eq(t, "Sequential", r.Options.Sequential, true)
-			eq(t, "Gate.Looks", r.Options.Gate.Looks, 3)
+			cmdtest.Eq(t, "Sequential", r.Options.Sequential, true)
+			cmdtest.Eq(t, "Gate.Looks", r.Options.Gate.Looks, 3)
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,14 +106,14 @@ func TestPaperRequest(t *testing.T) {
 		t.Fatalf("err %v, runF called: %v", err, o != nil)
 	}
 	r := o.req
-	eq(t, "Dir", r.Dir, "d")
-	eq(t, "Runs", *r.Runs, 5)
-	eq(t, "Horizon", r.Horizon, (*int)(nil))
-	eq(t, "Jobs, StartTimeout", [2]any{r.Jobs, r.StartTimeout}, [2]any{2, 3 * time.Second})
-	eq(t, "With", len(r.With) == 1 && r.With[0].Policy.Label == "X", true)
-	eq(t, "Compare", r.Compare, compare.Options{Metric: "regret_under", Alpha: 0.1})
-	eq(t, "Formats, LogX", [2]any{r.Formats, r.LogX}, [2]any{[]string{"pdf"}, true})
-	eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
+	cmdtest.Eq(t, "Dir", r.Dir, "d")
+	cmdtest.Eq(t, "Runs", *r.Runs, 5)
+	cmdtest.Eq(t, "Horizon", r.Horizon, (*int)(nil))
+	cmdtest.Eq(t, "Jobs, StartTimeout", [2]any{r.Jobs, r.StartTimeout}, [2]any{2, 3 * time.Second})
+	cmdtest.Eq(t, "With", len(r.With) == 1 && r.With[0].Policy.Label == "X", true)
+	cmdtest.Eq(t, "Compare", r.Compare, compare.Options{Metric: "regret_under", Alpha: 0.1})
+	cmdtest.Eq(t, "Formats, LogX", [2]any{r.Formats, r.LogX}, [2]any{[]string{"pdf"}, true})
+	cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
 }
 
 // TestFlagErrors: a bad flag, or flags that cannot be combined, stop the
@@ -147,6 +146,7 @@ func TestFlagErrors(t *testing.T) {
 		{"sequential with audit", arg("--sequential", "--baseline", "b.json", "--audit", "2"),
 			"--sequential runs the replications in groups of its own: it cannot be combined with --shard, --resume or --audit", false},
 		{"resume without out", arg("--resume"), "--resume needs --out FILE", false},
+		{"shard", arg("--shard", "3/3"), `--shard "3/3": want I/N with 0 <= I < N, e.g. 0/4 (I is 0-based, like JOB_COMPLETION_INDEX)`, false},
 		{"with", arg("--with", "Bad"), `--with "Bad": invalid plugin name "Bad" (want [a-z0-9_-]+, the NAME of bench-plugin-NAME)`, false},
 		{"sandbox", arg("--sandbox", "none"), `--sandbox: sandbox level "none": want auto, strict or off`, false},
 		{"limit", arg("--limit-tasks", "0"), `--limit-tasks "0": want a positive whole number, or 'unlimited'`, false},
@@ -169,40 +169,8 @@ func TestFlagErrors(t *testing.T) {
 			if ran {
 				t.Error("runF ran after the error")
 			}
-			if err == nil || err.Error() != tc.want || ExitCode(err) != ExitInput || isUsage(err) != tc.usage {
-				t.Fatalf("error %v (exit %d, usage %v), want exit %d, usage %v and\n%s", err, ExitCode(err), isUsage(err), ExitInput, tc.usage, tc.want)
-			}
-		})
-	}
-}
-
-// TestFlagged: an OptionError is named by its flags wherever it sits in
-// the error's chain, keeping its exit code; a UsageError is marked for
-// the usage hint; any other error is left as it is.
-func TestFlagged(t *testing.T) {
-	opt := &run.OptionError{Option: run.OptSaveBaseline, Value: "s.json", Err: errors.New("is {Baseline}: choose another file")}
-	for _, tc := range []struct {
-		name  string
-		err   error
-		want  string
-		code  int
-		usage bool
-	}{
-		{"option", opt, "--save-baseline s.json: is --baseline: choose another file", ExitInput, false},
-		{"wrapped, with a code", exitcode.With(ExitFailure, fmt.Errorf("run: %w", opt)), "run: --save-baseline s.json: is --baseline: choose another file", ExitFailure, false},
-		{"joined", errors.Join(errors.New("policy failed"), opt), "policy failed\n--save-baseline s.json: is --baseline: choose another file", ExitInput, false},
-		{"usage", &run.UsageError{Err: &run.OptionError{Option: run.OptSeed, Value: "random", With: "{Shard}", Err: errors.New("no")}}, "--seed random with --shard: no", ExitInput, true},
-		{"other", errors.New("{Out} stays"), "{Out} stays", ExitFailure, false},
-		{"nil", nil, "", ExitOK, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := flagged(tc.err)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tc.want || ExitCode(err) != tc.code || isUsage(err) != tc.usage {
-				t.Errorf("flagged = %q (exit %d, usage %v), want %q (exit %d, usage %v)", got, ExitCode(err), isUsage(err), tc.want, tc.code, tc.usage)
+			if err == nil || err.Error() != tc.want || ExitCode(err) != ExitInput || cmdutil.IsUsage(err) != tc.usage {
+				t.Fatalf("error %v (exit %d, usage %v), want exit %d, usage %v and\n%s", err, ExitCode(err), cmdutil.IsUsage(err), ExitInput, tc.usage, tc.want)
 			}
 		})
 	}
@@ -215,7 +183,7 @@ func TestFlagsNameEveryOption(t *testing.T) {
 	runCmd, _, _ := root.Find([]string{"run"})
 	paperCmd, _, _ := root.Find([]string{"paper"})
 	for _, o := range run.OptionNames {
-		f, ok := flags[o]
+		f, ok := cmdutil.Flags[o]
 		if !ok {
 			t.Errorf("option %s has no flag", o)
 			continue

@@ -3,25 +3,33 @@
 // variables and a config file), maps them to the options of the
 // libraries (a run's to a run.Request, which host/run plays from loading
 // the scenario to the gate's verdict), and states what they return,
-// naming by its flag an option an error names (run.OptionError). Each
-// command is built by its newCmdX(f, runF), whose runF, when not nil,
-// receives the parsed options in place of running (for tests). The exit
-// codes are package exitcode's.
+// naming by its flag an option an error names (run.OptionError). As in
+// gh, each command is built by its NewCmdX(f, runF) from the shared
+// cmdutil.Factory; runF, when not nil, receives the parsed options in
+// place of running (for tests). The commands live one package each under
+// host/cli (gate, merge, plot, report, plugins, scenarios, conform); this
+// package assembles them into bench and holds the run (bench run and
+// bench --scenario), paper and board commands. The exit codes are package
+// exitcode's.
 package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/cli/conform"
+	"github.com/regretbench/regretbench/host/cli/gate"
+	"github.com/regretbench/regretbench/host/cli/merge"
+	"github.com/regretbench/regretbench/host/cli/plot"
+	"github.com/regretbench/regretbench/host/cli/plugins"
+	"github.com/regretbench/regretbench/host/cli/report"
+	"github.com/regretbench/regretbench/host/cli/scenarios"
 	"github.com/regretbench/regretbench/host/exitcode"
-	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
-	"github.com/regretbench/regretbench/host/registry"
 )
 
 // Run executes bench with args (without the program name), writing results
@@ -42,107 +50,49 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	stopProfile()
 	if err != nil {
 		_, coded := exitcode.Of(err) // a gate regression (exit 1) is never a usage error
-		if ExitCode(err) == ExitFailure && !coded && isUsage(err) {
+		if ExitCode(err) == ExitFailure && !coded && cmdutil.IsUsage(err) {
 			err = withCode(ExitInput, err)
 		}
 		fmt.Fprintf(msgs, "bench: %v\n", err)
-		if ExitCode(err) == ExitInput && isUsage(err) && cmd != nil {
+		if ExitCode(err) == ExitInput && cmdutil.IsUsage(err) && cmd != nil {
 			fmt.Fprintf(msgs, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 	}
 	return err
 }
 
-// usageError marks an error in how bench was called: a bad flag, a missing
-// or extra argument, an unknown command. Run prints the usage hint after
-// it and exits 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// isUsage reports errors marked by markUsage.
-func isUsage(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
-}
-
-// markUsage makes every flag and argument error of c and its subcommands
-// a usageError: cobra's flag parsing reports through the FlagErrorFunc
-// (inherited by subcommands), and each command's Args validator is wrapped.
-func markUsage(c *cobra.Command) {
-	if !c.HasParent() {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	}
-	if args := c.Args; args != nil {
-		c.Args = func(cmd *cobra.Command, a []string) error {
-			if err := args(cmd, a); err != nil {
-				return usageError{err}
-			}
-			return nil
-		}
-	}
-	for _, sub := range c.Commands() {
-		markUsage(sub)
-	}
-}
-
-// factory holds what bench's commands share, in the manner of gh's
-// cmdutil.Factory: the output streams (stderr escapes what it is given,
-// see Run; term is the raw stderr, for progress bars), and the root's
-// persistent flags
-// (--plugin-dir, and the --config file flagconfig.Bind read). The root fills
-// pluginDirs and config before any command's RunE; commands only read
-// them. Each command's own flags live in its own options struct, built by
-// its newCmdX(f, runF).
+// factory is cmdutil.Factory as the board commands read it.
 type factory struct {
-	stdout, stderr io.Writer
-	term           io.Writer // the raw stderr: progress bars only; nil: stderr
-	pluginDirs     []string  // every --plugin-dir, in order
-	config         string    // the --config file read, "" when none
-}
-
-// plugins is the plugin search path: every --plugin-dir, then
-// BENCH_PLUGIN_PATH's entries, then the shipped plugins beside bench.
-func (f *factory) plugins() registry.Path {
-	return registry.NewPath(f.pluginDirs, os.Getenv(registry.EnvPath))
-}
-
-// progressOut is where progress bars are drawn: the raw stderr, which
-// progress.New checks is a terminal. Bars escape the labels they show.
-func (f *factory) progressOut() io.Writer {
-	if f.term != nil {
-		return f.term
-	}
-	return f.stderr
+	*cmdutil.Factory
+	stdout, stderr io.Writer // the Factory's Stdout and Stderr
 }
 
 // newRoot returns bench with every command. Its messages to stderr are
 // escaped (termsafe.Writer); stdout carries formats for programs too
 // (csv, json), so each renderer escapes the strings it shows.
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	f := &factory{stdout: stdout, stderr: termsafe.Writer(stderr), term: stderr}
+	f := &cmdutil.Factory{Stdout: stdout, Stderr: termsafe.Writer(stderr), Term: stderr}
 	root := newCmdRoot(f, nil)
 	root.AddCommand(
 		newCmdRun(f, nil),
-		newCmdPlugins(f, nil),
-		newCmdConform(f, nil),
-		newCmdScenarios(f, nil),
-		newCmdMerge(f, nil),
+		plugins.NewCmdPlugins(f, nil),
+		conform.NewCmdConform(f, nil),
+		scenarios.NewCmdScenarios(f, nil),
+		merge.NewCmdMerge(f, nil),
 		newCmdPaper(f, nil),
-		newCmdGate(f, nil),
-		newCmdPlot(f, nil),
-		newCmdReport(f, nil),
+		gate.NewCmdGate(f, nil),
+		plot.NewCmdPlot(f, nil),
+		report.NewCmdReport(f, nil),
 	)
-	root.AddCommand(newCmdBoard(f)...)
-	markUsage(root)
+	root.AddCommand(newCmdBoard(&factory{Factory: f, stdout: f.Stdout, stderr: f.Stderr})...)
+	cmdutil.MarkUsage(root)
 	return root
 }
 
 // newCmdRoot returns the root command alone: its persistent flags, which
 // fill f, and its own form of a run, bench --scenario X. runF, when not
 // nil, receives the run's options in place of running it (for tests).
-func newCmdRoot(f *factory, runF func(*runOptions) error) *cobra.Command {
+func newCmdRoot(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{f: f}
 	root := &cobra.Command{
 		Use:   "bench",
@@ -161,9 +111,8 @@ environment and prints regret tables and separated-regret summaries.
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if f.config, err = flagconfig.Bind(cmd, "BENCH"); err != nil {
-				return withCode(ExitInput, err)
+			if err := f.Bind(cmd); err != nil {
+				return err
 			}
 			return startProfile(cmd)
 		},
@@ -174,10 +123,8 @@ environment and prints regret tables and separated-regret summaries.
 			return o.run(cmd, runF)
 		},
 	}
-	root.PersistentFlags().String("config", "", "config file (YAML) with flag values; also BENCH_CONFIG")
+	cmdutil.AddRootFlags(root, f)
 	root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of bench itself to this file (go tool pprof)")
-	root.PersistentFlags().StringArrayVar(&f.pluginDirs, "plugin-dir", nil, "directory of bench-plugin-* executables, searched before "+registry.EnvPath+" (colon-separated) and the shipped plugins beside bench (repeatable; also BENCH_PLUGIN_DIR, one directory)")
-	root.PersistentFlags().SetAnnotation("plugin-dir", flagconfig.NoSplit, []string{"true"})
 	addRunFlags(root.Flags(), o)
 	return root
 }

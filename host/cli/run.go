@@ -9,16 +9,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/cli/gate"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/internal/sandbox"
 )
 
-// Defaults of the timeouts of the commands that launch plugins.
-const (
-	defaultStepTimeout  = 5 * time.Minute
-	defaultStartTimeout = 10 * time.Second
-)
+// defaultStepTimeout is the --step-timeout of a run and of bench paper.
+const defaultStepTimeout = 5 * time.Minute
 
 // policyRunOptions are the flags of both commands that run policies: a
 // run (bench run, and the root's bench --scenario) and bench paper. They
@@ -32,15 +31,15 @@ type policyRunOptions struct {
 	startTimeout time.Duration // --start-timeout
 	quiet        bool          // --quiet: no progress
 	with         []string      // --with SPEC: policies added to the scenarios
-	sandbox      sandboxOptions
+	sandbox      cmdutil.SandboxOptions
 }
 
 // host maps the flags every command that runs policies shares, parsed
 // (sandbox, the --with specs), to what run needs of the command: where
 // plugins are found, the sandbox, and where it speaks.
-func (o *policyRunOptions) host(ctx context.Context, f *factory, sb sandbox.Config) run.Host {
-	return run.Host{Plugins: f.plugins(), Sandbox: sb, Command: command(ctx), Quiet: o.quiet,
-		Stdout: f.stdout, Stderr: f.stderr, Progress: f.progressOut()}
+func (o *policyRunOptions) host(ctx context.Context, f *cmdutil.Factory, sb sandbox.Config) run.Host {
+	return run.Host{Plugins: f.Plugins(), Sandbox: sb, Command: command(ctx), Quiet: o.quiet,
+		Stdout: f.Stdout, Stderr: f.Stderr, Progress: f.ProgressOut()}
 }
 
 // policyRunHelp is the help of the policyRunOptions flags whose meaning
@@ -54,17 +53,17 @@ func addPolicyRunFlags(fs *pflag.FlagSet, o *policyRunOptions, help policyRunHel
 	fs.IntVar(&o.horizon, "horizon", 0, help.horizon)
 	fs.IntVar(&o.jobs, "jobs", 0, help.jobs)
 	fs.DurationVar(&o.stepTimeout, "step-timeout", defaultStepTimeout, "fail a policy whose plugin does not answer a round within this time")
-	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake within this time")
+	fs.DurationVar(&o.startTimeout, "start-timeout", cmdutil.DefaultStartTimeout, "fail a plugin that does not complete its handshake within this time")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress")
 	fs.StringArrayVar(&o.with, "with", nil, help.with)
 	fs.SetAnnotation("with", flagconfig.NoSplit, []string{"true"}) // one spec per BENCH_WITH: specs hold commas
-	addSandboxFlags(fs, &o.sandbox)
+	cmdutil.AddSandboxFlags(fs, &o.sandbox)
 }
 
 // runOptions are the flags of a run: bench run, and the root's own form
 // bench --scenario X (each command has its own).
 type runOptions struct {
-	f     *factory
+	f     *cmdutil.Factory
 	flags *pflag.FlagSet // the command's flags, to tell which were given
 
 	policyRunOptions
@@ -73,7 +72,7 @@ type runOptions struct {
 	policies  []string
 	out       string
 	batch     int
-	gate      gateOptions   // --baseline and friends: the one-call gate
+	gate      gate.Options  // --baseline and friends: the one-call gate
 	output    outputOptions // --format, --at, --plot, --plot-format
 	shard     string        // --shard I/N
 	resume    bool
@@ -106,13 +105,13 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.IntVar(&ro.replication, "replication", 0, "play only replication I (0-based; a results file's distribution.regret.argmax names the worst) of each policy, with the full run's reward streams and policy seeds, to look at it: its values are bit for bit those it has in the full run")
 	fs.IntVar(&ro.audit, "audit", 0, "after the run, replay N replications of each policy, drawn at random, each alone in a process of its own; a policy whose replication then differs fails (its arms depended on the other replications). Default: 0, or 3 for a sealed run (--seed random) and where the sandbox leaves channels between policies open; --audit 0 turns that off")
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
-	addGateRunFlags(fs, &ro.gate)
+	gate.AddRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
 }
 
 // newCmdRun returns bench run. runF, when not nil, receives the checked
 // options in place of running the scenario (for tests).
-func newCmdRun(f *factory, runF func(*runOptions) error) *cobra.Command {
+func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -144,7 +143,7 @@ func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) erro
 		return runF(ro)
 	}
 	_, err := run.Run(cmd.Context(), ro.req)
-	return flagged(err)
+	return cmdutil.Flagged(err)
 }
 
 // SignalContext returns a context cancelled on SIGINT or SIGTERM, with the

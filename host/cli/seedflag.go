@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
 	"github.com/regretbench/regretbench/host/run"
 	"github.com/regretbench/regretbench/internal/seed"
 )
@@ -30,16 +31,16 @@ func addSeedFlags(fs *pflag.FlagSet, o *seedOptions) {
 // options is run.Options.Check's; the --seed-file is read when the
 // scenario is loaded (run.Overrides.Apply).
 func (o *seedOptions) overrides(fs *pflag.FlagSet, ov *run.Overrides) error {
-	if changed(fs, "seed") && changed(fs, "seed-file") {
-		return withCode(ExitInput, usageError{errors.New("--seed and --seed-file both given (either may come from BENCH_SEED, BENCH_SEED_FILE or the --config file): give one of them")})
+	if cmdutil.Changed(fs, "seed") && cmdutil.Changed(fs, "seed-file") {
+		return withCode(ExitInput, cmdutil.UsageError{Err: errors.New("--seed and --seed-file both given (either may come from BENCH_SEED, BENCH_SEED_FILE or the --config file): give one of them")})
 	}
-	if changed(fs, "seed-file") {
+	if cmdutil.Changed(fs, "seed-file") {
 		if o.file == "" {
-			return withCode(ExitInput, usageError{errors.New("--seed-file: empty path")})
+			return withCode(ExitInput, cmdutil.UsageError{Err: errors.New("--seed-file: empty path")})
 		}
 		ov.SeedFile = o.file
 	}
-	if !changed(fs, "seed") {
+	if !cmdutil.Changed(fs, "seed") {
 		return nil
 	}
 	c, err := seed.ParseChoice(o.value)

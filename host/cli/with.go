@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/regretbench/regretbench/host/run"
+import (
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/run"
+)
 
 // withHelp documents --with's SPEC syntax in the flag help.
 const withHelp = `add a policy to the scenario (repeatable), after its own: PLUGIN[:NAME=VALUE,...][@LABEL], ` +
@@ -16,5 +19,5 @@ const withHelp = `add a policy to the scenario (repeatable), after its own: PLUG
 // error (exit 2) naming it, found before anything is loaded or run.
 func (o *policyRunOptions) added() ([]run.Added, error) {
 	added, err := run.ParseAdded(o.with)
-	return added, flagged(err)
+	return added, cmdutil.Flagged(err)
 }

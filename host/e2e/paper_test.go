@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
@@ -17,11 +18,7 @@ import (
 func TestPaper(t *testing.T) {
 	skipShort(t, "bench paper over every scenario of the paper")
 	t.Parallel()
-	dir := t.TempDir()
-	stdout, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", dir, "--start-timeout", testStartTimeout)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	dir, stdout := plainPaper(t)
 	if !strings.Contains(stdout, "Final values at T") || !strings.Contains(stdout, "ReMaxGrad M=4") {
 		t.Errorf("summary table missing:\n%s", stdout)
 	}
@@ -82,4 +79,34 @@ func TestPaper(t *testing.T) {
 			t.Errorf("ten_arm %s: bench paper differs from bench --scenario ten_arm", b.Policies[i].Label)
 		}
 	}
+}
+
+// paper is one play of bench paper --runs 4 --horizon 120 (the figures in
+// every format), shared by the tests that read it (TestPaper, and
+// TestPaperWithExternalPlugin's plain paper): each play of the whole
+// paper is much of this package's time. Its directory is under binDir,
+// which TestMain removes.
+var paper struct {
+	once        sync.Once
+	dir, stdout string
+	stderr      string
+	code        int
+	err         error
+}
+
+// plainPaper plays the paper once for every test that calls it, and
+// returns its directory and stdout; it fails the test when the play failed.
+func plainPaper(t *testing.T) (dir, stdout string) {
+	t.Helper()
+	paper.once.Do(func() {
+		paper.code = -1 // if bench fails the test that plays it, every other sees it failed
+		if paper.dir, paper.err = os.MkdirTemp(binDir, "paper"); paper.err != nil {
+			return
+		}
+		paper.stdout, paper.stderr, paper.code = bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", paper.dir, "--start-timeout", testStartTimeout)
+	})
+	if paper.err != nil || paper.code != 0 {
+		t.Fatalf("bench paper --runs 4 --horizon 120: %v, exit %d\n%s", paper.err, paper.code, paper.stderr)
+	}
+	return paper.dir, paper.stdout
 }

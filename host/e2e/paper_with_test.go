@@ -173,10 +173,7 @@ func TestPaperWithExternalPlugin(t *testing.T) {
 	if !strings.Contains(stdout, "Comparison across 9 scenarios") {
 		t.Errorf("no comparison across the experiments on stdout:\n%s", stdout)
 	}
-	plain := filepath.Join(dir, "plain")
-	if _, stderr, code := bench(t, "paper", "--runs", "4", "--horizon", "120", "--out", plain, "--plot-format", "svg", "-q"); code != 0 {
-		t.Fatalf("plain paper: exit %d\n%s", code, stderr)
-	}
+	plain, _ := plainPaper(t) // the same paper without --with, as TestPaper reads it
 	for _, name := range []string{"two_arm", "three_arm", "ten_arm", "obd", "movielens", "failure_mode",
 		"remaxgrad_two_arm", "remaxgrad_three_arm", "remaxgrad_ten_arm"} {
 		with, base := readResults(t, filepath.Join(out, name+".json")), readResults(t, filepath.Join(plain, name+".json"))

@@ -33,9 +33,13 @@ type IncompatibleError struct {
 	Differences []string // as returned by Differences
 }
 
-func (e *IncompatibleError) Error() string {
+func (e *IncompatibleError) Error() string { return e.Text("Options.Force") }
+
+// Text is the error's text, with force naming the setting that compares
+// the files anyway (a command line's flag).
+func (e *IncompatibleError) Text(force string) string {
 	return "baseline and current are different experiments: " + strings.Join(e.Differences, "; ") +
-		" (--force compares them anyway, unpaired)"
+		" (" + force + " compares them anyway, unpaired)"
 }
 
 // Verdict is the outcome of one policy's comparison.

@@ -186,10 +186,28 @@ func (p Path) Find(name string) (string, error) {
 	for _, pl := range p.List().Plugins {
 		found = append(found, pl.Name)
 	}
-	if len(found) == 0 {
-		return "", fmt.Errorf("plugin %q: no %s%s %s, which holds no plugins (build them with `make build`, or add a directory with --plugin-dir or %s)", name, Prefix, name, where, EnvPath)
+	return "", &NotFoundError{Name: name, Where: where, Found: found}
+}
+
+// NotFoundError is a plugin name that no directory of a search path
+// holds (Find): the name, where it was looked for, and the names found
+// there. Its text says how to add a directory in the search path's
+// terms; a command line says it in its own (Text).
+type NotFoundError struct {
+	Name  string
+	Where string   // "in DIR", or "in the plugin search path: DIR; DIR"
+	Found []string // the plugins the search path holds
+}
+
+func (e *NotFoundError) Error() string { return e.Text("a plugin directory or " + EnvPath) }
+
+// Text is the error's text, with add saying how to add a directory to
+// the search path (a command line's flag and variable).
+func (e *NotFoundError) Text(add string) string {
+	if len(e.Found) == 0 {
+		return fmt.Sprintf("plugin %q: no %s%s %s, which holds no plugins (build them with `make build`, or add %s)", e.Name, Prefix, e.Name, e.Where, add)
 	}
-	return "", fmt.Errorf("plugin %q: no %s%s %s; found: %s (add a directory with --plugin-dir or %s)", name, Prefix, name, where, strings.Join(found, ", "), EnvPath)
+	return fmt.Sprintf("plugin %q: no %s%s %s; found: %s (add %s)", e.Name, Prefix, e.Name, e.Where, strings.Join(e.Found, ", "), add)
 }
 
 // Found is one plugin executable of the search path.

@@ -204,6 +204,11 @@ func TestPath(t *testing.T) {
 			t.Errorf("Find(nope): %v; want it to name %q", err, w)
 		}
 	}
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || nf.Name != "nope" || !strings.HasSuffix(err.Error(), "(add a plugin directory or BENCH_PLUGIN_PATH)") ||
+		!strings.HasSuffix(nf.Text("X"), "(add X)") {
+		t.Errorf("Find(nope): %v; want a NotFoundError whose Text names how to add a directory", err)
+	}
 
 	// A --plugin-dir that does not exist is an error, even for a plugin
 	// that a later directory holds: a typo must not run another plugin.

@@ -76,7 +76,7 @@ func Write(w io.Writer, f *results.File, o Options) error {
 	}
 	if len(o.At) > 0 {
 		if format == FormatJSON {
-			return fmt.Errorf("rounds to report (--at) do not apply to the json format, which holds every checkpoint")
+			return fmt.Errorf("rounds to report (Options.At) do not apply to the json format, which holds every checkpoint")
 		}
 		for _, p := range okPolicies(f) {
 			if err := CheckAt(p.Checkpoints, o.At); err != nil {

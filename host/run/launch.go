@@ -34,7 +34,7 @@ func Launcher(dirs registry.Path, startTimeout time.Duration, plan *sandbox.Plan
 	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
 		path, err := dirs.Find(p.Plugin)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", engine.ErrInput, err)
+			return nil, fmt.Errorf("%w: %w", engine.ErrInput, err)
 		}
 		mu.Lock()
 		if !warned[p.Plugin] {

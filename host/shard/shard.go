@@ -4,6 +4,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -20,13 +21,23 @@ type Spec struct {
 	Index, Count int
 }
 
-// Parse reads "I/N" with 0 <= I < N.
+// SpecError is a shard spec Parse cannot read: the spec, and what it
+// should be. The command line names it by its flag.
+type SpecError struct {
+	Spec string
+	Err  error
+}
+
+func (e *SpecError) Error() string { return fmt.Sprintf("shard %q: %v", e.Spec, e.Err) }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// Parse reads "I/N" with 0 <= I < N; a *SpecError otherwise.
 func Parse(s string) (Spec, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Spec{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N, e.g. 0/4 (I is 0-based, like JOB_COMPLETION_INDEX)", s)
+		return Spec{}, &SpecError{s, errors.New("want I/N with 0 <= I < N, e.g. 0/4 (I is 0-based, like JOB_COMPLETION_INDEX)")}
 	}
 	return Spec{Index: i, Count: n}, nil
 }
@@ -231,7 +242,7 @@ func samePolicy(q, p *results.Policy) error {
 		return fmt.Errorf("feedback %q differs from %q", p.Feedback, q.Feedback)
 	}
 	if p.Status == results.StatusOK && p.Traces == nil {
-		return fmt.Errorf("no per-replication traces (write shards with --shard)")
+		return fmt.Errorf("no per-replication traces: not the results file of a shard (a sharded run writes them)")
 	}
 	if p.Status != results.StatusOK || q.Status != results.StatusOK {
 		return nil // merged as failed: nothing is aligned

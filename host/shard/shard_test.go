@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -124,6 +125,10 @@ func TestParse(t *testing.T) {
 		_, err := shard.Parse(tc.in)
 		if (err == nil) != tc.ok {
 			t.Errorf("Parse(%q): err %v", tc.in, err)
+		}
+		var se *shard.SpecError
+		if err != nil && (!errors.As(err, &se) || se.Spec != tc.in || !strings.Contains(err.Error(), "want I/N")) {
+			t.Errorf("Parse(%q): err %v, want a SpecError naming the spec", tc.in, err)
 		}
 	}
 	// Blocks cover 0..runs-1 exactly once.

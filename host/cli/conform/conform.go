@@ -1,4 +1,7 @@
-package cli
+// Package conform is the bench conform command: it checks a plugin
+// executable, in any language, against the conformance kit (host/conform)
+// over every transport it offers, and exits 1 when a rule fails.
+package conform
 
 import (
 	"context"
@@ -8,32 +11,34 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
 	"github.com/regretbench/regretbench/host/conform"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
 )
 
-// conformOptions are the argument and flags of bench conform.
-type conformOptions struct {
-	f            *factory
-	target       string   // NAME|PATH of the plugin
-	quick        bool     // --quick
-	only         []string // --rule
-	seed         string   // --seed; "": a random one
-	verbose      bool     // -v
-	startTimeout time.Duration
-	stepTimeout  time.Duration
-	sandbox      sandboxOptions
+// Options are the argument and flags of bench conform.
+type Options struct {
+	F            *cmdutil.Factory
+	Target       string   // NAME|PATH of the plugin
+	Quick        bool     // --quick
+	Only         []string // --rule
+	Seed         string   // --seed; "": a random one
+	Verbose      bool     // -v
+	StartTimeout time.Duration
+	StepTimeout  time.Duration
+	Sandbox      cmdutil.SandboxOptions
 }
 
 // defaultConformStepTimeout is bench conform's --step-timeout: the kit's
 // sessions are small, so a call that takes longer than this is stuck.
 const defaultConformStepTimeout = 30 * time.Second
 
-// newCmdConform returns bench conform. runF, when not nil, receives the
+// NewCmdConform returns bench conform. runF, when not nil, receives the
 // options in place of checking the plugin (for tests).
-func newCmdConform(f *factory, runF func(*conformOptions) error) *cobra.Command {
-	o := &conformOptions{f: f}
+func NewCmdConform(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "conform NAME|PATH",
 		Short: "Check that a plugin executable, in any language, follows the plugin contract",
@@ -76,8 +81,8 @@ Exit codes: 0 when every rule passes; 1 when a rule fails; 2 on a usage
 error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.target = args[0]
-			if err := checkTimeouts(o.stepTimeout, o.startTimeout); err != nil {
+			o.Target = args[0]
+			if err := cmdutil.CheckTimeouts(o.StepTimeout, o.StartTimeout); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -87,41 +92,41 @@ error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications; round ones of 2,000 or 3,000 rounds rarer), the long ones kept: faster, less thorough")
-	fs.StringSliceVar(&o.only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
-	fs.StringVar(&o.seed, "seed", "", "the seed of every session (0x... or decimal), as a run printed it; default (or random): a random one. Not read from BENCH_SEED or --config, which hold the scenario's")
+	fs.BoolVar(&o.Quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications; round ones of 2,000 or 3,000 rounds rarer), the long ones kept: faster, less thorough")
+	fs.StringSliceVar(&o.Only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
+	fs.StringVar(&o.Seed, "seed", "", "the seed of every session (0x... or decimal), as a run printed it; default (or random): a random one. Not read from BENCH_SEED or --config, which hold the scenario's")
 	fs.SetAnnotation("seed", flagconfig.CommandLineOnly, []string{"true"})
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print every rule over every transport, every failure and the sessions played")
-	fs.DurationVar(&o.stepTimeout, "step-timeout", defaultConformStepTimeout, "fail a rule whose plugin does not answer Open, a round or Close within this time")
-	fs.DurationVar(&o.startTimeout, "start-timeout", defaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
-	addSandboxFlags(fs, &o.sandbox)
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print every rule over every transport, every failure and the sessions played")
+	fs.DurationVar(&o.StepTimeout, "step-timeout", defaultConformStepTimeout, "fail a rule whose plugin does not answer Open, a round or Close within this time")
+	fs.DurationVar(&o.StartTimeout, "start-timeout", cmdutil.DefaultStartTimeout, "fail a plugin that does not complete its handshake and Describe within this time")
+	cmdutil.AddSandboxFlags(fs, &o.Sandbox)
 	return cmd
 }
 
 // conformRun checks the plugin o names against the conformance kit.
-func conformRun(ctx context.Context, o *conformOptions) error {
-	seed, err := conform.ParseSeed(o.seed)
+func conformRun(ctx context.Context, o *Options) error {
+	seed, err := conform.ParseSeed(o.Seed)
 	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("--seed: %w", err))
+		return exitcode.With(exitcode.Input, fmt.Errorf("--seed: %w", err))
 	}
-	path, err := conform.Target(o.f.plugins(), o.target)
+	path, err := conform.Target(o.F.Plugins(), o.Target)
 	if err != nil {
-		return withCode(ExitInput, err)
+		return exitcode.With(exitcode.Input, cmdutil.Flagged(err))
 	}
-	plan, err := o.sandbox.plan(o.f.stderr)
+	plan, err := o.Sandbox.Plan(o.F.Stderr)
 	if err != nil {
 		return err
 	}
-	if err := conform.CheckRules(o.only); err != nil {
-		return withCode(ExitInput, err)
+	if err := conform.CheckRules(o.Only); err != nil {
+		return exitcode.With(exitcode.Input, err)
 	}
-	err = conform.Run(ctx, conform.Config{Path: path, Seed: seed, Plan: plan, Rules: o.only, Quick: o.quick, Verbose: o.verbose,
-		StartTimeout: o.startTimeout, StepTimeout: o.stepTimeout, Stdout: o.f.stdout, Stderr: o.f.stderr})
+	err = conform.Run(ctx, conform.Config{Path: path, Seed: seed, Plan: plan, Rules: o.Only, Quick: o.Quick, Verbose: o.Verbose,
+		StartTimeout: o.StartTimeout, StepTimeout: o.StepTimeout, Stdout: o.F.Stdout, Stderr: o.F.Stderr})
 	if ctx.Err() != nil {
 		if c, ok := interrupt.Of(ctx); ok {
-			return withCode(c.Code(), c)
+			return exitcode.With(c.Code(), c)
 		}
-		return withCode(ExitInterrupted, errors.New("interrupted"))
+		return exitcode.With(exitcode.Interrupted, errors.New("interrupted"))
 	}
-	return withCode(ExitFailure, err)
+	return exitcode.With(exitcode.Failure, err)
 }

@@ -1,4 +1,6 @@
-package cli
+// Package report is the bench report command: it writes results files
+// as one self-contained HTML page (host/htmlreport).
+package report
 
 import (
 	"errors"
@@ -6,24 +8,26 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// reportOptions are the arguments and flags of bench report.
-type reportOptions struct {
-	f      *factory
-	inputs []string // the results files
-	out    string   // --out: the HTML file
-	title  string   // --title
-	logX   bool     // --log-x
-	logY   bool     // --log-y
+// Options are the arguments and flags of bench report.
+type Options struct {
+	F      *cmdutil.Factory
+	Inputs []string // the results files
+	Out    string   // --out: the HTML file
+	Title  string   // --title
+	LogX   bool     // --log-x
+	LogY   bool     // --log-y
 }
 
-// newCmdReport returns bench report. runF, when not nil, receives the
+// NewCmdReport returns bench report. runF, when not nil, receives the
 // options in place of writing the page (for tests).
-func newCmdReport(f *factory, runF func(*reportOptions) error) *cobra.Command {
-	o := &reportOptions{f: f}
+func NewCmdReport(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "report RESULTS.json... --out FILE.html",
 		Short: "Write results files as one self-contained HTML page",
@@ -51,9 +55,9 @@ stderr; the rest of the page is written, and report exits 1.`,
 			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.inputs = args
-			if o.out == "" {
-				return withCode(ExitInput, fmt.Errorf("report: --out FILE.html is required"))
+			o.Inputs = args
+			if o.Out == "" {
+				return exitcode.With(exitcode.Input, fmt.Errorf("report: --out FILE.html is required"))
 			}
 			if runF != nil {
 				return runF(o)
@@ -61,38 +65,38 @@ stderr; the rest of the page is written, and report exits 1.`,
 			return reportRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "the HTML file to write")
-	cmd.Flags().StringVar(&o.title, "title", "", "the page's title (default: from the scenarios)")
-	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
-	cmd.Flags().BoolVar(&o.logY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
+	cmd.Flags().StringVarP(&o.Out, "out", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&o.Title, "title", "", "the page's title (default: from the scenarios)")
+	cmd.Flags().BoolVar(&o.LogX, "log-x", false, "draw the regret and separated figures on a log t axis")
+	cmd.Flags().BoolVar(&o.LogY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 	_ = cmd.MarkFlagFilename("out", "html")
 	return cmd
 }
 
 // reportRun writes the page of the results files o names.
-func reportRun(o *reportOptions) error {
-	inputs := [][2]string{{"the --config file", o.f.config}}
-	for _, in := range o.inputs {
+func reportRun(o *Options) error {
+	inputs := [][2]string{{"the --config file", o.F.Config}}
+	for _, in := range o.Inputs {
 		inputs = append(inputs, [2]string{"a results file of the report", in})
 	}
-	if err := checkOut("--out", o.out, inputs); err != nil {
+	if err := cmdutil.CheckOut("--out", o.Out, inputs); err != nil {
 		return err // before reading gigabytes of results
 	}
-	files, err := results.ReadFiles(o.inputs)
+	files, err := results.ReadFiles(o.Inputs)
 	if err != nil {
-		return withCode(ExitInput, err)
+		return exitcode.With(exitcode.Input, err)
 	}
-	err = htmlreport.WriteFile(o.out, files, htmlreport.Options{Title: o.title, LogX: o.logX, LogY: o.logY})
+	err = htmlreport.WriteFile(o.Out, files, htmlreport.Options{Title: o.Title, LogX: o.LogX, LogY: o.LogY})
 	var partial *htmlreport.PartialError
 	if errors.As(err, &partial) {
 		// Written, less what could not be drawn: the page says so in
 		// its place, and so does the exit code.
-		fmt.Fprintln(o.f.stdout, o.out)
-		return withCode(ExitFailure, fmt.Errorf("--out %s was written, but %w", o.out, err))
+		fmt.Fprintln(o.F.Stdout, o.Out)
+		return exitcode.With(exitcode.Failure, fmt.Errorf("--out %s was written, but %w", o.Out, err))
 	}
 	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("--out %s: %w", o.out, err))
+		return exitcode.With(exitcode.Input, fmt.Errorf("--out %s: %w", o.Out, err))
 	}
-	fmt.Fprintln(o.f.stdout, o.out)
+	fmt.Fprintln(o.F.Stdout, o.Out)
 	return nil
 }

@@ -1,4 +1,6 @@
-package cli
+// Package plot is the bench plot command: it draws the figures of a
+// results file (host/plot) into a directory.
+package plot
 
 import (
 	"fmt"
@@ -6,25 +8,27 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/results"
 )
 
-// plotOptions are the argument and flags of bench plot.
-type plotOptions struct {
-	f       *factory
-	results string // the results file
-	out     string // --out: the directory
-	formats string // --format, as given
-	logX    bool   // --log-x
-	logY    bool   // --log-y
+// Options are the argument and flags of bench plot.
+type Options struct {
+	F       *cmdutil.Factory
+	Results string // the results file
+	Out     string // --out: the directory
+	Formats string // --format, as given
+	LogX    bool   // --log-x
+	LogY    bool   // --log-y
 }
 
-// newCmdPlot returns bench plot. runF, when not nil, receives the options
+// NewCmdPlot returns bench plot. runF, when not nil, receives the options
 // in place of drawing (for tests).
-func newCmdPlot(f *factory, runF func(*plotOptions) error) *cobra.Command {
-	o := &plotOptions{f: f}
+func NewCmdPlot(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "plot RESULTS.json --out DIR",
 		Short: "Draw the figures of a results file (PNG, SVG or PDF)",
@@ -55,9 +59,9 @@ a line. See docs/figures.md.`,
 			return []string{"json"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.results = args[0]
-			if o.out == "" {
-				return withCode(ExitInput, fmt.Errorf("plot: --out DIR is required"))
+			o.Results = args[0]
+			if o.Out == "" {
+				return exitcode.With(exitcode.Input, fmt.Errorf("plot: --out DIR is required"))
 			}
 			if runF != nil {
 				return runF(o)
@@ -65,34 +69,34 @@ a line. See docs/figures.md.`,
 			return plotRun(o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "directory for the figures (created if missing)")
-	cmd.Flags().StringVar(&o.formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
-	cmd.Flags().BoolVar(&o.logX, "log-x", false, "draw the regret and separated figures on a log t axis")
-	cmd.Flags().BoolVar(&o.logY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
+	cmd.Flags().StringVarP(&o.Out, "out", "o", "", "directory for the figures (created if missing)")
+	cmd.Flags().StringVar(&o.Formats, "format", strings.Join(plot.DefaultFormats, ","), "figure formats: png, svg, pdf (comma-separated)")
+	cmd.Flags().BoolVar(&o.LogX, "log-x", false, "draw the regret and separated figures on a log t axis")
+	cmd.Flags().BoolVar(&o.LogY, "log-y", false, "draw the regret and separated figures on a log y axis (the regret figure gets one anyway past two decades of final values)")
 	_ = cmd.MarkFlagDirname("out")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(plot.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 // plotRun draws the figures of the results file o names.
-func plotRun(o *plotOptions) error {
-	fs, err := plot.ParseFormats(o.formats)
+func plotRun(o *Options) error {
+	fs, err := plot.ParseFormats(o.Formats)
 	if err != nil {
-		return withCode(ExitInput, fmt.Errorf("--format: %w", err))
+		return exitcode.With(exitcode.Input, fmt.Errorf("--format: %w", err))
 	}
-	if err := checkOutDir("--out", o.out, true); err != nil {
+	if err := cmdutil.CheckOutDir("--out", o.Out, true); err != nil {
 		return err
 	}
-	f, err := results.ReadFile(o.results)
+	f, err := results.ReadFile(o.Results)
 	if err != nil {
-		return withCode(ExitInput, err)
+		return exitcode.With(exitcode.Input, err)
 	}
-	paths, err := plot.WriteWith(f, o.out, plot.Options{LogX: o.logX, LogY: o.logY}, fs...)
+	paths, err := plot.WriteWith(f, o.Out, plot.Options{LogX: o.LogX, LogY: o.LogY}, fs...)
 	for _, p := range paths {
-		fmt.Fprintln(o.f.stdout, termsafe.String(p))
+		fmt.Fprintln(o.F.Stdout, termsafe.String(p))
 	}
 	if err != nil {
-		return fmt.Errorf("plot %s: %w", o.results, err)
+		return fmt.Errorf("plot %s: %w", o.Results, err)
 	}
 	return nil
 }
