@@ -122,7 +122,7 @@ func newCmdRun(f *cmdutil.Factory, runF func(*runOptions) error) *cobra.Command 
 				return o.runSuite(cmd, runF)
 			}
 			if o.scenario == "" {
-				return withCode(ExitInput, fmt.Errorf("run: --scenario or --suite is required (one of the shipped scenarios or a YAML file, see 'bench scenarios'; or a suite: %s)", strings.Join(run.Suites(), ", ")))
+				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios'), or --suite (the suites: %s)", strings.Join(run.Suites(), ", ")))
 			}
 			return o.run(cmd, runF)
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/cli/cmdutil"
 	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/run"
 )
@@ -46,14 +47,14 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 	if err := ro.seed.overrides(ro.flags, &opts.Overrides); err != nil {
 		return err
 	}
-	if err := flagged(opts.Check()); err != nil {
+	if err := cmdutil.Flagged(opts.Check()); err != nil {
 		return err
 	}
-	sb, err := ro.sandbox.config()
+	sb, err := ro.sandbox.Config()
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir("--out", ro.out, true); err != nil {
+	if err := cmdutil.CheckOutDir("--out", ro.out, true); err != nil {
 		return err
 	}
 	formats, err := plot.ParseFormats(ro.output.plotFormats)
@@ -62,12 +63,12 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 	}
 	ro.suiteReq = run.SuiteRequest{Host: ro.host(cmd.Context(), ro.f, sb), Suite: ro.suite, Overrides: opts.Overrides,
 		Dir: ro.out, Formats: formats, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout}
-	if changed(ro.flags, "audit") {
+	if cmdutil.Changed(ro.flags, "audit") {
 		ro.suiteReq.Audit = &ro.audit
 	}
 	if runF != nil {
 		return runF(ro)
 	}
 	_, err = run.Suite(cmd.Context(), ro.suiteReq)
-	return flagged(err)
+	return cmdutil.Flagged(err)
 }

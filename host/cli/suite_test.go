@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regretbench/regretbench/host/cli/internal/cmdtest"
 	"github.com/regretbench/regretbench/internal/sandbox"
 	"github.com/regretbench/regretbench/internal/seed"
 )
@@ -17,15 +18,15 @@ func TestSuiteRequest(t *testing.T) {
 		t.Fatalf("err %v, runF called: %v", err, o != nil)
 	}
 	r := o.suiteReq
-	eq(t, "Suite", r.Suite, "contextual")
-	eq(t, "Runs, Horizon", [2]int{*r.Overrides.Runs, *r.Overrides.Horizon}, [2]int{5, 100})
-	eq(t, "Seed", *r.Overrides.Seed, seed.Choice{Seed: seed.Int(7)})
-	eq(t, "Policies", r.Overrides.Policies, []string{"LinUCB"})
-	eq(t, "Dir, Jobs", [2]any{r.Dir, r.Jobs}, [2]any{"d", 2})
-	eq(t, "Formats", r.Formats, []string{"svg"})
-	eq(t, "Audit", r.Audit != nil && *r.Audit == 0, true)
-	eq(t, "StepTimeout", r.StepTimeout, time.Minute)
-	eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
+	cmdtest.Eq(t, "Suite", r.Suite, "contextual")
+	cmdtest.Eq(t, "Runs, Horizon", [2]int{*r.Overrides.Runs, *r.Overrides.Horizon}, [2]int{5, 100})
+	cmdtest.Eq(t, "Seed", *r.Overrides.Seed, seed.Choice{Seed: seed.Int(7)})
+	cmdtest.Eq(t, "Policies", r.Overrides.Policies, []string{"LinUCB"})
+	cmdtest.Eq(t, "Dir, Jobs", [2]any{r.Dir, r.Jobs}, [2]any{"d", 2})
+	cmdtest.Eq(t, "Formats", r.Formats, []string{"svg"})
+	cmdtest.Eq(t, "Audit", r.Audit != nil && *r.Audit == 0, true)
+	cmdtest.Eq(t, "StepTimeout", r.StepTimeout, time.Minute)
+	cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
 	if o.req.Scenario != "" {
 		t.Errorf("a suite filled the one-scenario request: %+v", o.req)
 	}
@@ -43,7 +44,7 @@ func TestSuiteFlagErrors(t *testing.T) {
 		{"with a scenario", []string{"run", "--suite", "contextual", "-s", "two_arm", "--shard", "0/2"},
 			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --plot-format, --audit, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
 		{"runs", []string{"run", "--suite", "contextual", "--runs", "0"}, "--runs 0: must be >= 1"},
-		{"neither", []string{"run"}, "run: --scenario or --suite is required (one of the shipped scenarios or a YAML file, see 'bench scenarios'; or a suite: contextual)"},
+		{"neither", []string{"run"}, "run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios'), or --suite (the suites: contextual)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, _, err := parsed(t, newCmdRun, tc.args...)
