@@ -3,7 +3,7 @@
 # `make test-short` is the quick suite for development.
 GO      ?= go
 BIN     := bin
-PLUGINS := ts klucb remax remaxgrad ucb1 moss exp3 swucb ducb
+PLUGINS := ts klucb remax remaxgrad ucb1 moss exp3 swucb ducb linucb lints lingreedy linepsgreedy squarecb logts
 SCENARIO ?= two_arm
 
 .PHONY: all build install run test test-short test-python test-race lint gate baseline proto proto-check python-stubs bench bench-python bench-paper clean

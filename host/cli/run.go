@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,6 +83,10 @@ type runOptions struct {
 	// flag was given (changed; run.Options.Replication).
 	replication int
 	req         run.Request // the flags as checkFlags maps them
+	// suite is --suite NAME (bench run only): play every scenario of
+	// the suite; suiteReq is the request runSuite maps the flags to.
+	suite    string
+	suiteReq run.SuiteRequest
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -114,13 +119,17 @@ func newCmdRun(f *factory, runF func(*runOptions) error) *cobra.Command {
 		Short: "Run a scenario (the same as bench --scenario ...)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.suite != "" {
+				return o.runSuite(cmd, runF)
+			}
 			if o.scenario == "" {
-				return withCode(ExitInput, fmt.Errorf("run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios')"))
+				return withCode(ExitInput, fmt.Errorf("run: --scenario or --suite is required (one of the shipped scenarios or a YAML file, see 'bench scenarios'; or a suite: %s)", strings.Join(run.Suites(), ", ")))
 			}
 			return o.run(cmd, runF)
 		},
 	}
 	addRunFlags(cmd.Flags(), o)
+	cmd.Flags().StringVar(&o.suite, "suite", "", suiteHelp)
 	return cmd
 }
 

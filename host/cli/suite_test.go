@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/seed"
+)
+
+// TestSuiteRequest: bench run --suite maps the flags a suite takes to the
+// run.SuiteRequest that run.Suite plays.
+func TestSuiteRequest(t *testing.T) {
+	o, _, err := parsed(t, newCmdRun, "run", "--suite", "contextual", "--runs", "5", "--horizon", "100", "--seed", "7",
+		"--policy", "LinUCB", "-o", "d", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
+	if err != nil || o == nil {
+		t.Fatalf("err %v, runF called: %v", err, o != nil)
+	}
+	r := o.suiteReq
+	eq(t, "Suite", r.Suite, "contextual")
+	eq(t, "Runs, Horizon", [2]int{*r.Overrides.Runs, *r.Overrides.Horizon}, [2]int{5, 100})
+	eq(t, "Seed", *r.Overrides.Seed, seed.Choice{Seed: seed.Int(7)})
+	eq(t, "Policies", r.Overrides.Policies, []string{"LinUCB"})
+	eq(t, "Dir, Jobs", [2]any{r.Dir, r.Jobs}, [2]any{"d", 2})
+	eq(t, "StepTimeout", r.StepTimeout, time.Minute)
+	eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
+	if o.req.Scenario != "" {
+		t.Errorf("a suite filled the one-scenario request: %+v", o.req)
+	}
+}
+
+// TestSuiteFlagErrors: an unknown suite, and a flag that sets one
+// scenario's run, stop bench run --suite before it plays, naming them.
+func TestSuiteFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown", []string{"run", "--suite", "nope"}, `--suite "nope": no such suite (the suites: contextual)`},
+		{"with a scenario", []string{"run", "--suite", "contextual", "-s", "two_arm", "--shard", "0/2"},
+			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
+		{"runs", []string{"run", "--suite", "contextual", "--runs", "0"}, "--runs 0: must be >= 1"},
+		{"neither", []string{"run"}, "run: --scenario or --suite is required (one of the shipped scenarios or a YAML file, see 'bench scenarios'; or a suite: contextual)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, _, err := parsed(t, newCmdRun, tc.args...)
+			if o != nil {
+				t.Error("runF ran after the error")
+			}
+			if err == nil || err.Error() != tc.want || ExitCode(err) != ExitInput {
+				t.Fatalf("error %v (exit %d), want exit %d and\n%s", err, ExitCode(err), ExitInput, tc.want)
+			}
+		})
+	}
+}

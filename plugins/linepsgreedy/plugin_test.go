@@ -1,0 +1,19 @@
+package linepsgreedy
+
+import (
+	"testing"
+
+	"github.com/regretbench/regretbench/plugins/internal/ctxsim"
+	"github.com/regretbench/regretbench/sdk/sdktest"
+)
+
+func TestParamRanges(t *testing.T)        { ctxsim.CheckParamRanges(t, Plugin) }
+func TestRefusesContextFree(t *testing.T) { ctxsim.CheckRefusesContextFree(t, Plugin) }
+
+// TestRerun: the same seed gives bit-identical arms and probabilities,
+// each that of the chosen arm, in both context shapes.
+func TestRerun(t *testing.T) { ctxsim.CheckRerun(t, Plugin, false, true, ctxsim.Exact) }
+
+// TestConformance: the conformance kit's rules, the contextual ones
+// included, over every transport.
+func TestConformance(t *testing.T) { sdktest.Run(t, Plugin) }

@@ -1,0 +1,20 @@
+package logts
+
+import (
+	"testing"
+
+	"github.com/regretbench/regretbench/plugins/internal/ctxsim"
+	"github.com/regretbench/regretbench/sdk"
+	"github.com/regretbench/regretbench/sdk/sdktest"
+)
+
+func TestParamRanges(t *testing.T)        { ctxsim.CheckParamRanges(t, Plugin) }
+func TestRefusesContextFree(t *testing.T) { ctxsim.CheckRefusesContextFree(t, Plugin) }
+
+// TestRerun: the same seed gives bit-identical arms, probability 0 (not
+// said), in both context shapes, on Bernoulli rewards.
+func TestRerun(t *testing.T) { ctxsim.CheckRerun(t, Plugin, true, true, ctxsim.Unsaid) }
+
+// TestConformance: the conformance kit's rules, the contextual ones
+// included, over every transport.
+func TestConformance(t *testing.T) { sdktest.Run(t, Plugin, sdktest.WithFamily(sdk.Bernoulli)) }
