@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/run"
 )
 
@@ -17,11 +18,11 @@ import (
 // than silently ignored.
 var suiteFlags = []string{
 	"suite", "runs", "horizon", "jobs", "step-timeout", "start-timeout", "quiet",
-	"seed", "seed-file", "policy", "out",
+	"seed", "seed-file", "policy", "out", "plot-format",
 	"sandbox", "sandbox-read", "limit-memory", "limit-tasks", "limit-files", "limit-disk", "limit-disk-files", "limit-by",
 }
 
-const suiteHelp = "play every scenario of a suite instead of one scenario: contextual (every shipped contextual scenario, with the policy x scenario table of progressive-validation loss and the bake-off's pairwise summary); --out is then a directory of one results file per scenario"
+const suiteHelp = "play every scenario of a suite instead of one scenario: contextual (every shipped contextual scenario, with the policy x scenario table of progressive-validation loss and the bake-off's pairwise summary); --out is then a directory of every scenario's results, reports and figures (--plot-format) and the suite's tables, index.html included"
 
 // runSuite checks the flags of bench run --suite and plays the suite, or
 // hands the request to runF (tests).
@@ -55,8 +56,12 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 	if err := checkOutDir("--out", ro.out, true); err != nil {
 		return err
 	}
+	formats, err := plot.ParseFormats(ro.output.plotFormats)
+	if err != nil {
+		return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
+	}
 	ro.suiteReq = run.SuiteRequest{Host: ro.host(cmd.Context(), ro.f, sb), Suite: ro.suite, Overrides: opts.Overrides,
-		Dir: ro.out, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout}
+		Dir: ro.out, Formats: formats, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout}
 	if runF != nil {
 		return runF(ro)
 	}

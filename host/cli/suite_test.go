@@ -12,7 +12,7 @@ import (
 // run.SuiteRequest that run.Suite plays.
 func TestSuiteRequest(t *testing.T) {
 	o, _, err := parsed(t, newCmdRun, "run", "--suite", "contextual", "--runs", "5", "--horizon", "100", "--seed", "7",
-		"--policy", "LinUCB", "-o", "d", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
+		"--policy", "LinUCB", "-o", "d", "--plot-format", "svg", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
 	if err != nil || o == nil {
 		t.Fatalf("err %v, runF called: %v", err, o != nil)
 	}
@@ -22,6 +22,7 @@ func TestSuiteRequest(t *testing.T) {
 	eq(t, "Seed", *r.Overrides.Seed, seed.Choice{Seed: seed.Int(7)})
 	eq(t, "Policies", r.Overrides.Policies, []string{"LinUCB"})
 	eq(t, "Dir, Jobs", [2]any{r.Dir, r.Jobs}, [2]any{"d", 2})
+	eq(t, "Formats", r.Formats, []string{"svg"})
 	eq(t, "StepTimeout", r.StepTimeout, time.Minute)
 	eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
 	if o.req.Scenario != "" {
@@ -39,7 +40,7 @@ func TestSuiteFlagErrors(t *testing.T) {
 	}{
 		{"unknown", []string{"run", "--suite", "nope"}, `--suite "nope": no such suite (the suites: contextual)`},
 		{"with a scenario", []string{"run", "--suite", "contextual", "-s", "two_arm", "--shard", "0/2"},
-			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
+			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --plot-format, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
 		{"runs", []string{"run", "--suite", "contextual", "--runs", "0"}, "--runs 0: must be >= 1"},
 		{"neither", []string{"run"}, "run: --scenario or --suite is required (one of the shipped scenarios or a YAML file, see 'bench scenarios'; or a suite: contextual)"},
 	} {

@@ -32,7 +32,7 @@ import (
 // internal/testbin, which other test processes share).
 var binDir string
 
-var shipped = []string{"ts", "klucb", "remax", "remaxgrad", "ucb1", "moss", "exp3", "swucb", "ducb"}
+var shipped = []string{"ts", "klucb", "remax", "remaxgrad", "ucb1", "moss", "exp3", "swucb", "ducb", "linucb", "lints", "lingreedy", "linepsgreedy", "squarecb", "logts"}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "regretbench-cli")

@@ -285,7 +285,7 @@ func TestContextualSandboxNormsIdentify(t *testing.T) {
 // replication meets each row once), under the default sandbox and
 // --seed random, it beats chance by far with --audit 0 (the teeth):
 // neither the sandbox, the private file nor the sealing stops it. The
-// audit, on by default in a sealed run, replays replications alone and
+// audit, on by default in every contextual run, replays replications alone and
 // fails it.
 func TestContextualSandboxPool(t *testing.T) {
 	skipShort(t, "a plugin pooling replications of a private dataset")
@@ -307,6 +307,10 @@ policies: [{plugin: cheat-ctx-pool, label: Pool}]
 	}{
 		{"sealed, unaudited", []string{"--seed", "random", "--audit", "0"}, false},
 		{"sealed, default audit", []string{"--seed", "random"}, true},
+		// A contextual scenario is audited by default whatever its seed:
+		// checked below by the audit's recorded reason, not by a failure
+		// (the cheat's gain in an open run is not what this pins).
+		{"open, default audit", []string{"--seed", "5"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -317,6 +321,15 @@ policies: [{plugin: cheat-ctx-pool, label: Pool}]
 			}
 			regret := p.Regret.Mean[len(p.Regret.Mean)-1]
 			t.Logf("exit %d; Pool: %s, regret %.2f of %d rounds, audit %+v", code, p.Status, regret, horizon, p.Audit)
+			if c.args[1] != "random" {
+				if p.Audit == nil || !strings.HasPrefix(p.Audit.Default, "a contextual scenario") {
+					t.Fatalf("an open contextual run was not audited by default: audit %+v; stderr:\n%s", p.Audit, stderr)
+				}
+				if regret < 0.5*horizon && (code != cli.ExitPolicy || p.Audit.OK) {
+					t.Errorf("the pooling plugin beat chance (regret %.2f of %d) and passed the audit: exit %d, audit %+v", regret, horizon, code, p.Audit)
+				}
+				return
+			}
 			if !c.audited {
 				if code != 0 || p.Status != results.StatusOK {
 					t.Fatalf("exit %d, Pool %s; stderr:\n%s", code, p.Status, stderr)
@@ -330,7 +343,7 @@ policies: [{plugin: cheat-ctx-pool, label: Pool}]
 				return
 			}
 			if code != cli.ExitPolicy || p.Status != results.StatusFailed || p.Audit == nil || p.Audit.OK {
-				t.Errorf("the default audit of a sealed run should fail the pooling plugin: exit %d (want %d), %s, audit %+v; stderr:\n%s",
+				t.Errorf("the default audit of a contextual run should fail the pooling plugin: exit %d (want %d), %s, audit %+v; stderr:\n%s",
 					code, cli.ExitPolicy, p.Status, p.Audit, stderr)
 			}
 		})

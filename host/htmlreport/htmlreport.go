@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,12 @@ type Options struct {
 	// every policy's final values at T across these files (as bench paper
 	// prints it on stdout).
 	Summary []*results.File
+	// Tables, when set, are shown after the summary under "Across
+	// scenarios": tables of the whole run, such as a suite's policy x
+	// scenario table and the bake-off's summary (host/compare), each with
+	// its caption. Every row must have a cell per header, and Right one
+	// value per header.
+	Tables []*report.Table
 	// MeanRanks, when set, are the experiments (results files) over which
 	// the page ranks the policies: the Friedman test, the Nemenyi critical
 	// difference and their figure (see ranktest.Across), for Metric at
@@ -213,6 +220,8 @@ type pageData struct {
 	// Summary is the table of final values across the runs; nil when not
 	// asked for.
 	Summary *report.Table
+	// Tables are the tables across the experiments (Options.Tables).
+	Tables []*report.Table
 	// Ranks is the mean-rank section; nil when not asked for.
 	Ranks *ranks
 	// failed names each part (figure, comparison section) that could not
@@ -288,6 +297,12 @@ func build(files []*results.File, o Options) (*pageData, error) {
 	}
 	if o.Summary != nil {
 		p.Summary = summaryTable(o.Summary)
+	}
+	for _, t := range o.Tables {
+		if len(t.Right) != len(t.Header) || slices.ContainsFunc(t.Rows, func(r []string) bool { return len(r) != len(t.Header) }) {
+			return nil, fmt.Errorf("report: table %q: rows and alignments must have a cell per header", t.Name)
+		}
+		p.Tables = append(p.Tables, t)
 	}
 	// The one mean rank (host/ranktest): of o.MeanRanks, or else of the
 	// page's experiments, in every table and figure of the page.
@@ -423,6 +438,9 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 		{"seed", seedFact(sc)},
 		{"initial pulls per arm", strconv.Itoa(sc.InitPulls)},
 	}
+	if sc.Context != nil {
+		e.Facts = contextFacts(f, runs)
+	}
 	if plot.Dynamic(f) {
 		e.Facts = append(e.Facts, fact{"regret", "dynamic regret: against the best arm of each round"})
 	}
@@ -453,6 +471,29 @@ func buildExperiment(f *results.File, id string, po plot.Options) *experiment {
 	e.Figures, e.FiguresError = figures(f, e.ID, po)
 	e.OneColumn = len(okPolicies(f)) > maxTwoColumnPolicies
 	return e
+}
+
+// contextFacts are the facts of a contextual scenario (report.Contextual):
+// its contexts (dataset or model, dimension d, arms K) in place of the
+// means and noise it does not have, and what its regret and pv_loss are.
+func contextFacts(f *results.File, runs string) []fact {
+	sc, c := f.Scenario, f.Scenario.Context
+	facts := []fact{
+		{"contexts", report.ContextText(f)},
+		{"context dimension d", strconv.Itoa(c.Dim)},
+		{"arms K", strconv.Itoa(sc.Arms)},
+		{"reward family", sc.Family},
+		{"horizon T", strconv.Itoa(sc.Horizon)},
+		{"replications", runs},
+		{"seed", seedFact(sc)},
+		{"regret", "against the best arm for each context"},
+		{"pv_loss", "progressive-validation loss: the mean of 1 - reward over the rounds so far"},
+		{"not computed", "underestimation, regret_under, regret_not_under (no arm is best in every round)"},
+	}
+	if c.Model == "" {
+		facts[8].Value += " (on a dataset: regret / t, the online error rate)"
+	}
+	return facts
 }
 
 // plainJSON returns v as one line of JSON with < > & written as they are:
@@ -548,6 +589,7 @@ var captions = map[string]string{
 	"regret":              "Cumulative regret against the round t: mean and a band of one standard error per policy.",
 	"underestimation":     "Cumulative underestimation of the best arm, log-log axes (points at zero are left out).",
 	"separated":           "Regret split by whether the best arm's empirical mean was below the second-best: regret_under (dashed) and regret_not_under (solid).",
+	"pv_loss":             "Progressive-validation loss against the round t (the mean of 1 - reward over the rounds so far, the contextual bandit bake-off's metric): mean and a band of one standard error per policy.",
 	"regret_distribution": "Final regret of every replication, one box plot per policy: box the quartiles, line the median, whiskers within 1.5 IQR, dots the replications beyond, × the mean; a log axis when the values are heavy-tailed.",
 }
 
@@ -611,6 +653,12 @@ func figures(f *results.File, prefix string, po plot.Options) ([]figure, string)
 		}
 		if fig.Name == "regret" || fig.Name == "separated" {
 			caption = regretCaption(fig, plot.Dynamic(f), po)
+			if report.Contextual(f) {
+				caption = strings.Replace(caption, "Cumulative regret", "Cumulative regret (against the best arm for each context)", 1)
+			}
+		}
+		if fig.Name == "pv_loss" && po.LogX {
+			caption += " Log t axis."
 		}
 		for _, n := range fig.Notes {
 			caption += " " + n

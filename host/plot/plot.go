@@ -307,6 +307,11 @@ func FiguresWith(f *results.File, o Options) ([]Figure, error) {
 		b.separated(),
 		b.distribution(),
 	}
+	if f.Scenario.Context != nil {
+		// A contextual run: its progressive-validation loss, and no
+		// underestimation figures, which it does not compute.
+		figs = []Figure{b.regret(), b.pvLoss(), b.distribution()}
+	}
 	names := b.diagNames()
 	figNames := diagFigureNames(names)
 	for i, name := range names {
@@ -856,6 +861,22 @@ func (b *builder) underestimation() Figure {
 		series[i], ses[i], cps[i] = pol.Under.Mean, pol.Under.SE, pol.Checkpoints
 	}
 	return b.lines(metric.Underestimation, metric.Underestimation, p, cps, series, ses, 0, true, true)
+}
+
+// pvLoss is the figure of a contextual run's progressive-validation loss
+// against the round (the bake-off's plot): the mean of 1 - reward over
+// the rounds so far, mean and a band of one SE per policy, on a log t
+// axis when asked (Options.LogX).
+func (b *builder) pvLoss() Figure {
+	p := b.newPlot(fmt.Sprintf("%s: progressive-validation loss (mean ± 1 SE, %d runs)", b.name(), b.runs()), "pv_loss (mean of 1 - reward so far)")
+	n := len(b.policies)
+	series, ses, cps := make([][]float64, n), make([][]float64, n), make([][]int, n)
+	for i, pol := range b.policies {
+		if pol.PVLoss != nil {
+			series[i], ses[i], cps[i] = slices.Clone(pol.PVLoss.Mean), pol.PVLoss.SE, pol.Checkpoints
+		}
+	}
+	return b.lines(metric.PVLoss, metric.PVLoss, p, cps, series, ses, 0, b.opt.LogX, false)
 }
 
 // lines draws one line per policy (series[i] at checkpoints cps[i]; nil

@@ -32,7 +32,8 @@ const DistPrefix = "dist:"
 //	scenario,policy,metric,t,mean,se
 //	failure_mode,ReMax,regret,1,0,0
 //
-// Policies come in file order, then the four metrics of design §5, then
+// Policies come in file order, then the four metrics of design §5 (in a
+// contextual run regret and pv_loss: ShownMetrics), then
 // the distribution of the final regret (metric "dist:regret.p25",
 // "dist:regret.median", p75, p95, p99, max and argmax; see DistPrefix),
 // then the policy's diagnostics by name (metric "diag:NAME", at the
@@ -53,7 +54,7 @@ func writeCSV(w io.Writer, f *results.File, at []int) error {
 		tab.Append(f.Scenario.Name, p.Label, metric, strconv.Itoa(t), formatFloat(mean), seCell)
 	}
 	for _, p := range okPolicies(f) {
-		for _, name := range f.MetricNames() { // pv_loss too in a contextual run
+		for _, name := range ShownMetrics(f) { // regret and pv_loss in a contextual run
 			s, err := p.Metric(name)
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func Title(f *results.File) string {
 	if ok := okPolicies(f); len(ok) > 0 {
 		runs = len(ok[0].Final[metric.Regret]) // a shard's own count
 	}
-	title := fmt.Sprintf("%s: K=%d, T=%d, %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, runs, sc.Seed)
+	title := fmt.Sprintf("%s: %s, T=%d, %d runs, seed %s", sc.Name, shape(f), sc.Horizon, runs, sc.Seed)
 	if reps := f.Shard.Replications; f.Shard.Count == 1 && reps != nil && len(reps) <= maxNamedReplications {
 		// Chosen replications replayed (bench run --replication I).
 		what := "replication"
@@ -40,7 +41,7 @@ func Title(f *results.File) string {
 		for i, r := range reps {
 			names[i] = strconv.FormatUint(r, 10)
 		}
-		title = fmt.Sprintf("%s: K=%d, T=%d, %s %s of %d runs, seed %s", sc.Name, sc.Arms, sc.Horizon, what, strings.Join(names, ", "), sc.Runs, sc.Seed)
+		title = fmt.Sprintf("%s: %s, T=%d, %s %s of %d runs, seed %s", sc.Name, shape(f), sc.Horizon, what, strings.Join(names, ", "), sc.Runs, sc.Seed)
 	}
 	if f.Shard.Count > 1 {
 		title += fmt.Sprintf(", shard %d/%d", f.Shard.Index, f.Shard.Count)
@@ -63,6 +64,10 @@ const maxNamedReplications = 10
 // regret over the replications, the separated-regret summary and, when a
 // policy reports diagnostics, the diagnostics table of f.
 //
+// A contextual run's (Contextual) regret table has pv_loss in place of
+// underestimation, and there is no separated-regret table: the
+// underestimation metrics are not computed.
+//
 // When any policy's feedback is not immediate (a delayed or batched
 // scenario), every table gets a "feedback" column after the policy: its
 // mode ("delay 10", "batch 100") or "immediate", so that rows under
@@ -84,7 +89,9 @@ func TableData(f *results.File, at []int) []Table {
 	}
 	add(regretData(f, at))
 	add(distributionData(f))
-	add(separatedData(f))
+	if !Contextual(f) { // not computed in a contextual run
+		add(separatedData(f))
+	}
 	add(diagnosticsData(f))
 	return tables
 }
@@ -133,7 +140,12 @@ func regretData(f *results.File, at []int) (t Table, policies []*results.Policy)
 		}
 		t.Caption = fmt.Sprintf("%s at %s and T=%d (%s)", Name, strings.Join(rounds, ", "), f.Scenario.Horizon, overReplications(f))
 	}
-	t.Header = append(t.Header, name, metric.Underestimation, "seconds", "status")
+	second := metric.Underestimation
+	if Contextual(f) {
+		second = metric.PVLoss
+		t.Caption = strings.Replace(t.Caption, Name+" at", Name+" (against the best arm for each context) and progressive-validation loss pv_loss at", 1)
+	}
+	t.Header = append(t.Header, name, second, "seconds", "status")
 	t.Right = append(t.Right, true, true, true, false)
 	for _, p := range f.Policies {
 		row := []string{p.Label}
@@ -151,6 +163,12 @@ func regretData(f *results.File, at []int) (t Table, policies []*results.Policy)
 		}
 		rm, rs := last(p.Regret)
 		um, us := last(p.Under)
+		if second == metric.PVLoss {
+			um, us = math.NaN(), math.NaN() // a file without it: no number
+			if p.PVLoss != nil {
+				um, us = last(*p.PVLoss)
+			}
+		}
 		t.Rows = append(t.Rows, append(row, meanSE(p, rm, rs), meanSE(p, um, us), fmt.Sprintf("%.1f", p.Seconds), p.Status))
 		policies = append(policies, p)
 	}

@@ -40,13 +40,19 @@ func writeLatex(w io.Writer, f *results.File, at []int) error {
 	for _, r := range at {
 		t.Cols, t.Header = append(t.Cols, "S"), append(t.Header, fmt.Sprintf("regret $t=%d$", r))
 	}
+	ctx := Contextual(f)
 	finals := []string{metric.Regret, metric.RegretUnder, metric.RegretNotUnder}
+	if ctx {
+		finals = ShownMetrics(f) // regret and pv_loss: the rest is not computed
+	}
 	bold := map[string]map[string]bool{}
 	for _, m := range finals {
 		t.Cols, t.Header = append(t.Cols, "S"), append(t.Header, table.LatexText(m))
 		bold[m] = BestByTest(f, m, LatexAlpha)
 	}
-	t.Cols, t.Header = append(t.Cols, "r"), append(t.Header, "share under")
+	if !ctx {
+		t.Cols, t.Header = append(t.Cols, "r"), append(t.Header, "share under")
+	}
 	for _, p := range f.Policies {
 		row := []string{table.LatexText(p.Label)}
 		if fb {
@@ -56,21 +62,34 @@ func writeLatex(w io.Writer, f *results.File, at []int) error {
 			for range len(at) + len(finals) {
 				row = append(row, "{failed}")
 			}
-			t.Rows = append(t.Rows, append(row, "--"))
+			if !ctx {
+				row = append(row, "--")
+			}
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		for _, r := range at {
 			m, se := seriesAt(p.Regret, p.Checkpoints, r)
 			row = append(row, siMeanSE(p, m, se, false))
 		}
-		for i, s := range []results.Series{p.Regret, p.RegretUnder, p.RegretNot} {
-			m, se := last(s)
-			row = append(row, siMeanSE(p, m, se, bold[finals[i]][p.Label]))
+		for _, name := range finals {
+			m, se := math.NaN(), math.NaN()
+			if s, err := p.Metric(name); err == nil && len(s.Mean) > 0 {
+				m, se = last(*s)
+			}
+			row = append(row, siMeanSE(p, m, se, bold[name][p.Label]))
 		}
-		t.Rows = append(t.Rows, append(row, table.LatexText(shareUnder(p))))
+		if !ctx {
+			row = append(row, table.LatexText(shareUnder(p)))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	t.Caption = fmt.Sprintf("%s: regret at $T=%d$ and its parts, %s; share under: the share of the regret incurred while the best arm's empirical mean was below the second-best's. Bold: the lowest final value of a column and every value not significantly higher (paired $t$-test on the per-replication values, Holm-adjusted over the column, $p < %g$).",
 		table.LatexText(f.Scenario.Name), f.Scenario.Horizon, strings.ReplaceAll(table.LatexText(overReplications(f)), "±", `$\pm$`), LatexAlpha)
+	if ctx {
+		t.Caption = fmt.Sprintf("%s: regret at $T=%d$ (against the best arm for each context) and progressive-validation loss (pv\\_loss: the mean of 1 $-$ reward over the rounds so far), %s. Bold: the lowest final value of a column and every value not significantly higher (paired $t$-test on the per-replication values, Holm-adjusted over the column, $p < %g$).",
+			table.LatexText(f.Scenario.Name), f.Scenario.Horizon, strings.ReplaceAll(table.LatexText(overReplications(f)), "±", `$\pm$`), LatexAlpha)
+	}
 	t.Write(w)
 	return nil
 }

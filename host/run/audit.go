@@ -127,16 +127,25 @@ func policyOf(sc *scenario.Scenario, label string) (scenario.Policy, bool) {
 const DefaultAudit = 3
 
 // SetAuditDefault turns the audit on, DefaultAudit replications per
-// policy, when --audit was not given (given false) and the run is sealed
-// or open lists channels between policies that the sandbox (at level)
-// leaves open, and records why (AuditDefault, for the results). It says
+// policy, when --audit was not given (given false) and the run is sealed,
+// its scenario is contextual, or open lists channels between policies that
+// the sandbox (at level) leaves open, and records why (AuditDefault, for
+// the results). A contextual scenario is audited whatever its seed and
+// sandbox: its replications play the same rows (or contexts from one
+// distribution), so a batch policy that pools what one replication learnt
+// about a row into the others beats chance on any dataset, private and
+// sealed included (docs/threat-model.md, Contextual scenarios), and only
+// replaying a replication alone shows it. It says
 // so on stderr in one line; and, when --audit 0 turned off an audit that
 // would have been on, or the run cannot be audited (--sequential,
 // --replication), that the run is unaudited.
-func (o *Options) SetAuditDefault(given bool, level string, open []string, stderr io.Writer) {
+func (o *Options) SetAuditDefault(given, contextual bool, level string, open []string, stderr io.Writer) {
 	var why []string
 	if o.Overrides.Seed != nil && o.Overrides.Seed.Random {
 		why = append(why, fmt.Sprintf("a sealed run (%s random)", o.name(OptSeed)))
+	}
+	if contextual {
+		why = append(why, "a contextual scenario (its replications see the same rows, so pooling them across a batch pays)")
 	}
 	if len(open) > 0 {
 		why = append(why, fmt.Sprintf("the sandbox (%s) leaves channels between policies open: %s", level, strings.Join(open, "; ")))

@@ -166,7 +166,7 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 		return nil, err
 	}
 	opts := req.Options
-	opts.SetAuditDefault(req.AuditGiven, plan.Layers.String(), plan.OpenChannels(), req.Stderr)
+	opts.SetAuditDefault(req.AuditGiven, sc.Context != nil, plan.Layers.String(), plan.OpenChannels(), req.Stderr)
 	added, err := With(ctx, launch, req.With, Labels(sc))
 	if err != nil {
 		return nil, err

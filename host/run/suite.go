@@ -1,10 +1,10 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,9 +14,14 @@ import (
 	"github.com/regretbench/regretbench/host/compare"
 	"github.com/regretbench/regretbench/host/engine"
 	"github.com/regretbench/regretbench/host/exitcode"
+	"github.com/regretbench/regretbench/host/htmlreport"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
+	"github.com/regretbench/regretbench/host/internal/safeio"
+	"github.com/regretbench/regretbench/host/internal/termsafe"
 	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/plot"
 	"github.com/regretbench/regretbench/host/progress"
+	"github.com/regretbench/regretbench/host/ranktest"
 	"github.com/regretbench/regretbench/host/report"
 	"github.com/regretbench/regretbench/host/results"
 	"github.com/regretbench/regretbench/host/scenario"
@@ -65,17 +70,20 @@ func SuiteScenarios(name string, o Overrides, stderr io.Writer, optName func(Opt
 // SuiteRequest is a run of a suite of shipped scenarios (bench run
 // --suite NAME): every scenario of the suite played in one pool (All),
 // each one's tables on Stdout, then the suite's table of every policy's
-// final progressive-validation loss per scenario (SuiteTable), and each
-// results file written into Dir.
+// final progressive-validation loss per scenario and the bake-off's
+// summary (SuiteTables), the mean ranks across the scenarios, and, with
+// Dir, everything written into it (WriteSuite).
 type SuiteRequest struct {
 	Host
 	// Suite names the suite (Suites).
 	Suite string
 	// Overrides apply to every scenario of the suite (SuiteScenarios).
 	Overrides Overrides
-	// Dir, when not "", is the directory the results files are written
-	// into, one NAME.json per scenario; created if missing.
+	// Dir, when not "", is the directory the suite is written into
+	// (WriteSuite); created if missing.
 	Dir string
+	// Formats are the figures' formats (plot.DefaultFormats when none).
+	Formats []string
 	// Jobs (0: one per core, across every scenario), StepTimeout and
 	// StartTimeout are Options'.
 	Jobs                      int
@@ -137,21 +145,27 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 			return played, exitcode.With(exitcode.Failure, err)
 		}
 		fmt.Fprintln(out)
-		if req.Dir != "" {
-			if err := f.WriteFile(filepath.Join(req.Dir, f.Scenario.Name+".json")); err != nil {
-				return played, exitcode.With(exitcode.Failure, err)
-			}
+	}
+	tabs := SuiteTables(shown)
+	for _, t := range tabs {
+		table.Caption(out, table.Text, t.Caption)
+		if err := t.Render(out, table.Text); err != nil {
+			return played, exitcode.With(exitcode.Failure, err)
 		}
 	}
-	t := SuiteTable(shown)
-	table.Caption(out, table.Text, t.Caption)
-	if err := t.Render(out, table.Text); err != nil {
-		return played, exitcode.With(exitcode.Failure, err)
+	ranks := ranktest.Across(shown, SuiteRankOptions.Metric, SuiteRankOptions.Alpha)
+	if len(shown) > 1 {
+		fmt.Fprintln(out, "\nMean ranks across scenarios")
+		for _, l := range htmlreport.RanksText(ranks) {
+			fmt.Fprintln(out, termsafe.String(l))
+		}
 	}
-	w := SuiteWins(shown)
-	table.Caption(out, table.Text, w.Caption)
-	if err := w.Render(out, table.Text); err != nil {
-		return played, exitcode.With(exitcode.Failure, err)
+	if req.Dir != "" {
+		failed := WriteSuite(req.Dir, shown, tabs, ranks, req.Formats, stderr)
+		fmt.Fprintf(out, "\n%d scenarios; results and reports in %s/\n", len(shown), req.Dir)
+		if failed > 0 && runErr == nil {
+			runErr = exitcode.With(exitcode.Failure, fmt.Errorf("suite %s: %d outputs could not be written (named above); everything else was, in %s/", req.Suite, failed, req.Dir))
+		}
 	}
 	if cause, interrupted := interrupt.Of(ctx); interrupted {
 		return played, exitcode.With(cause.Code(), fmt.Errorf("suite %s interrupted: %w", req.Suite, ctx.Err()))
@@ -159,109 +173,132 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 	return played, runErr
 }
 
-// SuiteTable is a suite's summary: one row per policy, one column per
-// scenario, each cell the policy's final progressive-validation loss
-// (mean ± standard error over replications; regret / horizon for a
-// scenario without pv_loss), "FAILED" for a policy that failed and ""
-// where the scenario has no such policy. Policies are in order of first
-// appearance.
-func SuiteTable(files []*results.File) table.Table {
-	t := table.Table{Name: "suite", Caption: "Progressive-validation loss at T (mean ± standard error over replications)", Header: []string{"policy"}, Right: []bool{false}}
-	var labels []string
-	for _, f := range files {
-		t.Header = append(t.Header, f.Scenario.Name)
-		t.Right = append(t.Right, true)
-		for _, p := range f.Policies {
-			if !slices.Contains(labels, p.Label) {
-				labels = append(labels, p.Label)
-			}
-		}
+// SuiteTables are a suite's tables, as Suite prints them: the policy x
+// scenario table of final progressive-validation loss
+// (compare.SuiteTable on metric.PVLoss) and the bake-off's summary
+// (compare.NewBakeoff on final regret at compare.BakeoffAlpha: on a
+// dataset, final regret is horizon x final pv_loss in every replication,
+// so the paired tests are those of the PV losses; on a synthetic model
+// regret is the pseudo-regret, the quantity every comparison and gate of
+// bench tests).
+func SuiteTables(files []*results.File) []*table.Table {
+	out := []*table.Table{compare.SuiteTable(files, metric.PVLoss)}
+	if b, err := compare.NewBakeoff(files, metric.Regret, compare.BakeoffAlpha); err == nil {
+		out = append(out, b.Table())
 	}
-	for _, l := range labels {
-		row := []string{l}
-		for _, f := range files {
-			p := f.Policy(l)
-			switch {
-			case p == nil:
-				row = append(row, "")
-			case p.Status != results.StatusOK:
-				row = append(row, "FAILED")
-			default:
-				row = append(row, pvCell(f, p))
-			}
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
+	return out
 }
 
-// pvCell is p's final pv_loss as "mean ± se".
-func pvCell(f *results.File, p *results.Policy) string {
-	name, scale := metric.PVLoss, 1.0
-	if p.PVLoss == nil {
-		name, scale = metric.Regret, 1/float64(f.Scenario.Horizon)
+// SuiteRankOptions are the metric and level of a suite's mean ranks
+// (ranktest.Across: Friedman test, Nemenyi critical difference) and of
+// the bold cells of its LaTeX table of final regret: those of every
+// comparison of bench (compare.DefaultOptions), final regret at 0.01. On
+// a dataset final regret is horizon x final pv_loss, so the ranks are
+// those of the PV losses of the suite's table.
+var SuiteRankOptions = compare.DefaultOptions
+
+// WriteSuite writes a suite's outputs into dir, which exists: per
+// scenario, as bench paper writes an experiment, NAME.json (its results
+// file), NAME.txt and NAME.tex (its tables) and its figures in formats;
+// the suite's tables (SuiteTables) as suite.txt, suite.md, suite.tex and
+// one CSV file per table (suite.csv, bakeoff.csv); the mean ranks across
+// the scenarios (ranks) in suite.txt, suite.md and suite.tex (with the
+// policy x scenario table of final regret, compare.WritePaperLatex) and
+// as the figure mean_ranks; and index.html, one page of every scenario
+// with the suite's tables, the summary of final values and the mean
+// ranks. An output that cannot be written costs only itself: it is named
+// on stderr, everything else is written, and WriteSuite returns how many
+// could not be.
+func WriteSuite(dir string, files []*results.File, tabs []*table.Table, ranks *ranktest.Analysis, formats []string, stderr io.Writer) int {
+	failed := 0
+	warn := func(err error) {
+		failed++
+		fmt.Fprintf(stderr, "bench: %v\n", err)
 	}
-	s, err := p.Metric(name)
-	if err != nil || len(s.Mean) == 0 {
-		return ""
+	styles := plot.RunStyles(files...)
+	for _, f := range files {
+		if err := writeReport(dir, f.Scenario.Name, f, formats, plot.Options{Styles: styles}); err != nil {
+			warn(err)
+		}
 	}
-	n := len(s.Mean) - 1
-	m, se := s.Mean[n]*scale, s.SE[n]*scale
-	if math.IsNaN(m) {
-		return ""
+	var rankText []string
+	if len(files) > 1 {
+		rankText = htmlreport.RanksText(ranks)
+		if ranks.Friedman != nil {
+			if _, err := plot.WriteFigure(htmlreport.RanksFigure(ranks), dir, "mean_ranks", formats...); err != nil {
+				warn(err)
+			}
+		}
 	}
-	return fmt.Sprintf("%.4f ± %.4f", m, se)
+	for _, out := range []struct {
+		name   string
+		format table.Format
+	}{{"suite.txt", table.Text}, {"suite.md", table.Markdown}} {
+		var b bytes.Buffer
+		for _, t := range tabs {
+			table.Caption(&b, out.format, t.Caption)
+			if err := t.Render(&b, out.format); err != nil {
+				warn(fmt.Errorf("%s: %w", out.name, err))
+			}
+		}
+		if len(rankText) > 0 {
+			table.Caption(&b, out.format, "Mean ranks across scenarios")
+			for _, l := range rankText {
+				fmt.Fprintln(&b, table.Line(out.format, l))
+				if out.format == table.Markdown {
+					fmt.Fprintln(&b)
+				}
+			}
+		}
+		if err := safeio.WriteFile(filepath.Join(dir, out.name), b.Bytes()); err != nil {
+			warn(fmt.Errorf("%s: %w", filepath.Join(dir, out.name), err))
+		}
+	}
+	for _, t := range tabs {
+		var b bytes.Buffer
+		path := filepath.Join(dir, t.Name+".csv")
+		if err := t.Render(&b, table.CSV); err != nil {
+			warn(fmt.Errorf("%s: %w", path, err))
+		} else if err := safeio.WriteFile(path, b.Bytes()); err != nil {
+			warn(fmt.Errorf("%s: %w", path, err))
+		}
+	}
+	var tex bytes.Buffer
+	for _, t := range tabs {
+		writeLatexFloat(&tex, t)
+	}
+	texPath := filepath.Join(dir, "suite.tex")
+	if len(files) > 0 {
+		if err := compare.WritePaperLatex(&tex, files, ranks, SuiteRankOptions); err != nil {
+			warn(fmt.Errorf("%s: %w", texPath, err))
+		}
+	}
+	if err := safeio.WriteFile(texPath, tex.Bytes()); err != nil {
+		warn(fmt.Errorf("%s: %w", texPath, err))
+	}
+	if len(files) > 0 {
+		index := filepath.Join(dir, "index.html")
+		opts := htmlreport.Options{Title: "regretbench: the contextual suite", Styles: styles, Summary: files, Tables: tabs,
+			MeanRanks: files, Metric: SuiteRankOptions.Metric, Alpha: SuiteRankOptions.Alpha}
+		if err := htmlreport.WriteFile(index, files, opts); err != nil {
+			warn(fmt.Errorf("%s: %w", index, err))
+		}
+	}
+	return failed
 }
 
-// SuiteAlpha is the level of the pairwise tests of SuiteWins, the
-// bake-off's p < 0.05.
-const SuiteAlpha = 0.05
-
-// SuiteWins is the contextual bandit bake-off's summary (its Table 3):
-// for each ordered pair of policies (row A, column B), on how many of the
-// scenarios A's final regret is significantly lower than B's, by bench's
-// paired test over the replications (compare.Compute with A against B
-// alone, so no Holm adjustment, at level SuiteAlpha). On a dataset,
-// final regret is horizon x final pv_loss, so this is the bake-off's
-// comparison of PV losses, paired by common random numbers.
-func SuiteWins(files []*results.File) table.Table {
-	t := table.Table{Name: "suite-wins", Caption: fmt.Sprintf("Scenarios where the row's policy is significantly better than the column's (paired test of final regret, p < %g)", SuiteAlpha),
-		Header: []string{"policy"}, Right: []bool{false}}
-	var labels []string
-	for _, f := range files {
-		for _, p := range f.Policies {
-			if !slices.Contains(labels, p.Label) {
-				labels = append(labels, p.Label)
-			}
-		}
+// writeLatexFloat writes t as a floating table, its caption and label
+// (tab:NAME) with it, numbers in math mode, shrunk to the text width when
+// wider; as report.LatexTable sets a table, with the packages of
+// report.LatexPreamble.
+func writeLatexFloat(w io.Writer, src *table.Table) {
+	t := *src // the caller's keeps its Math
+	t.Math = make([]bool, len(t.Header))
+	for j := 1; j < len(t.Math); j++ {
+		t.Math[j] = true
 	}
-	for _, l := range labels {
-		t.Header = append(t.Header, l)
-		t.Right = append(t.Right, true)
-	}
-	for _, a := range labels {
-		row := []string{a}
-		for _, b := range labels {
-			if a == b {
-				row = append(row, "")
-				continue
-			}
-			wins := 0
-			for _, f := range files {
-				if f.Policy(a) == nil || f.Policy(b) == nil {
-					continue
-				}
-				s, err := compare.Compute(f, compare.Spec{Policies: []string{a}, Baselines: []string{b}}, compare.Options{Metric: metric.Regret, Alpha: SuiteAlpha})
-				if err != nil || len(s.Policies) != 1 || len(s.Policies[0].Diffs) != 1 {
-					continue
-				}
-				if s.Policies[0].Diffs[0].Outcome == compare.Win {
-					wins++
-				}
-			}
-			row = append(row, fmt.Sprint(wins))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
+	fmt.Fprintf(w, "\n\\begin{table}[htbp]\n\\centering\n\\small\n\\caption{%s}\n\\label{%s}\n", table.LatexText(t.Caption), report.LatexLabel("tab:", t.Name))
+	fmt.Fprintf(w, "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%%\n")
+	t.Render(w, table.LaTeX) // a bytes.Buffer: no error
+	fmt.Fprintf(w, "}\n\\end{table}\n")
 }

@@ -91,8 +91,9 @@ func TestSuiteScenarios(t *testing.T) {
 }
 
 // TestSuitePlays: the suite plays every contextual scenario, prints each
-// one's tables and the suite's table of pv_loss, and writes a results
-// file per scenario that reads back with its pv_loss.
+// one's tables, the suite's table of pv_loss, the bake-off and the mean
+// ranks, and writes a results file per scenario that reads back with its
+// pv_loss, each one's reports and figures, and the suite's (WriteSuite).
 func TestSuitePlays(t *testing.T) {
 	runs, h := 3, 40
 	dir := t.TempDir()
@@ -100,14 +101,19 @@ func TestSuitePlays(t *testing.T) {
 	played, err := run.Suite(context.Background(), run.SuiteRequest{
 		Host:  run.Host{Stdout: &out, Stderr: &errb, Quiet: true},
 		Suite: run.SuiteContextual, Overrides: run.Overrides{Runs: &runs, Horizon: &h},
-		Dir: dir, Jobs: 2, Launch: argmaxLauncher, StepTimeout: time.Minute, StartTimeout: time.Minute,
+		Dir: dir, Formats: []string{"svg"}, Jobs: 2, Launch: argmaxLauncher, StepTimeout: time.Minute, StartTimeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != len(played.Files) || len(entries) < 12 {
-		t.Fatalf("%d files written for %d scenarios", len(entries), len(played.Files))
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(jsons) != len(played.Files) || len(jsons) < 12 {
+		t.Fatalf("%d results files written for %d scenarios", len(jsons), len(played.Files))
+	}
+	for _, name := range []string{"index.html", "suite.txt", "suite.md", "suite.csv", "bakeoff.csv", "suite.tex"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the suite's %s: %v", name, err)
+		}
 	}
 	for _, f := range played.Files {
 		back, err := results.ReadFile(filepath.Join(dir, f.Scenario.Name+".json"))
@@ -122,15 +128,21 @@ func TestSuitePlays(t *testing.T) {
 		if !strings.Contains(out.String(), f.Scenario.Name) {
 			t.Errorf("stdout does not name %s", f.Scenario.Name)
 		}
+		for _, ext := range []string{".txt", ".tex", "_regret.svg", "_pv_loss.svg"} {
+			if _, err := os.Stat(filepath.Join(dir, f.Scenario.Name+ext)); err != nil {
+				t.Errorf("%s: %v", f.Scenario.Name, err)
+			}
+		}
 	}
-	if !strings.Contains(out.String(), "Progressive-validation loss at T") || !strings.Contains(out.String(), "LinUCB") ||
-		!strings.Contains(out.String(), "significantly better than the column's") {
+	if !strings.Contains(out.String(), "Final pv_loss per policy and scenario") || !strings.Contains(out.String(), "LinUCB") ||
+		!strings.Contains(out.String(), "significantly better minus") || !strings.Contains(out.String(), "Mean ranks across scenarios") {
 		t.Errorf("no suite table on stdout:\n%s", out.String())
 	}
 }
 
-// TestSuiteWins: the bake-off's summary counts, for each ordered pair,
-// the scenarios where the row's policy is significantly better: a policy
+// TestSuiteWins: the suite's bake-off (compare.NewBakeoff) counts, for
+// each ordered pair, the scenarios where the row's policy is
+// significantly better: a policy
 // that is right every round beats one that is always wrong on every
 // scenario, and never the other way round.
 func TestSuiteWins(t *testing.T) {
@@ -145,6 +157,11 @@ func TestSuiteWins(t *testing.T) {
 			for _, n := range metric.Names {
 				m[n] = [][]float64{c.final}
 			}
+			pv := make([]float64, len(c.final))
+			for i, x := range c.final {
+				pv[i] = x / 10
+			}
+			m[metric.PVLoss] = [][]float64{pv}
 			p.Summarize([]int{10}, m, nil, false)
 			f.Policies = append(f.Policies, p)
 		}
@@ -154,9 +171,15 @@ func TestSuiteWins(t *testing.T) {
 		mk("a", []float64{1, 2, 1, 0, 1, 2}, []float64{9, 8, 9, 10, 9, 8}),
 		mk("b", []float64{0, 1, 0, 1, 0, 1}, []float64{7, 9, 8, 9, 7, 8}),
 	}
-	w := run.SuiteWins(files)
-	if len(w.Rows) != 2 || w.Rows[0][2] != "2" || w.Rows[1][1] != "0" || w.Rows[0][1] != "" {
+	tabs := run.SuiteTables(files)
+	if len(tabs) != 2 {
+		t.Fatalf("%d suite tables, want the pv_loss table and the bake-off", len(tabs))
+	}
+	if w := tabs[1]; w.Name != "bakeoff" || len(w.Rows) != 2 || w.Rows[0][2] != "+2 (2/0)" || w.Rows[1][1] != "-2 (0/2)" || w.Rows[0][1] != "" {
 		t.Errorf("rows %v, want Good beating Bad on both scenarios", w.Rows)
+	}
+	if s := tabs[0]; s.Name != "suite" || len(s.Rows) != 2 || s.Rows[0][0] != "Good" || !strings.Contains(s.Rows[0][1], "±") {
+		t.Errorf("pv_loss table %v", s.Rows)
 	}
 }
 
