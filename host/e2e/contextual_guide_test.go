@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/host/results"
-	"github.com/regretbench/regretbench/internal/testbin"
 )
 
 // contextualSection is the title of the section of docs/plugin-go.md and
@@ -54,33 +53,26 @@ func docSection(t *testing.T, page, title string) []guideBlock {
 // guideScenario is the shipped scenario both sections run their plugin on.
 const guideScenario = "contextual_iris"
 
-// contextualBin lays out bench with the plugins guideScenario names beside
-// it, as make build does, in a directory of the test's: the shipped
-// contextual baselines that the sections run their plugin beside. It
-// skips the test when this checkout does not have one of them yet.
+// contextualBin is binDir, where bench has the shipped plugins beside it
+// as make build lays them out, after checking that it has every plugin
+// guideScenario names: the shipped contextual baselines that the guides
+// run their plugin beside.
 func contextualBin(t *testing.T) string {
 	t.Helper()
-	root := repoRoot(t)
-	raw, err := os.ReadFile(filepath.Join(root, "scenarios", guideScenario+".yaml"))
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "scenarios", guideScenario+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mains := []testbin.Main{{Pkg: "github.com/regretbench/regretbench/cmd/bench", Name: "bench"}}
-	for _, m := range regexp.MustCompile(`\{plugin: ([a-z0-9_-]+)`).FindAllStringSubmatch(string(raw), -1) {
-		cmd := "cmd/bench-plugin-" + m[1]
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(cmd))); err != nil {
-			t.Skipf("%s names plugin %s, which this checkout does not build yet (no %s): the guides run their plugin beside it", guideScenario, m[1], cmd)
+	names := regexp.MustCompile(`\{plugin: ([a-z0-9_-]+)`).FindAllStringSubmatch(string(raw), -1)
+	if len(names) < 2 {
+		t.Fatalf("scenarios/%s.yaml: found %d plugins; the guides run theirs beside the shipped baselines", guideScenario, len(names))
+	}
+	for _, m := range names {
+		if _, err := os.Stat(filepath.Join(binDir, "plugins", "bench-plugin-"+m[1])); err != nil {
+			t.Fatalf("%s names plugin %s, which TestMain did not build beside bench: %v", guideScenario, m[1], err)
 		}
-		mains = append(mains, testbin.Main{Pkg: "github.com/regretbench/regretbench/" + cmd, Name: "plugins/bench-plugin-" + m[1]})
 	}
-	if len(mains) < 3 {
-		t.Fatalf("scenarios/%s.yaml: found %d plugins; the guides run theirs beside the shipped baselines", guideScenario, len(mains)-1)
-	}
-	dir := filepath.Join(t.TempDir(), "bin")
-	if err := testbin.Build(dir, testbin.Options{}, mains...); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return binDir
 }
 
 // guideShell runs a section's shell block with bash -euo pipefail in dir
