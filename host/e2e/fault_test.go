@@ -472,9 +472,16 @@ policies: [{plugin: faulty-spy, label: Spy}]
 var (
 	// feedback is what the scenario declares about delays (known to the
 	// learner); arrivals are rewards of arms the plugin pulled, late.
-	sessionFields = []string{"Arms", "Horizon", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Seed", "Params", "Feedback"}
-	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls", "step_socket", "feedback"}
-	stepFields    = []string{"session_id", "round", "prev_arms", "prev_rewards", "want_diagnostics", "arrivals"}
+	//
+	// Protocol 3 adds a contextual session's context shape (Context: the
+	// dimension and whether features are per arm, which the policy needs
+	// to read its contexts) and each round's contexts: what the
+	// contextual problem shows every learner, never a label, a row index,
+	// a dataset's name or a model's parameter (docs/threat-model.md,
+	// Contextual scenarios).
+	sessionFields = []string{"Arms", "Horizon", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Seed", "Params", "Feedback", "Context"}
+	openFields    = []string{"arms", "horizon", "replications", "seed", "family", "noise_sd", "noise_known", "params", "init_pulls", "step_socket", "feedback", "context"}
+	stepFields    = []string{"session_id", "round", "prev_arms", "prev_rewards", "want_diagnostics", "arrivals", "contexts"}
 )
 
 func checkOpen(t *testing.T, rec map[string]json.RawMessage, means []float64, known bool) {
@@ -600,7 +607,7 @@ func TestProtocolCarriesNoMeans(t *testing.T) {
 		t.Fatal(err)
 	}
 	for msg, want := range map[string][]string{"OpenRequest": openFields, "StepRequest": stepFields,
-		"Arrival": {"index", "round", "arm", "reward"}, "Feedback": {"kind", "delay", "mean", "batch"}} {
+		"Arrival": {"index", "round", "arm", "reward"}, "Feedback": {"kind", "delay", "mean", "batch"}, "Context": {"dim", "per_arm"}} {
 		if got := protoFields(string(data), msg); !sameSet(got, want) {
 			t.Errorf("message %s has fields %v, want exactly %v", msg, got, want)
 		}
@@ -609,7 +616,7 @@ func TestProtocolCarriesNoMeans(t *testing.T) {
 	for f := range reflect.TypeFor[client.OpenRequest]().Fields() {
 		fields = append(fields, f.Name)
 	}
-	if want := []string{"Arms", "Horizon", "Replications", "Seed", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Params", "Feedback"}; !sameSet(fields, want) {
+	if want := []string{"Arms", "Horizon", "Replications", "Seed", "Family", "NoiseSD", "NoiseKnown", "InitPulls", "Params", "Feedback", "Context"}; !sameSet(fields, want) {
 		t.Errorf("client.OpenRequest has fields %v, want exactly %v", fields, want)
 	}
 }
