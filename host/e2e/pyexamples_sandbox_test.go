@@ -47,25 +47,43 @@ func TestPythonExamplesDefaultSandbox(t *testing.T) {
 		if err != nil || len(names) == 0 {
 			t.Fatalf("no Python examples in %s: %v", examples, err)
 		}
-		var plugins []string
+		// The contextual examples play only contextual scenarios: they
+		// run on a shipped dataset, the others on a context-free
+		// scenario.
+		contextual := map[string]bool{"linucbnp": true}
+		var plugins, ctxPlugins []string
 		for _, n := range names {
-			plugins = append(plugins, strings.TrimPrefix(filepath.Base(n), "bench-plugin-"))
-		}
-		out := filepath.Join(t.TempDir(), "out.json")
-		stdout, stderr, code := bench(t, "--plugin-dir", examples, "run", "--scenario", scen(plugins...), "--out", out)
-		if code != cli.ExitOK {
-			t.Fatalf("bench --plugin-dir examples/python run (default sandbox, no --sandbox-read): exit %d, want 0\n%s\n%s", code, stdout, stderr)
-		}
-		f := readResults(t, out)
-		if len(f.Policies) != len(plugins) {
-			t.Fatalf("%d policies in the results, want %d (%v)", len(f.Policies), len(plugins), plugins)
-		}
-		for _, p := range f.Policies {
-			if p.Status != results.StatusOK || len(p.Final["regret"]) != 8 {
-				t.Errorf("%s: status %q, %d final values, error %q; want ok and 8", p.Label, p.Status, len(p.Final["regret"]), p.Error)
+			name := strings.TrimPrefix(filepath.Base(n), "bench-plugin-")
+			if contextual[name] {
+				ctxPlugins = append(ctxPlugins, name)
+			} else {
+				plugins = append(plugins, name)
 			}
-			if p.Sandbox == "" || p.Sandbox == "off" {
-				t.Errorf("%s ran under sandbox %q, want the default confinement", p.Label, p.Sandbox)
+		}
+		ctxScen := "name: pyexamples_ctx\ncontext: {dataset: iris}\nhorizon: 100\nruns: 8\nseed: 5\npolicies:\n"
+		for _, p := range ctxPlugins {
+			ctxScen += "  - {plugin: " + p + "}\n"
+		}
+		for _, c := range []struct {
+			scen    string
+			plugins []string
+		}{{scen(plugins...), plugins}, {writeFile(t, "pyexamples_ctx.yaml", ctxScen), ctxPlugins}} {
+			out := filepath.Join(t.TempDir(), "out.json")
+			stdout, stderr, code := bench(t, "--plugin-dir", examples, "run", "--scenario", c.scen, "--out", out)
+			if code != cli.ExitOK {
+				t.Fatalf("bench --plugin-dir examples/python run (default sandbox, no --sandbox-read): exit %d, want 0\n%s\n%s", code, stdout, stderr)
+			}
+			f := readResults(t, out)
+			if len(f.Policies) != len(c.plugins) {
+				t.Fatalf("%d policies in the results, want %d (%v)", len(f.Policies), len(c.plugins), c.plugins)
+			}
+			for _, p := range f.Policies {
+				if p.Status != results.StatusOK || len(p.Final["regret"]) != 8 {
+					t.Errorf("%s: status %q, %d final values, error %q; want ok and 8", p.Label, p.Status, len(p.Final["regret"]), p.Error)
+				}
+				if p.Sandbox == "" || p.Sandbox == "off" {
+					t.Errorf("%s ran under sandbox %q, want the default confinement", p.Label, p.Sandbox)
+				}
 			}
 		}
 	})
