@@ -19,11 +19,11 @@ import (
 // than silently ignored.
 var suiteFlags = []string{
 	"suite", "runs", "horizon", "jobs", "step-timeout", "start-timeout", "quiet",
-	"seed", "seed-file", "policy", "out", "plot-format", "audit",
+	"seed", "seed-file", "policy", "out", "plot-format", "audit", "with",
 	"sandbox", "sandbox-read", "limit-memory", "limit-tasks", "limit-files", "limit-disk", "limit-disk-files", "limit-by",
 }
 
-const suiteHelp = "play every scenario of a suite instead of one scenario: contextual (every shipped contextual scenario, with the policy x scenario table of progressive-validation loss and the bake-off's pairwise summary); --out is then a directory of every scenario's results, reports and figures (--plot-format) and the suite's tables, index.html included"
+const suiteHelp = "play every scenario of a suite instead of one scenario: contextual (every shipped contextual scenario, with the policy x scenario table of progressive-validation loss and the bake-off's pairwise summary; --with adds your policy to every scenario); --out is then a directory of every scenario's results, reports and figures (--plot-format) and the suite's tables, index.html included"
 
 // runSuite checks the flags of bench run --suite and plays the suite, or
 // hands the request to runF (tests).
@@ -61,7 +61,11 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 	if err != nil {
 		return withCode(ExitInput, fmt.Errorf("--plot-format: %w", err))
 	}
-	ro.suiteReq = run.SuiteRequest{Host: ro.host(cmd.Context(), ro.f, sb), Suite: ro.suite, Overrides: opts.Overrides,
+	with, err := ro.added()
+	if err != nil {
+		return err
+	}
+	ro.suiteReq = run.SuiteRequest{With: with, Host: ro.host(cmd.Context(), ro.f, sb), Suite: ro.suite, Overrides: opts.Overrides,
 		Dir: ro.out, Formats: formats, Jobs: ro.jobs, StepTimeout: ro.stepTimeout, StartTimeout: ro.startTimeout}
 	if cmdutil.Changed(ro.flags, "audit") {
 		ro.suiteReq.Audit = &ro.audit

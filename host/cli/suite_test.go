@@ -13,7 +13,7 @@ import (
 // run.SuiteRequest that run.Suite plays.
 func TestSuiteRequest(t *testing.T) {
 	o, _, err := parsed(t, newCmdRun, "run", "--suite", "contextual", "--runs", "5", "--horizon", "100", "--seed", "7",
-		"--policy", "LinUCB", "-o", "d", "--plot-format", "svg", "--audit", "0", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
+		"--policy", "LinUCB", "-o", "d", "--plot-format", "svg", "--audit", "0", "--with", "linucb:alpha=2@Wide", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
 	if err != nil || o == nil {
 		t.Fatalf("err %v, runF called: %v", err, o != nil)
 	}
@@ -24,6 +24,7 @@ func TestSuiteRequest(t *testing.T) {
 	cmdtest.Eq(t, "Policies", r.Overrides.Policies, []string{"LinUCB"})
 	cmdtest.Eq(t, "Dir, Jobs", [2]any{r.Dir, r.Jobs}, [2]any{"d", 2})
 	cmdtest.Eq(t, "Formats", r.Formats, []string{"svg"})
+	cmdtest.Eq(t, "With", len(r.With) == 1 && r.With[0].Policy.Label == "Wide", true)
 	cmdtest.Eq(t, "Audit", r.Audit != nil && *r.Audit == 0, true)
 	cmdtest.Eq(t, "StepTimeout", r.StepTimeout, time.Minute)
 	cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
@@ -42,7 +43,7 @@ func TestSuiteFlagErrors(t *testing.T) {
 	}{
 		{"unknown", []string{"run", "--suite", "nope"}, `--suite "nope": no such suite (the suites: contextual)`},
 		{"with a scenario", []string{"run", "--suite", "contextual", "-s", "two_arm", "--shard", "0/2"},
-			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --plot-format, --audit, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
+			"--scenario, --shard cannot be used with --suite: they set one scenario's run (the flags a suite takes: --runs, --horizon, --jobs, --step-timeout, --start-timeout, --quiet, --seed, --seed-file, --policy, --out, --plot-format, --audit, --with, --sandbox, --sandbox-read, --limit-memory, --limit-tasks, --limit-files, --limit-disk, --limit-disk-files, --limit-by)"},
 		{"runs", []string{"run", "--suite", "contextual", "--runs", "0"}, "--runs 0: must be >= 1"},
 		{"neither", []string{"run"}, "run: --scenario is required (one of the shipped scenarios or a YAML file; see 'bench scenarios'), or --suite (the suites: contextual)"},
 	} {

@@ -83,6 +83,9 @@ type SuiteRequest struct {
 	// Dir, when not "", is the directory the suite is written into
 	// (WriteSuite); created if missing.
 	Dir string
+	// With are policies added to every scenario of the suite, after its
+	// own (--with; All checks them against every scenario's labels).
+	With []Added
 	// Formats are the figures' formats (plot.DefaultFormats when none).
 	Formats []string
 	// Audit, when not nil, is how many replications of each policy of
@@ -127,6 +130,7 @@ func Suite(ctx context.Context, req SuiteRequest) (*AllResults, error) {
 	}
 	played, runErr := All(ctx, scens, AllOptions{
 		Options: Options{Launch: launch, Jobs: req.Jobs, StepTimeout: req.StepTimeout},
+		With:    req.With,
 		Start: func(jobs int) Progress {
 			pr := progress.New(req.progressOut(), !req.Quiet)
 			pr.Jobs("jobs", jobs)
