@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/ctxsim"
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
 // TestParamRanges: the ranges Describe declares are exactly what
 // NewContextual refuses.
-func TestParamRanges(t *testing.T) { ctxsim.CheckParamRanges(t, Plugin) }
+func TestParamRanges(t *testing.T) { simtest.CheckParamRanges(t, Plugin) }
 
 // TestRefusesContextFree: linucb plays contextual sessions only.
 func TestRefusesContextFree(t *testing.T) { ctxsim.CheckRefusesContextFree(t, Plugin) }

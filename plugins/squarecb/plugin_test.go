@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/regretbench/regretbench/plugins/internal/ctxsim"
+	"github.com/regretbench/regretbench/plugins/internal/simtest"
 	"github.com/regretbench/regretbench/sdk/sdktest"
 )
 
-func TestParamRanges(t *testing.T)        { ctxsim.CheckParamRanges(t, Plugin) }
+func TestParamRanges(t *testing.T)        { simtest.CheckParamRanges(t, Plugin) }
 func TestRefusesContextFree(t *testing.T) { ctxsim.CheckRefusesContextFree(t, Plugin) }
 
 // TestRerun: the same seed gives bit-identical arms and probabilities,

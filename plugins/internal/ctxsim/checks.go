@@ -10,60 +10,6 @@ import (
 	"github.com/regretbench/regretbench/sdk"
 )
 
-// CheckParamRanges is simtest.CheckParamRanges for a contextual plugin:
-// for each declared bound, the value just outside it is refused both by
-// sdk.Resolve and by NewContextual, and the value just inside is accepted
-// by both.
-func CheckParamRanges(t *testing.T, p sdk.Plugin) {
-	t.Helper()
-	for _, d := range p.Params {
-		for _, side := range []struct {
-			b    *sdk.Bound
-			name string
-			dir  float64 // towards the inside of the range
-		}{{d.Min, "min", 1}, {d.Max, "max", -1}} {
-			if side.b == nil {
-				continue
-			}
-			inside, outside := side.b.Value, side.b.Value
-			next := func(v float64) float64 { return math.Nextafter(v, side.dir*math.Inf(1)) }
-			prev := func(v float64) float64 { return math.Nextafter(v, -side.dir*math.Inf(1)) }
-			if d.Type == sdk.Int {
-				next = func(v float64) float64 { return v + side.dir }
-				prev = func(v float64) float64 { return v - side.dir }
-			}
-			if side.b.Exclusive {
-				inside = next(inside)
-			} else {
-				outside = prev(outside)
-			}
-			for _, c := range []struct {
-				v  float64
-				ok bool
-			}{{inside, true}, {outside, false}} {
-				var v any = c.v
-				if d.Type == sdk.Int {
-					v = int64(c.v)
-				}
-				params, rerr := sdk.Resolve(p.Params, map[string]any{d.Name: v})
-				if (rerr == nil) != c.ok {
-					t.Errorf("%s: %s = %v (%s %v): Resolve error %v, want accepted %v", p.Name, d.Name, v, side.name, side.b.Value, rerr, c.ok)
-				}
-				if params == nil {
-					params, _ = sdk.Resolve(p.Params, nil)
-					params[d.Name] = v
-				}
-				s := sdk.Session{Arms: 2, Horizon: 10, Family: sdk.Bernoulli, Params: params,
-					Context: sdk.ContextShape{Dim: 3}}
-				_, nerr := p.NewContextual(s, sdk.Replica{Index: 0, Rand: rand.New(rand.NewPCG(1, 2))})
-				if (nerr == nil) != c.ok {
-					t.Errorf("%s: %s = %v (%s %v): NewContextual error %v, want accepted %v", p.Name, d.Name, v, side.name, side.b.Value, nerr, c.ok)
-				}
-			}
-		}
-	}
-}
-
 // CheckRefusesContextFree: a session without a context is refused (the
 // plugin is contextual only), and so is one without arms.
 func CheckRefusesContextFree(t *testing.T, p sdk.Plugin) {

@@ -9,7 +9,8 @@ import (
 )
 
 // CheckParamRanges checks that p's declared parameter ranges mirror what
-// its New refuses: for each bound, the value just outside it is refused
+// its New refuses (NewContextual, for a contextual-only plugin, on a
+// Bernoulli session of 3 features): for each bound, the value just outside it is refused
 // both by sdk.Resolve (so bench refuses it before a run starts) and by New
 // (so an older host, which ignores ranges, still gets an error), and the
 // value just inside is accepted by both. Values just outside and inside
@@ -53,13 +54,32 @@ func CheckParamRanges(t *testing.T, p sdk.Plugin) {
 					params, _ = sdk.Resolve(p.Params, nil)
 					params[d.Name] = v
 				}
-				s := sdk.Session{Arms: 2, Horizon: 10, Family: sdk.Gaussian, NoiseSD: 1, NoiseKnown: true,
-					InitPulls: 1, Params: params}
-				_, nerr := p.New(s, sdk.Replica{Index: 0, Rand: rand.New(rand.NewPCG(1, 2))})
-				if (nerr == nil) != c.ok {
-					t.Errorf("%s: %s = %v (%s %v): New error %v, want accepted %v", p.Name, d.Name, v, side.name, side.b.Value, nerr, c.ok)
+				if nerr := build(p, params); (nerr == nil) != c.ok {
+					t.Errorf("%s: %s = %v (%s %v): %s error %v, want accepted %v", p.Name, d.Name, v, side.name, side.b.Value, ctor(p), nerr, c.ok)
 				}
 			}
 		}
 	}
+}
+
+// ctor names the constructor build calls.
+func ctor(p sdk.Plugin) string {
+	if p.New == nil && p.NewContextual != nil {
+		return "NewContextual"
+	}
+	return "New"
+}
+
+// build builds one policy of p with params: a context-free one by New, or,
+// for a contextual-only plugin, a contextual one by NewContextual.
+func build(p sdk.Plugin, params sdk.Params) error {
+	r := sdk.Replica{Index: 0, Rand: rand.New(rand.NewPCG(1, 2))}
+	if ctor(p) == "NewContextual" {
+		_, err := p.NewContextual(sdk.Session{Arms: 2, Horizon: 10, Family: sdk.Bernoulli, Params: params,
+			Context: sdk.ContextShape{Dim: 3}}, r)
+		return err
+	}
+	_, err := p.New(sdk.Session{Arms: 2, Horizon: 10, Family: sdk.Gaussian, NoiseSD: 1, NoiseKnown: true,
+		InitPulls: 1, Params: params}, r)
+	return err
 }
