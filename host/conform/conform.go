@@ -26,6 +26,7 @@ import (
 	"github.com/regretbench/regretbench/internal/conformance"
 	"github.com/regretbench/regretbench/internal/launch"
 	"github.com/regretbench/regretbench/internal/sandbox"
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // The parent-death rule re-executes this program as the process that
@@ -137,6 +138,7 @@ type Config struct {
 	Plan         *sandbox.Plan // the sandbox the plugin runs under
 	Rules        []string      // check only these (the handshake always); nil: every rule
 	Quick        bool          // smaller sessions
+	Family       wire.Family   // the reward family the sessions declare; "" for gaussian
 	Verbose      bool          // print every rule over every transport
 	StartTimeout time.Duration // for the handshake and Describe
 	StepTimeout  time.Duration // for each Open, round and Close
@@ -169,6 +171,9 @@ func Run(ctx context.Context, c Config) error {
 	}
 	if c.Quick {
 		opts = append(opts, conformance.Quick())
+	}
+	if c.Family != "" {
+		opts = append(opts, conformance.WithFamily(c.Family))
 	}
 	w := termsafe.Writer(c.Stdout)
 	fmt.Fprintf(w, "seed %s\n", FormatSeed(c.Seed))

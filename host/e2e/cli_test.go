@@ -309,7 +309,7 @@ policies: [{plugin: klucb, label: K, params: {c: "three"}}]
 	}{
 		{"unknown scenario", []string{"--scenario", "nosuch"}, []string{"nosuch", "two_arm", "failure_mode"}},
 		{"unknown key", []string{"--scenario", unknownKey}, []string{"typo.yaml", "noisesd"}},
-		{"missing plugin", []string{"--scenario", missing}, []string{`plugin "nope"`, "bench-plugin-nope", filepath.Join(binDir, "plugins"), "found: ducb, exp3, klucb, moss, remax, remaxgrad, swucb, ts, ucb1 (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)"}},
+		{"missing plugin", []string{"--scenario", missing}, []string{`plugin "nope"`, "bench-plugin-nope", filepath.Join(binDir, "plugins"), "found: ducb, exp3, klucb, linepsgreedy, lingreedy, lints, linucb, logts, moss, remax, remaxgrad, squarecb, swucb, ts, ucb1 (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)"}},
 		{"unknown param", []string{"--scenario", badParam}, []string{"param.yaml", `"K"`, `unknown parameter "confidence"`}},
 		{"param type", []string{"--scenario", badType}, []string{"type.yaml", `parameter "c"`, "want float"}},
 		{"unknown label", []string{"--scenario", "quick", "--policy", "TSS"}, []string{"TSS", "KL-UCB"}},

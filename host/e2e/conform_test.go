@@ -164,19 +164,23 @@ func TestConformPasses(t *testing.T) {
 		byPath bool   // named by its path, else by name in --plugin-dir
 		short  bool   // checked under -short too
 		rules  string // --rule: "" for every rule
+		ctx    bool   // contextual only: the contextual rules stand for valid-arms
 	}
 	plugins := map[string]target{}
 	for _, n := range shipped {
-		rules := execRules
+		rules, ctx := execRules, contextualShipped[n]
+		if ctx {
+			rules = ctxExecRules
+		}
 		if n == "ts" {
 			rules = ""
 		}
-		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts", rules}
+		plugins[n] = target{func(*testing.T) string { return filepath.Join(binDir, "plugins") }, n, false, n == "ts", rules, ctx}
 	}
-	plugins["ucb1-example (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1-example", true, false, ""}
+	plugins["ucb1-example (examples/ucb1)"] = target{func(t *testing.T) string { return filepath.Dir(ucb1Plugin(t)) }, "ucb1-example", true, false, "", false}
 	// Not under -short: TestConformBroken's ignore-seed and shared-rand
 	// check that the same program passes every other rule.
-	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, false, ""}
+	plugins["bad-ok (the broken plugins' conforming mode)"] = target{func(t *testing.T) string { return badPlugins(t) }, "bad-ok", true, false, "", false}
 	for name, p := range plugins {
 		t.Run(name, func(t *testing.T) {
 			if !p.short {
@@ -192,7 +196,13 @@ func TestConformPasses(t *testing.T) {
 			}
 			// Under the strict sandbox, as bench runs them, and saying so.
 			args := []string{"--plugin-dir", own, "conform", "--quick", "-v", "--sandbox", "strict", arg}
+			if p.name == "logts" { // it models Bernoulli rewards only
+				args = append(args, "--family", "bernoulli")
+			}
 			wants := []string{"PASS parent-death", "PASS valid-arms/socket", "PASS valid-arms/grpc", "PASS valid-arms/grpc-unary", "transports: socket, grpc, grpc-unary"}
+			if p.ctx {
+				wants = []string{"PASS parent-death", "PASS contextual-arms/socket", "PASS contextual-arms/grpc", "PASS contextual-arms/grpc-unary", "transports: socket, grpc, grpc-unary"}
+			}
 			if p.rules != "" {
 				args = append(args, "--rule", p.rules)
 			} else {
@@ -219,7 +229,7 @@ func TestConformPasses(t *testing.T) {
 				}
 			}
 			for n, s := range status {
-				if s != "PASS" {
+				if s != "PASS" && !(s == "SKIP" && ctxRuleSkipped(n, p.ctx)) {
 					t.Errorf("%s %s, want PASS", s, n)
 				}
 			}
@@ -239,6 +249,22 @@ func TestConformPasses(t *testing.T) {
 // transport, and exit on its parent's death (the handshake is always
 // checked).
 const execRules = "describe,describe-round-trip,valid-arms,parent-death"
+
+// ctxExecRules are execRules for a plugin that plays only contextual
+// scenarios, whose context-free rules (describe-round-trip and valid-arms
+// open context-free sessions) skip: contextual-arms stands for them.
+const ctxExecRules = "describe,contextual-arms,parent-death"
+
+// ctxRuleSkipped reports whether the rule line n may be skipped for a
+// plugin that plays only contextual sessions (contextual) or none: the
+// context-free rules for the former, the contextual ones for the latter.
+func ctxRuleSkipped(n string, contextual bool) bool {
+	return strings.HasPrefix(n, "contextual-") != contextual
+}
+
+// contextualShipped are the shipped plugins that play only contextual
+// scenarios.
+var contextualShipped = map[string]bool{"linucb": true, "lints": true, "lingreedy": true, "linepsgreedy": true, "squarecb": true, "logts": true}
 
 // TestConformBroken: each broken plugin fails the rule it breaks, with a
 // reason naming what went wrong and where and an explanation in the Go
@@ -288,7 +314,7 @@ func TestConformBroken(t *testing.T) {
 			}
 			if c.only {
 				for n, s := range status {
-					if !ofRule(n, c.rule) && s != "PASS" {
+					if !ofRule(n, c.rule) && s != "PASS" && !(s == "SKIP" && ctxRuleSkipped(n, false)) {
 						t.Errorf("%s %s: %s, want PASS: the plugin breaks %s only", s, n, reason[n], c.rule)
 					}
 				}
@@ -627,7 +653,7 @@ func TestConformUsage(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: ducb, exp3, klucb, moss, remax, remaxgrad, swucb, ts, ucb1 (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)"}},
+		{"unknown name", []string{"conform", "nosuch"}, []string{`plugin "nosuch"`, "bench-plugin-nosuch", "found: ducb, exp3, klucb, linepsgreedy, lingreedy, lints, linucb, logts, moss, remax, remaxgrad, squarecb, swucb, ts, ucb1 (add a directory with --plugin-dir or BENCH_PLUGIN_PATH)"}},
 		{"missing path", []string{"conform", "./nowhere/bench-plugin-x"}, []string{"nowhere/bench-plugin-x", "no such file"}},
 		{"directory", []string{"conform", binDir + "/plugins"}, []string{"is a directory"}},
 		{"no argument", []string{"conform"}, []string{"accepts 1 arg"}},
@@ -693,9 +719,21 @@ func TestConformPythonExamples(t *testing.T) {
 				if s == "SKIP" && strings.HasPrefix(n, "delayed-feedback/") && strings.Contains(reason[n], "protocol version 1") {
 					continue
 				}
+				// A contextual-only example skips the context-free
+				// rules, and must pass the contextual ones.
+				if s == "SKIP" && strings.Contains(reason[n], "plays only contextual sessions") {
+					continue
+				}
+				// A context-free example skips the contextual rules.
+				if s == "SKIP" && ctxRuleSkipped(n, false) {
+					continue
+				}
 				if s != "PASS" {
 					t.Errorf("%s %s, want PASS", s, n)
 				}
+			}
+			if strings.Contains(stdout, "plays only contextual sessions") && !strings.Contains(stdout, "PASS contextual-batch-split/socket") {
+				t.Errorf("a contextual-only example without its contextual rules passed:\n%s", stdout)
 			}
 		})
 	}

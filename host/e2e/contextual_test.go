@@ -26,7 +26,7 @@ func TestContextualRefusesContextFreePlugin(t *testing.T) {
 		}
 	}
 	out, errs, code := bench(t, "run", "--scenario", ctx, "--out", filepath.Join(dir, "ctx.json"))
-	want := `scenario ` + ctx + `: policies[0] "TS": plugin ts speaks protocol version 2, but the scenario is contextual`
+	want := `scenario ` + ctx + `: policies[0] "TS": plugin ts does not report contextual in its Describe, but the scenario is contextual`
 	if code != 2 || !strings.Contains(errs, want) || strings.Contains(out, "Regret") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q, and no tables", code, errs, want)
 	}

@@ -218,7 +218,7 @@ func TestPythonPluginRefusesToRunAlone(t *testing.T) {
 	}{
 		{"no cookie", nil, "REGRETBENCH_PLUGIN"},
 		{"other version", []string{wire.Handshake.MagicCookieKey + "=" + wire.Handshake.MagicCookieValue,
-			"PLUGIN_PROTOCOL_VERSIONS=3,4"}, "protocol versions 3,4"},
+			"PLUGIN_PROTOCOL_VERSIONS=98,99"}, "protocol versions 98,99"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(path)

@@ -16,6 +16,7 @@ import (
 	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/internal/flagconfig"
 	"github.com/regretbench/regretbench/host/internal/interrupt"
+	"github.com/regretbench/regretbench/internal/wire"
 )
 
 // Options are the argument and flags of bench conform.
@@ -23,6 +24,7 @@ type Options struct {
 	F            *cmdutil.Factory
 	Target       string   // NAME|PATH of the plugin
 	Quick        bool     // --quick
+	Family       string   // --family
 	Only         []string // --rule
 	Seed         string   // --seed; "": a random one
 	Verbose      bool     // -v
@@ -93,6 +95,7 @@ error or when the plugin is not found; 130 (143) on SIGINT (SIGTERM).`,
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&o.Quick, "quick", false, "smaller sessions (at most 300 rounds, 100 replications; round ones of 2,000 or 3,000 rounds rarer), the long ones kept: faster, less thorough")
+	fs.StringVar(&o.Family, "family", "gaussian", "the reward family the kit's sessions declare: gaussian or bernoulli (for a plugin that models only one; the shipped logts takes bernoulli)")
 	fs.StringSliceVar(&o.Only, "rule", nil, "check only this rule (repeatable, or comma-separated; the handshake is always checked)")
 	fs.StringVar(&o.Seed, "seed", "", "the seed of every session (0x... or decimal), as a run printed it; default (or random): a random one. Not read from BENCH_SEED or --config, which hold the scenario's")
 	fs.SetAnnotation("seed", flagconfig.CommandLineOnly, []string{"true"})
@@ -120,7 +123,11 @@ func conformRun(ctx context.Context, o *Options) error {
 	if err := conform.CheckRules(o.Only); err != nil {
 		return exitcode.With(exitcode.Input, err)
 	}
-	err = conform.Run(ctx, conform.Config{Path: path, Seed: seed, Plan: plan, Rules: o.Only, Quick: o.Quick, Verbose: o.Verbose,
+	family := wire.Family(o.Family)
+	if family != wire.Gaussian && family != wire.Bernoulli {
+		return exitcode.With(exitcode.Input, fmt.Errorf("--family %q: want gaussian or bernoulli", o.Family))
+	}
+	err = conform.Run(ctx, conform.Config{Path: path, Seed: seed, Plan: plan, Rules: o.Only, Quick: o.Quick, Family: family, Verbose: o.Verbose,
 		StartTimeout: o.StartTimeout, StepTimeout: o.StepTimeout, Stdout: o.F.Stdout, Stderr: o.F.Stderr})
 	if ctx.Err() != nil {
 		if c, ok := interrupt.Of(ctx); ok {
