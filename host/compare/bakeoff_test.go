@@ -27,7 +27,7 @@ func TestBakeoffCounts(t *testing.T) {
 	}
 	// noisy differs from base by differences whose mean is 0.1 and whose
 	// spread is large: never significant.
-	noisy := []float64{1 + 3, 5 - 3, 9 + 3.1, 3 - 3, 4 + 3, 7 - 2.5}
+	noisy := []float64{4, 2, 12.1, 0, 7, 4.5} // base + (3, -3, 3.1, -3, 3, -2.5)
 	files := []*results.File{
 		// A beats B by a constant: a win for A.
 		scen("d1", pol("A", base...), pol("B", plus(1)...), pol("C", noisy...)),

@@ -58,7 +58,7 @@ func checkContextual(sc *scenario.Scenario, i int, pol scenario.Policy, d *clien
 		return fmt.Errorf("%w: scenario %s: policies[%d] %q: plugin %s %s, but the scenario is contextual (context:), which needs a contextual plugin of protocol version %d or later (docs/contextual.md)",
 			ErrInput, sc.Source, i, pol.Label, pol.Plugin, why, wire.ContextualVersion)
 	case !sc.Contextual() && d.ContextualOnly:
-		return fmt.Errorf("%w: scenario %s: policies[%d] %q: plugin %s plays contextual scenarios only (contextual_only), and this scenario has no context:",
+		return fmt.Errorf("%w: scenario %s: policies[%d] %q: plugin %s plays contextual scenarios only (contextual_only), and this scenario has no context block",
 			ErrInput, sc.Source, i, pol.Label, pol.Plugin)
 	}
 	return nil
