@@ -25,31 +25,6 @@ func init() {
 	}
 }
 
-// docSection returns the fenced blocks of the section titled title of
-// page (a path from the repository's root), in order: guideSection for
-// any page.
-func docSection(t *testing.T, page, title string) []guideBlock {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot(t), filepath.FromSlash(page)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	i := strings.Index(doc, "\n## "+title+"\n")
-	if i < 0 {
-		t.Fatalf("%s has no section %q", page, title)
-	}
-	doc = doc[i+1:]
-	if j := strings.Index(doc[3:], "\n## "); j >= 0 {
-		doc = doc[:j+4]
-	}
-	var out []guideBlock
-	for _, m := range fence.FindAllStringSubmatch(doc, -1) {
-		out = append(out, guideBlock{m[1], m[2]})
-	}
-	return out
-}
-
 // guideScenario is the shipped scenario both sections run their plugin on.
 const guideScenario = "contextual_iris"
 
@@ -187,33 +162,7 @@ func TestContextualGuide(t *testing.T) {
 		if len(sh) != 2 || len(gofiles) != 2 {
 			t.Fatalf("the Go guide's contextual section has %d sh and %d go blocks; this test expects 2 (set-up; build and use) and 2 (main.go, main_test.go)", len(sh), len(gofiles))
 		}
-		// ../regretbench: this checkout's entries, without its bin/.
-		work := t.TempDir()
-		clone, home := filepath.Join(work, "regretbench"), filepath.Join(work, "home")
-		for _, d := range []string{clone, home} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if name := e.Name(); name != "bin" {
-				if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		goEnv, err := output(t, exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"))
-		if err != nil {
-			t.Fatalf("go env: %v", err)
-		}
-		env := installEnv("HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		for i, v := range strings.Fields(string(goEnv)) {
-			env = append(env, []string{"GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"}[i]+"="+v)
-		}
+		work, home, env := authorWorkspace(t, bin)
 		guideShell(t, work, sh[0], env) // mkdir linucb-example && cd, go mod init, go mod edit
 		dir := filepath.Join(work, "linucb-example")
 		for i, name := range []string{"main.go", "main_test.go"} {

@@ -14,18 +14,25 @@ type guideBlock struct{ lang, text string }
 
 var fence = regexp.MustCompile("(?ms)^```(\\w+)\\n(.*?)^```\\n")
 
-// guideSection returns the fenced blocks of the guide's section titled
-// title, in order.
+// guideSection returns the fenced blocks of the section titled title of
+// the Go plugin guide, docs/plugin-go.md, in order.
 func guideSection(t *testing.T, title string) []guideBlock {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "plugin-go.md"))
+	return docSection(t, "docs/plugin-go.md", title)
+}
+
+// docSection returns the fenced blocks of the section titled title of
+// page (a path from the repository's root), in order.
+func docSection(t *testing.T, page, title string) []guideBlock {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), filepath.FromSlash(page)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(raw)
 	i := strings.Index(doc, "\n## "+title+"\n")
 	if i < 0 {
-		t.Fatalf("docs/plugin-go.md has no section %q", title)
+		t.Fatalf("%s has no section %q", page, title)
 	}
 	doc = doc[i+1:]
 	if j := strings.Index(doc[3:], "\n## "); j >= 0 {
@@ -36,6 +43,46 @@ func guideSection(t *testing.T, title string) []guideBlock {
 		out = append(out, guideBlock{m[1], m[2]})
 	}
 	return out
+}
+
+// authorWorkspace is a new author's directory as the guides assume it:
+// work holds ../regretbench (this checkout's entries, without its bin/,
+// so that nothing the guide does can reach the repository's build) and
+// home, the user's home; env is the user's environment: bench first on
+// the PATH from bin with the shipped plugins beside it, none of the
+// tests' BENCH_ variables, and Go's caches and settings as they are,
+// which a new HOME would otherwise move.
+func authorWorkspace(t *testing.T, bin string) (work, home string, env []string) {
+	t.Helper()
+	root := repoRoot(t)
+	work = t.TempDir()
+	clone := filepath.Join(work, "regretbench")
+	home = filepath.Join(work, "home")
+	for _, d := range []string{clone, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); name != "bin" {
+			if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	goEnv, err := output(t, exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"))
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	env = installEnv("HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for i, v := range strings.Fields(string(goEnv)) {
+		env = append(env, []string{"GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"}[i]+"="+v)
+	}
+	return work, home, env
 }
 
 // TestWritingPluginsGuide runs the Go section of the plugin author's guide
@@ -65,42 +112,7 @@ func TestWritingPluginsGuide(t *testing.T) {
 		t.Fatalf("the guide's Go section has %d sh and %d go blocks; this test expects 3 (set-up, build, use) and 2 (main.go, main_test.go)", len(sh), len(gofiles))
 	}
 
-	// ../regretbench: the module root of this checkout as a clone has it
-	// (the SDK imports internal/, and its tests the host's client), without
-	// its bin/, so that nothing the guide does can reach the repository's
-	// build.
-	root := repoRoot(t)
-	work := t.TempDir()
-	clone, home := filepath.Join(work, "regretbench"), filepath.Join(work, "home")
-	for _, d := range []string{clone, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if name := e.Name(); name != "bin" {
-			if err := os.Symlink(filepath.Join(root, name), filepath.Join(clone, name)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	// The user's environment: a home of its own (~/bench-plugins is the
-	// test's), bench first on the PATH with the shipped plugins beside it
-	// (binDir, as make build lays them out), none of the tests' BENCH_
-	// variables, and Go's caches and settings as they are, which a new
-	// HOME would otherwise move.
-	goEnv, err := output(t, exec.Command("go", "env", "GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"))
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	env := installEnv("HOME="+home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for i, v := range strings.Fields(string(goEnv)) {
-		env = append(env, []string{"GOENV", "GOCACHE", "GOPATH", "GOMODCACHE"}[i]+"="+v)
-	}
+	work, home, env := authorWorkspace(t, binDir)
 	run := func(dir, script string, extra ...string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
