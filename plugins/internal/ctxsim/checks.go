@@ -130,3 +130,19 @@ func cpuTime(b *testing.B) int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// CheckNoAllocs checks that a round of p, Select then Observe with reward
+// on a fixed context of width values, allocates nothing.
+func CheckNoAllocs(t *testing.T, name string, p sdk.ContextualPolicy, width int, reward float64) {
+	t.Helper()
+	x := make([]float64, width)
+	for i := range x {
+		x[i] = float64(i%7)/7 - 0.4
+	}
+	if n := testing.AllocsPerRun(200, func() {
+		a, _ := p.Select(1, x)
+		p.Observe(1, x, a, reward)
+	}); n != 0 {
+		t.Errorf("%s: %v allocations a round, want 0", name, n)
+	}
+}

@@ -1,6 +1,7 @@
 package logts
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -194,16 +195,7 @@ func TestNoAllocs(t *testing.T) {
 	for _, perArm := range []bool{false, true} {
 		const k, d = 26, 16
 		p := newPolicy(t, session(k, d, perArm, 1), 1)
-		x := make([]float64, sdk.ContextShape{Dim: d, PerArm: perArm}.Width(k))
-		for i := range x {
-			x[i] = float64(i%7)/7 - 0.4
-		}
-		if n := testing.AllocsPerRun(200, func() {
-			a, _ := p.Select(1, x)
-			p.Observe(1, x, a, 1)
-		}); n != 0 {
-			t.Errorf("per-arm %v: %v allocations a round, want 0", perArm, n)
-		}
+		ctxsim.CheckNoAllocs(t, fmt.Sprintf("per-arm %v", perArm), p, sdk.ContextShape{Dim: d, PerArm: perArm}.Width(k), 1)
 	}
 }
 
