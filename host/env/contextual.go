@@ -58,6 +58,13 @@ type ContextSpec struct {
 	// DataID identifies the dataset in the streams' key: "dataset:NAME"
 	// for a shipped one, "file:SHA256" for a private one.
 	DataID string
+	// Cost is a dataset's cost matrix, K x K in the dataset's class
+	// order, each value in [0, 1]: pulling arm a on a row of class y
+	// gives reward 1 - Cost[y][a] and regret Cost[y][a] - min_b Cost[y][b].
+	// nil is the 0/1 reward: 1 for the right class, else 0. It is not part
+	// of the streams' key: the same seed plays the same rows, in the same
+	// order and relabelling, whatever the costs.
+	Cost [][]float64
 }
 
 // Contextual is a contextual bandit environment (docs/contextual.md):
@@ -75,6 +82,8 @@ type ContextSpec struct {
 // transformed per replication (Stream).
 type Contextual struct {
 	spec   ContextSpec
+	cost   []float64 // Cost, row by row; nil for the 0/1 reward
+	best   []int32   // with a cost: each class's cheapest arm (the first among ties)
 	k, d   int
 	width  int
 	secret bool
@@ -111,6 +120,11 @@ func NewContextual(spec ContextSpec, s seed.Seed) (*Contextual, error) {
 		}
 		e.k, e.d, e.width = d.K, d.D, d.D
 		e.spec.PerArm = false
+		if err := e.setCost(spec.Cost); err != nil {
+			return nil, fmt.Errorf("env: dataset %s: %w", d.Name, err)
+		}
+	case spec.Cost != nil:
+		return nil, fmt.Errorf("env: %s: a cost matrix is for a dataset only", spec.Model)
 	case spec.Model == LinearGaussian || spec.Model == LogisticBernoulli:
 		if spec.Arms < 2 || spec.Dim < 1 {
 			return nil, fmt.Errorf("env: %s: %d arms, dimension %d", spec.Model, spec.Arms, spec.Dim)
@@ -151,6 +165,34 @@ func NewContextual(spec ContextSpec, s seed.Seed) (*Contextual, error) {
 	return e, nil
 }
 
+// setCost checks and keeps a dataset's cost matrix, and finds each
+// class's cheapest arm.
+func (e *Contextual) setCost(cost [][]float64) error {
+	if cost == nil {
+		return nil
+	}
+	if len(cost) != e.k {
+		return fmt.Errorf("cost matrix of %d rows for %d classes", len(cost), e.k)
+	}
+	e.cost = make([]float64, 0, e.k*e.k)
+	e.best = make([]int32, e.k)
+	for y, row := range cost {
+		if len(row) != e.k {
+			return fmt.Errorf("cost matrix row %d: %d values for %d classes", y, len(row), e.k)
+		}
+		for a, v := range row {
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("cost[%d][%d] = %v, want a value in [0, 1]", y, a, v)
+			}
+			if v < row[e.best[y]] {
+				e.best[y] = int32(a)
+			}
+		}
+		e.cost = append(e.cost, row...)
+	}
+	return nil
+}
+
 // K is the number of arms, D the number of features per context (per arm
 // with per-arm features), Width the values of one replication's context.
 func (e *Contextual) K() int     { return e.k }
@@ -181,7 +223,9 @@ type ContextStream struct {
 	order   []int32    // a dataset's rows, in the order this replication plays them
 	t       int        // rounds drawn
 	label   int        // a dataset's round: the arm that is right
+	class   int        // a dataset's round: the row's class, in the dataset's labels
 	relabel []int32    // a sealed dataset: class -> arm
+	unlabel []int32    // a sealed dataset with a cost: arm -> class
 	house   [][]float64
 	perm    []int32   // a sealed dataset: feature j of the output is feature perm[j]...
 	signs   []float64 // ...times signs[j], then the reflections
@@ -239,6 +283,12 @@ func (s *ContextStream) seal(rep uint64) {
 	for i, j := range r.Perm(e.k) {
 		s.relabel[i] = int32(j)
 	}
+	if e.cost != nil {
+		s.unlabel = make([]int32, e.k)
+		for c, a := range s.relabel {
+			s.unlabel[a] = int32(c)
+		}
+	}
 	f := e.rng(rep, purposeFeatures)
 	s.perm = make([]int32, e.d)
 	for i, j := range f.Perm(e.d) {
@@ -281,7 +331,11 @@ func (s *ContextStream) Next(x []float64) {
 	if d := e.spec.Data; d != nil {
 		row := int(s.order[s.t-1])
 		src := d.Row(row)
-		s.label = d.Y[row]
+		s.class = d.Y[row]
+		s.label = s.class
+		if e.cost != nil {
+			s.label = int(e.best[s.class])
+		}
 		if s.relabel != nil {
 			s.label = int(s.relabel[s.label])
 			for j, p := range s.perm {
@@ -338,16 +392,27 @@ func (s *ContextStream) Next(x []float64) {
 	}
 }
 
-// Best is the best arm of the round Next drew: the arm of the right class,
-// or the arm of the largest expected reward (the first among ties).
+// Best is the best arm of the round Next drew: the arm of the right class
+// (with a cost matrix, of the cheapest class for the row's class, the
+// first in class order among ties), or the arm of the largest expected
+// reward (the first among ties).
 func (s *ContextStream) Best() int { return s.best }
 
 // Pull returns the reward of arm a in the round Next drew, and its regret:
 // the expected reward of the best arm minus that of a (on a dataset, 1 -
-// the reward).
+// the reward; with a cost matrix, reward 1 - cost[y][class of a] and
+// regret cost[y][class of a] - min_b cost[y][b], y the row's class and the
+// class of a undoing a sealed run's relabelling).
 func (s *ContextStream) Pull(a int) (reward, regret float64) {
 	e := s.e
 	switch {
+	case e.cost != nil:
+		c := a
+		if s.unlabel != nil {
+			c = int(s.unlabel[a])
+		}
+		row := e.cost[s.class*e.k : (s.class+1)*e.k]
+		return 1 - row[c], row[c] - row[e.best[s.class]]
 	case e.spec.Data != nil:
 		if a == s.label {
 			return 1, 0

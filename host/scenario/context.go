@@ -52,12 +52,20 @@ type Context struct {
 	// NoiseSD is linear_gaussian's reward noise sd, > 0; it is sent to the
 	// plugins (known to the learner).
 	NoiseSD float64 `yaml:"noise_sd,omitempty"`
+	// Cost is a dataset's cost matrix, nil for the 0/1 reward: K rows of
+	// K values in [0, 1], Cost[y][a] the cost of pulling arm a on a row of
+	// class y, the classes in the dataset's order (dataset.Dataset.Classes).
+	// The reward is 1 - Cost[y][a] and a round's regret Cost[y][a] minus
+	// the row's smallest cost (docs/contextual.md).
+	Cost [][]float64 `yaml:"cost,omitempty,flow" json:",omitempty"`
 
 	// What resolve found: the dataset file's path, and the counts.
 	resolved             bool
 	path, sha256, errMsg string
 	errField             string
 	rows, arms, dim      int
+	classes              []string // a private file's class names
+	costNull             string   // the first cost entry written as null
 }
 
 // Contextual reports whether s is a contextual scenario (a `context:`
@@ -90,8 +98,9 @@ func (c *Context) Width() int {
 }
 
 // Family is the reward family the plugins are told: bernoulli for a
-// dataset (reward 1 for the right class, else 0) and for
-// logistic_bernoulli, gaussian for linear_gaussian.
+// dataset (reward 1 for the right class, else 0; with a cost matrix,
+// 1 - cost, in [0, 1]) and for logistic_bernoulli, gaussian for
+// linear_gaussian.
 func (c *Context) Family() sdk.Family {
 	if c.Model == LinearGaussian {
 		return sdk.Gaussian
@@ -166,6 +175,75 @@ func (c *Context) resolve(source string) {
 	}
 	c.path, c.sha256 = p, d.SHA256
 	c.rows, c.arms, c.dim = d.N, d.K, d.D
+	c.classes = d.Classes
+}
+
+// classNames names the dataset's classes in order, for an error about the
+// cost matrix's shape: a private file's labels, or a shipped dataset's
+// classes (loaded for the message only).
+func (c *Context) classNames() string {
+	names := c.classes
+	if names == nil && c.Dataset != "" {
+		if d, err := dataset.Load(c.Dataset); err == nil {
+			names = d.Classes
+		}
+	}
+	if names == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", i, n)
+	}
+	return " (in order: " + b.String() + ")"
+}
+
+// checkCost reports the problems of a dataset's cost matrix: its shape
+// against the K classes, and every value outside [0, 1] (NaN included).
+// A matrix whose every row is constant is refused: no arm would ever be
+// better than another.
+func (c *Context) checkCost(bad func(field, format string, args ...any)) {
+	if c.Cost == nil {
+		return
+	}
+	if c.Model != "" {
+		bad("context.cost", "only for a dataset: a model's rewards come from its parameter")
+		return
+	}
+	k := c.arms
+	if len(c.Cost) != k {
+		what := "context.dataset " + c.Dataset
+		if c.DatasetFile != "" {
+			what = "context.dataset_file " + c.DatasetFile
+		}
+		bad("context.cost", "%d rows, want %d: one per class of %s%s", len(c.Cost), k, what, c.classNames())
+		return
+	}
+	if c.costNull != "" {
+		bad(c.costNull, "null is not a cost: give a number in [0, 1]")
+		return
+	}
+	constant, ok := true, true
+	for y, row := range c.Cost {
+		if len(row) != k {
+			bad(fmt.Sprintf("context.cost[%d]", y), "%d values, want %d: one per arm (class)%s", len(row), k, c.classNames())
+			ok = false
+			continue
+		}
+		for a, v := range row {
+			if math.IsNaN(v) || v < 0 || v > 1 {
+				bad(fmt.Sprintf("context.cost[%d][%d]", y, a), "%v is not a cost in [0, 1] (scale the costs to [0, 1]: divide by the largest)", v)
+				ok = false
+			}
+			constant = constant && v == row[0]
+		}
+	}
+	if ok && constant {
+		bad("context.cost", "every row is constant: no arm is ever better than another, so every policy has regret 0")
+	}
 }
 
 // checkContext reports the problems of a contextual scenario: its
@@ -192,6 +270,7 @@ func (s *Scenario) checkContext(bad func(field, format string, args ...any), hor
 		bad(c.errField, "%s", c.errMsg)
 		return
 	}
+	c.checkCost(bad)
 	if c.Model != "" {
 		switch c.Model {
 		case LinearGaussian:

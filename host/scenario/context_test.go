@@ -110,3 +110,69 @@ func TestContextPrivateFile(t *testing.T) {
 		t.Errorf("SetHorizon(5): %v", err)
 	}
 }
+
+// TestContextCost: a cost matrix parses and round-trips; every refusal
+// names the file and the entry at fault.
+func TestContextCost(t *testing.T) {
+	s, err := Parse("x.yaml", []byte("context: {dataset: credit_g, cost: [[0, 0.2], [1, 0]]}\n"+ctxPolicies))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Context.Cost; len(got) != 2 || got[0][1] != 0.2 || got[1][0] != 1 || s.Family() != sdk.Bernoulli {
+		t.Errorf("cost %v family %s", got, s.Family())
+	}
+	out, err := s.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("x.yaml", out)
+	if err != nil || len(back.Context.Cost) != 2 || back.Context.Cost[0][1] != 0.2 {
+		t.Errorf("YAML() round trip: %v\n%s", err, out)
+	}
+	// A diagonal that is not 0 is allowed (any costs, as in the
+	// cost-sensitive setting), and so is a row with equal costs.
+	if _, err := Parse("x.yaml", []byte("context: {dataset: credit_g, cost: [[0.5, 0.5], [0.3, 0.1]]}\n"+ctxPolicies)); err != nil {
+		t.Errorf("a nonzero diagonal: %v", err)
+	}
+
+	for _, c := range []struct {
+		name, context, want string
+	}{
+		{"rows", "{dataset: iris, cost: [[0, 1, 1], [1, 0, 1]]}",
+			"scenario x.yaml: context.cost: 2 rows, want 3: one per class of context.dataset iris (in order: 0 setosa, 1 versicolor, 2 virginica)"},
+		{"columns", "{dataset: credit_g, cost: [[0, 1], [1, 0, 0]]}", "scenario x.yaml: context.cost[1]: 3 values, want 2: one per arm (class) (in order: 0 good, 1 bad)"},
+		{"above 1", "{dataset: credit_g, cost: [[0, 5], [1, 0]]}", "scenario x.yaml: context.cost[0][1]: 5 is not a cost in [0, 1]"},
+		{"negative", "{dataset: credit_g, cost: [[0, 1], [-0.5, 0]]}", "scenario x.yaml: context.cost[1][0]: -0.5 is not a cost in [0, 1]"},
+		{"nan", "{dataset: credit_g, cost: [[0, 1], [1, .nan]]}", "scenario x.yaml: context.cost[1][1]: NaN is not a cost in [0, 1]"},
+		{"inf", "{dataset: credit_g, cost: [[.inf, 1], [1, 0]]}", "scenario x.yaml: context.cost[0][0]: +Inf is not a cost in [0, 1]"},
+		{"null", "{dataset: credit_g, cost: [[0, 1], [~, 0]]}", "scenario x.yaml: context.cost[1][0]: null is not a cost"},
+		{"string", "{dataset: credit_g, cost: [[0, 1], [one, 0]]}", "context.cost[1][0]: expected number, got string \"one\""},
+		{"not a matrix", "{dataset: credit_g, cost: [0, 1]}", "context.cost[0]: expected a list, got int 0"},
+		{"constant", "{dataset: credit_g, cost: [[0.5, 0.5], [1, 1]]}", "scenario x.yaml: context.cost: every row is constant"},
+		{"model", "{model: logistic_bernoulli, arms: 2, dim: 2, cost: [[0, 1], [1, 0]]}", "scenario x.yaml: context.cost: only for a dataset"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte("context: "+c.context+"\n"+ctxPolicies))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestContextCostPrivateFile: a private file's cost matrix is checked
+// against its classes, named by their labels as written.
+func TestContextCostPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mine.csv"), []byte("1,2,7\n3,4,9\n5,6,7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte("context: {dataset_file: mine.csv, cost: [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}\nhorizon: 3\nruns: 1\npolicies: [{plugin: a}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if want := "context.cost: 3 rows, want 2: one per class of context.dataset_file mine.csv (in order: 0 7, 1 9)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %q", err, want)
+	}
+}

@@ -190,6 +190,7 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		if s.Context == nil {
 			s.Context = &Context{}
 		}
+		s.Context.costNull = nullCost(d.set, s.Context.Cost)
 	} else {
 		required = append(required, s.requiredChangeKeys()...)
 	}
@@ -213,6 +214,19 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		return nil, addLines(root, err)
 	}
 	return &s, nil
+}
+
+// nullCost returns the path of the first entry of a cost matrix written
+// as null ("context.cost[1][0]"), which decoding leaves as 0; "" if none.
+func nullCost(set map[string]bool, cost [][]float64) string {
+	for y, row := range cost {
+		for a := range row {
+			if p := fmt.Sprintf("context.cost[%d][%d]", y, a); !set[p] {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // applyDefaults fills in every default of an optional field.
