@@ -18,7 +18,7 @@ import (
 // SHA-256), so that the results record what was played.
 func Contextual(sc *scenario.Scenario) (*env.Contextual, error) {
 	c := sc.Context
-	spec := env.ContextSpec{Model: c.Model, Arms: c.Arms, Dim: c.Dim, PerArm: c.PerArm, NoiseSD: c.NoiseSD}
+	spec := env.ContextSpec{Model: c.Model, Arms: c.Arms, Dim: c.Dim, PerArm: c.PerArm, NoiseSD: c.NoiseSD, Cost: c.Cost}
 	switch {
 	case c.Dataset != "":
 		d, err := dataset.Load(c.Dataset)
