@@ -37,6 +37,7 @@
 //	  dataset: letter             # a shipped dataset (host/dataset), or
 //	  # dataset_file: mine.csv    # a private CSV file: features, then the integer label
 //	  # model: linear_gaussian    # or logistic_bernoulli, with arms:, dim:, per_arm:, noise_sd:
+//	  # cost: [[0, 0.2], [1, 0]]  # a dataset's optional cost matrix, cost[class][arm] in [0, 1]
 //	horizon: 20000                # at most the dataset's rows
 //
 // Keys are case-sensitive and lower_snake_case, the keys of params
@@ -59,9 +60,11 @@
 // experiment, reconstructed), changing_drift and changing_random are
 // changing environments (docs/changing-environments.md). contextual_*
 // are contextual scenarios: fourteen shipped datasets turned into bandits
-// as the contextual bandit bake-off does, and contextual_linear and
+// as the contextual bandit bake-off does (contextual_credit_g_cost plays
+// German credit again with its published cost matrix, on
+// contextual_credit_g's seed), and contextual_linear and
 // contextual_logistic, synthetic models (docs/contextual.md; bench run
-// --suite contextual plays them all). Each has its own seed.
+// --suite contextual plays them all). Each has its own seed, but for that one.
 package scenarios
 
 import "embed"

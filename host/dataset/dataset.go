@@ -1,6 +1,7 @@
 // Package dataset is the real classification data that ships inside
 // bench, for contextual scenarios that turn a supervised dataset into a
-// bandit problem (one arm per class, reward 1 for the right class), as
+// bandit problem (one arm per class, reward 1 for the right class, or 1
+// minus a scenario's cost matrix entry: docs/contextual.md), as
 // the contextual bandit bake-off (Bietti, Agarwal & Langford, "A
 // Contextual Bandit Bake-off", JMLR 2021) does with OpenML's datasets.
 //
