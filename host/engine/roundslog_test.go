@@ -166,3 +166,47 @@ func TestRoundsLogRefusesContextFree(t *testing.T) {
 		t.Errorf("got %v after %d sessions, want ErrInput before any", err, conns["const"].opens)
 	}
 }
+
+// BenchmarkRoundsLog measures what a rounds log costs the host per
+// replication-round (ns/replication-round, against the same run without
+// it in BenchmarkContextualHost) and on disk (bytes/record): letter
+// (K = 26), 100 replications x 2000 rounds in two sessions, an
+// in-process policy that plays an arm of the context with a probability
+// of its own, as SquareCB's vary.
+//
+//	go test ./host/engine -run x -bench RoundsLog
+func BenchmarkRoundsLog(b *testing.B) {
+	sc, err := scenario.Parse("bench.yaml", []byte("context: {dataset: letter}\nhorizon: 2000\nruns: 100\nseed: 1\npolicies: [{plugin: c, label: SquareCB}]\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol := func(t int, x []float64, k int) (int32, float64) {
+		a := int32((math.Float64bits(x[0]) >> 20) % uint64(k))
+		return a, 0.5 + 0.5*math.Abs(math.Tanh(x[1]))
+	}
+	conns := map[string]*ctxConn{"c": {desc: ctxDesc, policy: pol}}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "rounds.csv.gz")
+	b.ResetTimer()
+	for range b.N {
+		sp, err := roundslog.NewSpool(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := engine.Run(context.Background(), sc, engine.Options{Launch: launcher(conns), Batch: 50, RoundsLog: sp}); err != nil {
+			b.Fatal(err)
+		}
+		if err := sp.Write(path, []string{"SquareCB"}); err != nil {
+			b.Fatal(err)
+		}
+		sp.Close()
+		sp.Remove()
+	}
+	b.StopTimer()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(100*2000), "ns/replication-round")
+	b.ReportMetric(float64(fi.Size())/float64(100*2000), "bytes/record")
+}

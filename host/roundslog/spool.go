@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,7 +236,7 @@ func (s *Spool) Write(path string, labels []string) (err error) {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; refusing to replace it", path)
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	tmp, err := createTemp(dir, base)
 	if err != nil {
 		return err
 	}
@@ -273,6 +275,21 @@ func (s *Spool) Write(path string, labels []string) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// createTemp creates a new file beside base in dir with mode 0666, which
+// the kernel reduces by the umask, as a results file gets (os.CreateTemp
+// would give 0600).
+func createTemp(dir, base string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("cannot create a temporary file beside %s", base)
 }
 
 // Close closes the spool's files; Remove removes them.

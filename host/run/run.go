@@ -165,13 +165,6 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 			}
 		}
 	}
-	var pr Progress
-	if opts.Start != nil {
-		pr = opts.Start(sc)
-	}
-	if pr != nil {
-		eopts.Progress = pr.Func()
-	}
 	if opts.RoundsLog != "" {
 		sp, err := roundslog.NewSpool(filepath.Dir(opts.RoundsLog))
 		if err != nil {
@@ -180,6 +173,13 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 		defer sp.Remove()
 		defer sp.Close()
 		eopts.RoundsLog = sp
+	}
+	var pr Progress
+	if opts.Start != nil {
+		pr = opts.Start(sc)
+	}
+	if pr != nil {
+		eopts.Progress = pr.Func()
 	}
 	var file *results.File
 	var runErr error
@@ -194,13 +194,15 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	if file == nil {
 		return nil, runErr
 	}
+	if err := Audit(ctx, sc, eopts, file, replicationsOf(eopts, sc.Runs), opts.Audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
+		runErr = errors.Join(runErr, err)
+	}
 	if eopts.RoundsLog != nil {
+		// After the audit: the log holds the policies the results file
+		// holds as ok.
 		if err := writeRoundsLog(eopts.RoundsLog, opts.RoundsLog, file); err != nil {
 			runErr = errors.Join(runErr, exitcode.With(exitcode.Failure, err))
 		}
-	}
-	if err := Audit(ctx, sc, eopts, file, replicationsOf(eopts, sc.Runs), opts.Audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
-		runErr = errors.Join(runErr, err)
 	}
 	recordAuditDefault(file, opts.AuditDefault)
 	if opts.Shard.Count > 0 {
