@@ -197,7 +197,7 @@ func (o Options) checkScenario(sc *scenario.Scenario) error {
 			return &OptionError{Option: OptRoundsLog, Err: fmt.Errorf("{RoundsLog} logs the rounds of a contextual scenario (a context: block), for logged-data evaluation; scenario %s has none", sc.Name)}
 		case o.Resume:
 			return &UsageError{&OptionError{Option: OptRoundsLog, With: "{Resume}", Err: errors.New("the policies kept from the earlier run are not played again, so the log could not hold them")}}
-		case o.Gate.Looks > 0:
+		case o.Gate.Looks > 0 || o.Sequential:
 			return &UsageError{&OptionError{Option: OptRoundsLog, With: "{Sequential}", Err: errors.New("the sequential gate stops policies early, in groups of replications of its own; log a fixed run")}}
 		case filepath.Clean(o.RoundsLog) == filepath.Clean(o.Out) || filepath.Clean(o.RoundsLog) == filepath.Clean(o.SaveBaseline):
 			return &OptionError{Option: OptRoundsLog, Value: o.RoundsLog, Err: errors.New("is also the results file: give the log a file of its own (FILE.csv.gz)")}
