@@ -86,6 +86,8 @@ type runOptions struct {
 	// the suite; suiteReq is the request runSuite maps the flags to.
 	suite    string
 	suiteReq run.SuiteRequest
+	// roundsLog is --rounds-log FILE (run.Options.RoundsLog).
+	roundsLog string
 }
 
 func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
@@ -107,6 +109,7 @@ func addRunFlags(fs *pflag.FlagSet, ro *runOptions) {
 	fs.StringVar(&ro.compareTo, "compare-to", "", "print a comparison section with this policy (a label) as the reference, against every other policy of the scenario")
 	gate.AddRunFlags(fs, &ro.gate)
 	addOutputFlags(fs, &ro.output)
+	fs.StringVar(&ro.roundsLog, "rounds-log", "", "contextual scenarios: write every round of every replication of every policy (row, arm, probability, reward, regret) to this gzipped CSV file (FILE.csv.gz), for logged-data evaluation (docs/contextual.md)")
 }
 
 // newCmdRun returns bench run. runF, when not nil, receives the checked
@@ -139,6 +142,7 @@ func (ro *runOptions) run(cmd *cobra.Command, runF func(*runOptions) error) erro
 	if err := ro.checkFlags(cmd.Context()); err != nil {
 		return err
 	}
+	ro.req.Options.RoundsLog = ro.roundsLog
 	if runF != nil {
 		return runF(ro)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/roundslog"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/params"
@@ -75,6 +76,11 @@ type Options struct {
 	// Traces keeps every replication's values at every checkpoint in the
 	// results (results.Policy.Traces), as shard files need for exact merging.
 	Traces bool
+	// RoundsLog, when set, receives every round of every replication of
+	// a contextual scenario (bench run --rounds-log); a context-free
+	// scenario refuses it. Writing it is the caller's (Spool.Write), once
+	// the run is over.
+	RoundsLog *roundslog.Spool
 	// Progress, when set, follows each policy in replication-rounds (one
 	// round of one replication): it is called once with done 0 when the
 	// policy starts, then about every 1% of the rounds of each session,
@@ -165,6 +171,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrInput, sc.Source, err)
+	}
+	if opts.RoundsLog != nil && ce == nil {
+		return nil, fmt.Errorf("%w: scenario %s: a rounds log records contextual rounds, and the scenario has no context block", ErrInput, sc.Source)
 	}
 	reps := opts.Replications
 	if reps == nil {
@@ -422,7 +431,18 @@ func (j *job) run(ctx context.Context, sc *scenario.Scenario, e *env.Env, reps [
 			if probs != nil {
 				rn.probs = probs.slice(lo, hi)
 			}
+			if opts.RoundsLog != nil {
+				rn.log = opts.RoundsLog.Session(j.pol.Label, reps[lo:hi], sc.Horizon)
+				rn.entries = make([]roundslog.Entry, hi-lo)
+			}
 			tr, dg, err := rn.play(ctx)
+			if rn.log != nil {
+				if err != nil {
+					rn.log.Abort()
+				} else {
+					rn.log.Close()
+				}
+			}
 			if err != nil {
 				return err
 			}

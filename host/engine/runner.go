@@ -11,6 +11,7 @@ import (
 
 	"github.com/regretbench/regretbench/host/env"
 	"github.com/regretbench/regretbench/host/metric"
+	"github.com/regretbench/regretbench/host/roundslog"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/internal/client"
 	"github.com/regretbench/regretbench/internal/feedback"
@@ -71,6 +72,10 @@ type runner struct {
 	regrets  []float64
 	width    int
 	probs    *probTally
+	// log, when the run keeps a rounds log, receives each round's
+	// entries (Options.RoundsLog), filled in entries.
+	log     *roundslog.Session
+	entries []roundslog.Entry
 }
 
 // newRunner prepares the batch reps of j: the reward streams, the metric
@@ -304,12 +309,29 @@ func (r *runner) contextual(t int, probs []float64) error {
 		r.rewards[i], r.regrets[i] = r.cstreams[i].Pull(int(a))
 	}
 	r.tr.RoundContextual(t, r.regrets, r.rewards)
+	if r.log != nil {
+		r.logRound(t, probs)
+	}
 	r.prevA, r.prevR = r.arms, r.rewards
 	if r.prog != nil && (t%r.every == 0 || t == r.horizon) {
 		r.prog.add(int64(len(r.reps)) * int64(t-r.reported))
 		r.reported = t
 	}
 	return nil
+}
+
+// logRound gives round t of every replication to the rounds log, once
+// its rewards are drawn.
+func (r *runner) logRound(t int, probs []float64) {
+	for i, a := range r.arms {
+		row, class, oracle := r.cstreams[i].Logged(int(a))
+		e := roundslog.Entry{Row: int32(row), Arm: a, Class: int32(class), Reward: r.rewards[i], Regret: r.regrets[i], Oracle: oracle}
+		if probs != nil {
+			e.Prob = probs[i]
+		}
+		r.entries[i] = e
+	}
+	r.log.Round(t, r.entries)
 }
 
 // check checks the plugin's answer to round t and keeps it: the arms in

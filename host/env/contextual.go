@@ -203,6 +203,25 @@ func (e *Contextual) Width() int { return e.width }
 // dataset's classes are then relabelled and its features transformed.
 func (e *Contextual) Sealed() bool { return e.secret }
 
+// Logged describes the round Next drew, for the rounds log (package
+// roundslog): the dataset row shown, as its index in the dataset (-1 for
+// a model); arm a's class, the arm in the environment's labelling (a
+// itself unless a sealed run relabelled the classes); and the oracle's
+// expected reward, that of the best arm.
+func (s *ContextStream) Logged(a int) (row, class int, oracle float64) {
+	if s.e.spec.Data == nil {
+		return -1, a, s.mu[s.best]
+	}
+	row, class = int(s.order[s.t-1]), a
+	for c, b := range s.relabel {
+		if int(b) == a {
+			class = c
+		}
+	}
+	oracle, _ = s.Pull(s.best) // a dataset's reward draws nothing
+	return row, class, oracle
+}
+
 // rng is replication rep's stream for purpose: a PCG seeded with an HMAC
 // keyed by the root over the purpose and rep.
 func (e *Contextual) rng(rep uint64, purpose uint64) *rand.Rand {

@@ -41,10 +41,11 @@ const (
 	OptAt           Option = "At"           // Request.Report.At
 	OptPlot         Option = "Plot"         // Request.Figures.Dir
 	OptConfig       Option = "Config"       // Request.Config: the command's own configuration file
+	OptRoundsLog    Option = "RoundsLog"    // Options.RoundsLog
 )
 
 // OptionNames lists every Option, for a command to check it names each.
-var OptionNames = []Option{OptRuns, OptHorizon, OptSeed, OptSeedFile, OptPolicies, OptBatch, OptJobs, OptAudit, OptStepTimeout, OptStartTimeout, OptShard, OptReplication, OptOut, OptResume, OptBaseline, OptSaveBaseline, OptSequential, OptLooks, OptWith, OptCompareTo, OptCompare, OptAt, OptPlot, OptConfig}
+var OptionNames = []Option{OptRuns, OptHorizon, OptSeed, OptSeedFile, OptPolicies, OptBatch, OptJobs, OptAudit, OptStepTimeout, OptStartTimeout, OptShard, OptReplication, OptOut, OptResume, OptBaseline, OptSaveBaseline, OptSequential, OptLooks, OptWith, OptCompareTo, OptCompare, OptAt, OptPlot, OptConfig, OptRoundsLog}
 
 // OptionError is an option of a run with a value it cannot take, or
 // that cannot be combined with another: an input error (bench exits 2)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -189,6 +190,18 @@ func (o Options) checkScenario(sc *scenario.Scenario) error {
 		// It would leave shards without a replication (it divided by zero).
 		return optErr(OptShard, fmt.Sprintf("%d/%d", o.Shard.Index, o.Shard.Count), "%d shards of %d runs would leave some empty; use at most %d shards",
 			o.Shard.Count, sc.Runs, sc.Runs)
+	}
+	if o.RoundsLog != "" {
+		switch {
+		case !sc.Contextual():
+			return &OptionError{Option: OptRoundsLog, Err: fmt.Errorf("{RoundsLog} logs the rounds of a contextual scenario (a context: block), for logged-data evaluation; scenario %s has none", sc.Name)}
+		case o.Resume:
+			return &UsageError{&OptionError{Option: OptRoundsLog, With: "{Resume}", Err: errors.New("the policies kept from the earlier run are not played again, so the log could not hold them")}}
+		case o.Gate.Looks > 0 || o.Sequential:
+			return &UsageError{&OptionError{Option: OptRoundsLog, With: "{Sequential}", Err: errors.New("the sequential gate stops policies early, in groups of replications of its own; log a fixed run")}}
+		case filepath.Clean(o.RoundsLog) == filepath.Clean(o.Out) || filepath.Clean(o.RoundsLog) == filepath.Clean(o.SaveBaseline):
+			return &OptionError{Option: OptRoundsLog, Value: o.RoundsLog, Err: errors.New("is also the results file: give the log a file of its own (FILE.csv.gz)")}
+		}
 	}
 	if o.Replication != nil && *o.Replication >= sc.Runs {
 		return optErr(OptReplication, strconv.Itoa(*o.Replication), "scenario %s has %d runs, replications 0 to %d", sc.Name, sc.Runs, sc.Runs-1)

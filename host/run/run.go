@@ -22,13 +22,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/regretbench/regretbench/host/engine"
+	"github.com/regretbench/regretbench/host/exitcode"
 	"github.com/regretbench/regretbench/host/gate"
 	"github.com/regretbench/regretbench/host/results"
+	"github.com/regretbench/regretbench/host/roundslog"
 	"github.com/regretbench/regretbench/host/scenario"
 	"github.com/regretbench/regretbench/host/shard"
 	"github.com/regretbench/regretbench/internal/params"
@@ -74,6 +77,11 @@ type Options struct {
 	// not played again (Resume).
 	Out    string
 	Resume bool
+	// RoundsLog is the rounds log the run writes (package roundslog:
+	// every round of every replication of every policy that completes),
+	// "" for none; only for a contextual scenario, and not with Resume or
+	// the sequential gate, whose policies it could not hold whole.
+	RoundsLog string
 	// Audit is the number of replications of each policy replayed alone
 	// after the run (Audit); 0 for none. AuditDefault, when the audit is
 	// on without --audit (SetAuditDefault), says why, for the results.
@@ -157,6 +165,15 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 			}
 		}
 	}
+	if opts.RoundsLog != "" {
+		sp, err := roundslog.NewSpool(filepath.Dir(opts.RoundsLog))
+		if err != nil {
+			return nil, optErr(OptRoundsLog, opts.RoundsLog, "%w", err)
+		}
+		defer sp.Remove()
+		defer sp.Close()
+		eopts.RoundsLog = sp
+	}
 	var pr Progress
 	if opts.Start != nil {
 		pr = opts.Start(sc)
@@ -180,6 +197,13 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 	if err := Audit(ctx, sc, eopts, file, replicationsOf(eopts, sc.Runs), opts.Audit); err != nil && (runErr == nil || errors.Is(runErr, engine.ErrPolicyFailed)) {
 		runErr = errors.Join(runErr, err)
 	}
+	if eopts.RoundsLog != nil {
+		// After the audit: the log holds the policies the results file
+		// holds as ok.
+		if err := writeRoundsLog(eopts.RoundsLog, opts.RoundsLog, file); err != nil {
+			runErr = errors.Join(runErr, exitcode.With(exitcode.Failure, err))
+		}
+	}
 	recordAuditDefault(file, opts.AuditDefault)
 	if opts.Shard.Count > 0 {
 		file.Shard.Index, file.Shard.Count = opts.Shard.Index, opts.Shard.Count
@@ -189,6 +213,21 @@ func Plan(ctx context.Context, sc *scenario.Scenario, opts Options) (*results.Fi
 		file.SortPolicies(order)
 	}
 	return file, runErr
+}
+
+// writeRoundsLog writes the rounds log of the policies of file that
+// completed, in file's order.
+func writeRoundsLog(sp *roundslog.Spool, path string, file *results.File) error {
+	var labels []string
+	for _, p := range file.Policies {
+		if p.Status == results.StatusOK {
+			labels = append(labels, p.Label)
+		}
+	}
+	if err := sp.Write(path, labels); err != nil {
+		return optErr(OptRoundsLog, path, "the rounds log could not be written: %w", err)
+	}
+	return nil
 }
 
 // name names opt as o.Name says.

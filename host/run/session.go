@@ -180,7 +180,7 @@ func Run(ctx context.Context, req Request) (*Outcome, error) {
 	for _, out := range []struct {
 		o    Option
 		path string
-	}{{OptOut, opts.Out}, {OptSaveBaseline, opts.SaveBaseline}} {
+	}{{OptOut, opts.Out}, {OptSaveBaseline, opts.SaveBaseline}, {OptRoundsLog, opts.RoundsLog}} {
 		if err := CheckOutput(out.o, out.path, inputs); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ var Flags = map[run.Option]string{
 	run.OptSaveBaseline: "--save-baseline", run.OptSequential: "--sequential", run.OptLooks: "--looks",
 	run.OptWith: "--with", run.OptCompareTo: "--compare-to", run.OptCompare: "--metric or --alpha", run.OptAt: "--at",
 	run.OptPlot: "--plot", run.OptConfig: "--config",
+	run.OptRoundsLog: "--rounds-log",
 }
 
 // FlagOf is the flag of option o.
