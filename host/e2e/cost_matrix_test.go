@@ -4,8 +4,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/regretbench/regretbench/host/results"
 )
 
 // costPolicies are the policies of the cost-matrix tests: two contextual
@@ -37,11 +40,33 @@ func TestCostMatrixZeroOneIdentical(t *testing.T) {
 	dir := t.TempDir()
 	for _, seed := range []string{"7", `"0x` + strings.Repeat("5a", 32) + `"`} {
 		plain := runTo(t, dir, "plain.json", "--scenario", costScenario(t, dir, "plain.yaml", "", seed))
-		costed := runTo(t, dir, "costed.json", "--scenario", costScenario(t, dir, "costed.yaml", ", cost: [[0, 1], [1, 0]]", seed))
+		costed := withoutCost(t, runTo(t, dir, "costed.json", "--scenario", costScenario(t, dir, "costed.yaml", ", cost: [[0, 1], [1, 0]]", seed)), [][]float64{{0, 1}, {1, 0}})
 		if a, b := comparable(t, plain), comparable(t, costed); a != b {
 			t.Errorf("seed %s: the explicit 0/1 cost matrix gives other results than none", seed)
 		}
 	}
+}
+
+// withoutCost checks that the results file at path records the cost
+// matrix want, and returns the path of a copy without it: the one field
+// in which a run with the 0/1 matrix written out may differ from a run
+// without one (it records its matrix, so that runs under other costs are
+// other experiments).
+func withoutCost(t *testing.T, path string, want [][]float64) string {
+	t.Helper()
+	f, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx := f.Scenario.Context; ctx == nil || !reflect.DeepEqual(ctx.Cost, want) {
+		t.Fatalf("%s: scenario.context records cost %v, want %v", path, f.Scenario.Context, want)
+	}
+	f.Scenario.Context.Cost = nil
+	out := strings.TrimSuffix(path, ".json") + ".nocost.json"
+	if err := f.WriteFile(out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestCostMatrixRegret: with a cost matrix whose rows' smallest costs are

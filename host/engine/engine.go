@@ -105,7 +105,7 @@ func Record(sc *scenario.Scenario) results.Scenario {
 			NoiseKnown: ptr(true), Checkpoints: sc.Checkpoints,
 			Context: &results.Context{
 				Dataset: c.Dataset, DatasetFile: c.DatasetFile, DatasetSHA256: c.FileSHA256(), Rows: c.Rows(),
-				Model: c.Model, Dim: c.D(), PerArm: c.PerArm, NoiseSD: c.NoiseSD,
+				Model: c.Model, Dim: c.D(), PerArm: c.PerArm, NoiseSD: c.NoiseSD, Cost: c.Cost,
 			},
 		}
 	}

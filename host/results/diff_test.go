@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -86,5 +87,54 @@ func TestDiffAbbreviatesSecretSeeds(t *testing.T) {
 	d := Only(a.Diff(b), "seed")
 	if len(d) != 1 || d[0].A != "0xabcdef01…" || d[0].B != "7" {
 		t.Fatalf("Diff = %+v, want seed 0xabcdef01… vs 7", d)
+	}
+}
+
+// TestDiffCost: two runs of one dataset under other cost matrices (or one
+// with and one without) are other experiments, and the gate, merge and
+// --resume say so.
+func TestDiffCost(t *testing.T) {
+	base := Scenario{Name: "s", Arms: 2, Context: &Context{Dataset: "credit_g", Rows: 1000, Dim: 20}}
+	costed := base
+	costed.Context = &Context{Dataset: "credit_g", Rows: 1000, Dim: 20, Cost: [][]float64{{0, 0.2}, {1, 0}}}
+	other := base
+	other.Context = &Context{Dataset: "credit_g", Rows: 1000, Dim: 20, Cost: [][]float64{{0, 0.4}, {1, 0}}}
+	for _, c := range []struct {
+		name string
+		a, b Scenario
+		want int
+	}{
+		{"same matrix", costed, costed, 0},
+		{"matrix and none", base, costed, 1},
+		{"two matrices", costed, other, 1},
+	} {
+		d := Only(c.a.Diff(c.b), ExperimentFields...)
+		if len(d) != c.want || (c.want == 1 && d[0].Field != "context") {
+			t.Errorf("%s: Diff = %v, want %d difference(s) in context", c.name, d, c.want)
+		}
+	}
+}
+
+// TestCheckCost: a recorded cost matrix is arms x arms values in [0, 1].
+func TestCheckCost(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cost [][]float64
+		want string
+	}{
+		{"none", nil, ""},
+		{"valid", [][]float64{{0, 0.2}, {1, 0}}, ""},
+		{"rows", [][]float64{{0, 1}}, "scenario.context.cost: 1 rows, want one per arm (2)"},
+		{"row length", [][]float64{{0, 1}, {1}}, "scenario.context.cost[1]: 1 values, want 2"},
+		{"above 1", [][]float64{{0, 1.5}, {1, 0}}, "scenario.context.cost[0][1] = 1.5"},
+		{"NaN", [][]float64{{0, 1}, {math.NaN(), 0}}, "scenario.context.cost[1][0] = NaN"},
+	} {
+		err := checkCost(c.cost, 2)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
 	}
 }

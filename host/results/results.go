@@ -92,6 +92,9 @@ type Context struct {
 	Dim           int     `json:"dim"`
 	PerArm        bool    `json:"per_arm,omitempty"`
 	NoiseSD       float64 `json:"noise_sd,omitempty"`
+	// Cost is the scenario's context.cost: Cost[y][a] the cost of arm a
+	// on a row of class y, in [0, 1].
+	Cost [][]float64 `json:"cost,omitempty"`
 }
 
 // Probs summarises the probabilities a contextual policy reported for the
@@ -607,6 +610,28 @@ func checkNumbers(field string, xs []float64) error {
 	return nil
 }
 
+// checkCost refuses a recorded cost matrix that is not arms x arms
+// values in [0, 1].
+func checkCost(cost [][]float64, arms int) error {
+	if cost == nil {
+		return nil
+	}
+	if len(cost) != arms {
+		return fmt.Errorf("scenario.context.cost: %d rows, want one per arm (%d)", len(cost), arms)
+	}
+	for y, row := range cost {
+		if len(row) != arms {
+			return fmt.Errorf("scenario.context.cost[%d]: %d values, want %d", y, len(row), arms)
+		}
+		for a, c := range row {
+			if !(c >= 0 && c <= 1) {
+				return fmt.Errorf("scenario.context.cost[%d][%d] = %v: costs are in [0, 1]", y, a, c)
+			}
+		}
+	}
+	return nil
+}
+
 // checkReplications refuses replication indices that are out of range
 // (>= runs) or listed twice.
 func checkReplications(reps []uint64, runs int) error {
@@ -642,6 +667,9 @@ func (f *File) Check() error {
 	}
 	if ctx != nil {
 		if err := checkNumbers("scenario.context.noise_sd", []float64{ctx.NoiseSD}); err != nil {
+			return err
+		}
+		if err := checkCost(ctx.Cost, f.Scenario.Arms); err != nil {
 			return err
 		}
 	}
