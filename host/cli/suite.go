@@ -14,9 +14,10 @@ import (
 )
 
 // suiteFlags are the flags of bench run that apply to a whole suite
-// (--suite): everything else names one scenario's run (its shard, its
-// baseline, its report's formats) and is refused with --suite rather
-// than silently ignored.
+// (--suite): every other flag of bench run names one scenario's run (its
+// shard, its baseline, its report's formats) and is refused with --suite
+// rather than silently ignored. bench's global flags (--plugin-dir,
+// --config, ...) apply to every command, a suite included.
 var suiteFlags = []string{
 	"suite", "runs", "horizon", "jobs", "step-timeout", "start-timeout", "quiet",
 	"seed", "seed-file", "policy", "out", "plot-format", "audit", "with",
@@ -33,8 +34,9 @@ func (ro *runOptions) runSuite(cmd *cobra.Command, runF func(*runOptions) error)
 		return withCode(ExitInput, fmt.Errorf("--suite %q: no such suite (the suites: %s)", ro.suite, strings.Join(run.Suites(), ", ")))
 	}
 	var bad []string
+	global := cmd.InheritedFlags()
 	ro.flags.Visit(func(f *pflag.Flag) {
-		if !slices.Contains(suiteFlags, f.Name) {
+		if global.Lookup(f.Name) == nil && !slices.Contains(suiteFlags, f.Name) {
 			bad = append(bad, "--"+f.Name)
 		}
 	})

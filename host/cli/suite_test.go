@@ -12,7 +12,7 @@ import (
 // TestSuiteRequest: bench run --suite maps the flags a suite takes to the
 // run.SuiteRequest that run.Suite plays.
 func TestSuiteRequest(t *testing.T) {
-	o, _, err := parsed(t, newCmdRun, "run", "--suite", "contextual", "--runs", "5", "--horizon", "100", "--seed", "7",
+	o, f, err := parsed(t, newCmdRun, "--plugin-dir", "/plugins", "run", "--suite", "contextual", "--runs", "5", "--horizon", "100", "--seed", "7",
 		"--policy", "LinUCB", "-o", "d", "--plot-format", "svg", "--audit", "0", "--with", "linucb:alpha=2@Wide", "--jobs", "2", "--step-timeout", "1m", "--sandbox", "strict")
 	if err != nil || o == nil {
 		t.Fatalf("err %v, runF called: %v", err, o != nil)
@@ -28,6 +28,8 @@ func TestSuiteRequest(t *testing.T) {
 	cmdtest.Eq(t, "Audit", r.Audit != nil && *r.Audit == 0, true)
 	cmdtest.Eq(t, "StepTimeout", r.StepTimeout, time.Minute)
 	cmdtest.Eq(t, "Sandbox.Level", r.Sandbox.Level, sandbox.Strict)
+	// bench's global flags apply to a suite as to any run.
+	cmdtest.Eq(t, "plugin dirs", f.PluginDirs, []string{"/plugins"})
 	if o.req.Scenario != "" {
 		t.Errorf("a suite filled the one-scenario request: %+v", o.req)
 	}
