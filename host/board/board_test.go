@@ -235,6 +235,7 @@ func playRound(t *testing.T) (*round, string) {
 // recorded; before the reveal nothing outside private/ holds the seed,
 // and after it the seed's SHA-256 is the commitment published first.
 func TestBoardRound(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	if r.python != "" {
 		t.Logf("the Python submission was left out: %s", r.python)
@@ -334,6 +335,7 @@ func TestBoardRound(t *testing.T) {
 // with the revealed seed under the strict sandbox gives bit-identical
 // results (the cheat's failed audit included).
 func TestVerifyRerun(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	out, stderr, code := bench(t, "verify", "--rerun", r.dir)
 	if code != 0 || strings.Count(out, ": verified") != strings.Count(out, "\n") {
@@ -348,6 +350,7 @@ func TestVerifyRerun(t *testing.T) {
 // TestVerifySealed: before the reveal, verify checks what is published
 // (signatures, the log) and says what it cannot check yet.
 func TestVerifySealed(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	out, _, code := bench(t, "verify", r.sealed+":1")
 	if code != 0 || !strings.Contains(out, "verified") || !strings.Contains(out, "not published before the reveal") {
@@ -358,6 +361,7 @@ func TestVerifySealed(t *testing.T) {
 // TestVerifyTamper: each piece a row rests on, changed, makes bench
 // verify fail and name that piece.
 func TestVerifyTamper(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	edit := func(path string, f func([]byte) []byte) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
@@ -506,6 +510,7 @@ func TestVerifyTamper(t *testing.T) {
 // that differ, bit for bit (a rerun cannot be forged into agreeing: the
 // recorded file's digest is signed).
 func TestDifferences(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	path := filepath.Join(r.dir, "runs", "0", "results", "hard.json")
 	a, err := results.ReadFile(path)
@@ -537,6 +542,7 @@ func TestDifferences(t *testing.T) {
 // show as text), links each row to its attestation in the log, and shows
 // the CIs, the mean ranks and the paired comparisons.
 func TestBoardPage(t *testing.T) {
+	t.Parallel()
 	r := playedRound(t)
 	dir := filepath.Join(t.TempDir(), "board")
 	if err := os.CopyFS(dir, os.DirFS(r.dir)); err != nil {
@@ -624,6 +630,7 @@ func readJSON(t *testing.T, path string, v any) {
 // first, is recorded as failed, with bench run's reason, and its row
 // verifies like any other.
 func TestSubmitCrash(t *testing.T) {
+	t.Parallel()
 	needStrict(t)
 	dir := filepath.Join(t.TempDir(), "board")
 	crash := filepath.Join(t.TempDir(), "bench-plugin-crash")
@@ -665,6 +672,7 @@ func TestSubmitCrash(t *testing.T) {
 // TestBoardPageChromium: Debian's headless Chromium loads the board page
 // and its DOM holds no script and the hostile submitter's name as text.
 func TestBoardPageChromium(t *testing.T) {
+	t.Parallel()
 	const chromium = "/usr/bin/chromium"
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("no %s (Debian's chromium): %v", chromium, err)
@@ -716,6 +724,7 @@ func TestBoardPageChromium(t *testing.T) {
 // TestLadder: the Ladder shows a submitter's score only when it beats
 // the best shown so far by more than the margin, rounded to it.
 func TestLadder(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name     string
@@ -748,6 +757,7 @@ func TestLadder(t *testing.T) {
 // after the reveal the private part ranks, each value the mean of the
 // results file's private replications.
 func TestPublicPrivate(t *testing.T) {
+	t.Parallel()
 	needStrict(t)
 	dir := filepath.Join(t.TempDir(), "board")
 	run := func(want int, args ...string) string {
@@ -912,6 +922,7 @@ func checkParts(t *testing.T, dir string, ts, ucb []float64, status string) {
 // as failed with the verdict and not run. Each on a board of its own, in
 // parallel: the kit takes tens of seconds a plugin.
 func TestSubmitConform(t *testing.T) {
+	t.Parallel()
 	needStrict(t)
 	crash := filepath.Join(t.TempDir(), "bench-plugin-crash")
 	if err := os.WriteFile(crash, []byte("#!/bin/sh\nexit 7\n"), 0o755); err != nil {

@@ -81,6 +81,7 @@ func logFiles(t *testing.T, dir string) map[string]string {
 // staged job changes nothing; the reveal and a direct submission wait
 // for the queue.
 func TestJobsCollect(t *testing.T) {
+	t.Parallel()
 	needStrict(t)
 	base := jobBoard(t)
 	seq := copyBoard(t, base)
@@ -265,6 +266,7 @@ func keys(m map[string]string) []string {
 // submission, one signed by another key, a plugin file changed after it
 // was queued.
 func TestCollectChecks(t *testing.T) {
+	t.Parallel()
 	needStrict(t)
 	dir := jobBoard(t)
 	for _, s := range submissions[:2] {

@@ -13,6 +13,7 @@ import (
 // opens, or after its seed is revealed, is refused before anything runs,
 // naming why; so is a second reveal.
 func TestRoundTakesSubmissionsOnlyWhileOpen(t *testing.T) {
+	t.Parallel()
 	b, err := board.Init(filepath.Join(t.TempDir(), "b"), board.InitOptions{Name: "t", Suite: []string{"two_arm"}, Runs: 4, Horizon: 100, Audit: 1, Limit: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,17 @@ const shippedHashes = "testdata/shipped.sha256"
 // those of the reference build. A restructuring that moves any of them is
 // a bug; an intended change regenerates the file with -update-shipped and
 // says why in its commit.
+//
+// The hash leaves the audit out (comparable): which replications an audit
+// replays is drawn afresh. So the scenarios play with --audit 0, but for
+// auditedShipped, played as a user plays it (a contextual scenario is
+// audited by default), whose six contextual policies must each pass their
+// default audit: the shipped contextual plugins' replications do not
+// depend on one another. The audit itself, its defaults and its teeth are
+// TestAudit's, TestAuditDefault's and TestContextualSandboxPool's. The
+// other audits tripled the cost of the 16 contextual scenarios (each
+// replays 3 replications of each of its 6 policies, each in processes of
+// its own) and checked nothing the hash sees.
 func TestShippedResultsUnchanged(t *testing.T) {
 	// Nothing it runs depends on another test (its plugins' results
 	// depend on the seed alone): in parallel, as the longest of the
@@ -39,6 +50,9 @@ func TestShippedResultsUnchanged(t *testing.T) {
 	names, err := fs.Glob(scenarios.FS, "*.yaml")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("shipped scenarios: %v (%d found)", err, len(names))
+	}
+	if i := sort.SearchStrings(names, auditedShipped+".yaml"); i == len(names) || names[i] != auditedShipped+".yaml" {
+		t.Fatalf("%s, the scenario played with its default audit, is not shipped: choose another contextual one", auditedShipped)
 	}
 	want := readHashes(t)
 	var mu sync.Mutex
@@ -51,7 +65,14 @@ func TestShippedResultsUnchanged(t *testing.T) {
 			name := strings.TrimSuffix(file, ".yaml")
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				out := runTo(t, dir, name+".json", "--scenario", name, "--runs", "3", "--horizon", "120")
+				args := []string{"--scenario", name, "--runs", "3", "--horizon", "120"}
+				if name != auditedShipped {
+					args = append(args, "--audit", "0")
+				}
+				out := runTo(t, dir, name+".json", args...)
+				if name == auditedShipped {
+					checkDefaultAudit(t, out)
+				}
 				sum := sha256.Sum256([]byte(comparable(t, out)))
 				h := hex.EncodeToString(sum[:])
 				mu.Lock()
@@ -86,6 +107,29 @@ func TestShippedResultsUnchanged(t *testing.T) {
 		}
 		if err := os.WriteFile(shippedHashes, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// auditedShipped is the shipped scenario TestShippedResultsUnchanged plays
+// with its default audit: a contextual one, so that every shipped
+// contextual policy is audited.
+const auditedShipped = "contextual_iris"
+
+// checkDefaultAudit fails unless every policy of the results file at path
+// was audited by default (audit.default says why) and passed.
+func checkDefaultAudit(t *testing.T, path string) {
+	t.Helper()
+	f := readResults(t, path)
+	if len(f.Policies) == 0 {
+		t.Fatalf("%s: no policies", path)
+	}
+	for _, p := range f.Policies {
+		switch a := p.Audit; {
+		case a == nil:
+			t.Errorf("%s: %s was not audited by default", path, p.Label)
+		case a.Default == "" || !a.OK || len(a.Replications) == 0:
+			t.Errorf("%s: %s: audit %+v, want a default audit that passed", path, p.Label, a)
 		}
 	}
 }
