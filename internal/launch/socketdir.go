@@ -16,24 +16,19 @@ var MaxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 // a name: a uint32 in decimal.
 const randomDigits = 10
 
-// SocketPathLen returns the longest path the unix socket of a plugin
-// launched under plan can take, with TMPDIR as it is: go-plugin makes the
-// socket TMPDIR/pluginN for an unconfined plugin; a confined one gets
-// TMPDIR set to its private directory, go-plugin's TMPDIR/plugin-dirN,
-// and makes it there.
-func SocketPathLen(plan *sandbox.Plan) int {
-	n := len(os.TempDir()) + len("/plugin") + randomDigits
-	if plan != nil && plan.Level != sandbox.Off {
-		n += len("/plugin-dir") + randomDigits
-	}
-	return n
+// SocketPathLen returns the longest path a plugin's unix socket can take,
+// with TMPDIR as it is: at every sandbox level (off included) a plugin's
+// TMPDIR is its private directory, go-plugin's TMPDIR/plugin-dirN, and
+// go-plugin makes the socket there, as pluginN.
+func SocketPathLen() int {
+	return len(os.TempDir()) + len("/plugin-dir") + randomDigits + len("/plugin") + randomDigits
 }
 
-// CheckSocketDir refuses a TMPDIR so long that a plugin launched under
-// plan could not make its socket there, for the error every plugin would
-// fail with ("bind: invalid argument") blames the plugin.
-func CheckSocketDir(plan *sandbox.Plan) error {
-	if n := SocketPathLen(plan); n > MaxSocketPath {
+// CheckSocketDir refuses a TMPDIR so long that a plugin could not make
+// its socket there, for the error every plugin would fail with ("bind:
+// invalid argument") blames the plugin.
+func CheckSocketDir() error {
+	if n := SocketPathLen(); n > MaxSocketPath {
 		return fmt.Errorf("TMPDIR %s is too long for a unix socket path (a plugin's socket would take up to %d bytes, at most %d): set TMPDIR to a shorter directory",
 			os.TempDir(), n, MaxSocketPath)
 	}
@@ -49,7 +44,7 @@ func Plan(cfg sandbox.Config) (*sandbox.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckSocketDir(&p); err != nil {
+	if err := CheckSocketDir(); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -10,35 +10,26 @@ import (
 )
 
 // TestCheckSocketDir: a TMPDIR is refused exactly when a plugin's socket
-// could be longer than the kernel takes, confined (in go-plugin's
-// plugin-dirN under TMPDIR) or not, naming TMPDIR and what to do. Plan
-// makes the check (TestPlan), once for every plugin a command launches.
+// could be longer than the kernel takes (in go-plugin's plugin-dirN under
+// TMPDIR, the plugin's private directory at every sandbox level), naming
+// TMPDIR and what to do. Plan makes the check (TestPlan), once for every
+// plugin a command launches.
 func TestCheckSocketDir(t *testing.T) {
-	off, strict := &sandbox.Plan{Level: sandbox.Off}, &sandbox.Plan{Level: sandbox.Strict}
-	for _, c := range []struct {
-		name string
-		plan *sandbox.Plan
-		room int // bytes a TMPDIR may take under plan
-	}{
-		{"no sandbox", nil, MaxSocketPath - len("/plugin") - 10},
-		{"sandbox off", off, MaxSocketPath - len("/plugin") - 10},
-		{"sandboxed", strict, MaxSocketPath - len("/plugin-dir") - 10 - len("/plugin") - 10},
-	} {
-		for _, n := range []int{c.room, c.room + 1} {
-			dir := "/" + strings.Repeat("d", n-1)
-			t.Setenv("TMPDIR", dir)
-			err := CheckSocketDir(c.plan)
-			if n <= c.room {
-				if err != nil {
-					t.Errorf("%s, TMPDIR of %d bytes: %v", c.name, n, err)
-				}
-				continue
+	room := MaxSocketPath - len("/plugin-dir") - 10 - len("/plugin") - 10 // bytes a TMPDIR may take
+	for _, n := range []int{room, room + 1} {
+		dir := "/" + strings.Repeat("d", n-1)
+		t.Setenv("TMPDIR", dir)
+		err := CheckSocketDir()
+		if n <= room {
+			if err != nil {
+				t.Errorf("TMPDIR of %d bytes: %v", n, err)
 			}
-			want := "TMPDIR " + dir + " is too long for a unix socket path (a plugin's socket would take up to " +
-				strconv.Itoa(MaxSocketPath+1) + " bytes, at most " + strconv.Itoa(MaxSocketPath) + "): set TMPDIR to a shorter directory"
-			if err == nil || err.Error() != want {
-				t.Errorf("%s, TMPDIR of %d bytes: %v, want %q", c.name, n, err, want)
-			}
+			continue
+		}
+		want := "TMPDIR " + dir + " is too long for a unix socket path (a plugin's socket would take up to " +
+			strconv.Itoa(MaxSocketPath+1) + " bytes, at most " + strconv.Itoa(MaxSocketPath) + "): set TMPDIR to a shorter directory"
+		if err == nil || err.Error() != want {
+			t.Errorf("TMPDIR of %d bytes: %v, want %q", n, err, want)
 		}
 	}
 }

@@ -77,9 +77,11 @@ type Runner struct {
 var _ runner.Runner = (*Runner)(nil)
 
 // New returns the RunnerFunc that starts the plugin at path, checking its
-// checksum against sc first when sc is set. With a sandbox plan sb, the
-// plugin runs under it (package sandbox), with go-plugin's socket
-// directory as its private directory; with nil, directly.
+// checksum against sc first when sc is set. go-plugin's socket directory
+// (TMPDIR/plugin-dirN, made by bench) is the plugin's private directory
+// and its TMPDIR, at every sandbox level, and is removed once the
+// process is gone, however it ended. With a sandbox plan sb, the plugin
+// runs under it (package sandbox); with nil, directly.
 func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runner)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, tmpl *exec.Cmd, dir string) (runner.Runner, error) {
 		sweepTMPDIR()      // what a SIGKILLed bench left (sweep.go)
@@ -95,13 +97,12 @@ func New(path string, sc *plugin.SecureConfig, sb *sandbox.Plan, made func(*Runn
 			}
 		}
 		// Not go-plugin's PLUGIN_UNIX_SOCKET_DIR, which it adds for a
-		// RunnerFunc: a plugin sees what it saw with a Cmd.
-		var env []string
-		for _, kv := range tmpl.Env {
-			if !strings.HasPrefix(kv, plugin.EnvUnixSocketDir+"=") {
-				env = append(env, kv)
-			}
-		}
+		// RunnerFunc: a plugin sees what it saw with a Cmd, but for
+		// TMPDIR, which is dir at every sandbox level, off included:
+		// what the plugin leaves in its TMPDIR (go-plugin's socket, a
+		// Python plugin's socket directory, its temporary files), were it
+		// killed, goes with dir, not into the machine's temp directory.
+		env := privateTMPDIR(tmpl.Env, dir)
 		r := &Runner{path: path, dir: dir, exited: make(chan struct{})}
 		if sb != nil {
 			c, err := sb.Command(path, env, dir, isProtocolVar)
@@ -248,6 +249,18 @@ func (r *Runner) LimitHit(output string) string {
 		return ""
 	}
 	return r.sb.LimitHit(output)
+}
+
+// privateTMPDIR returns env without go-plugin's PLUGIN_UNIX_SOCKET_DIR
+// and with TMPDIR set to dir.
+func privateTMPDIR(env []string, dir string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, plugin.EnvUnixSocketDir+"=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+dir)
 }
 
 // isProtocolVar reports whether the environment variable key is one that

@@ -1,6 +1,7 @@
 """Serving a Plugin to bench: go-plugin's handshake and services, the
 Policy service, and the step socket (docs/step-socket.md)."""
 
+import atexit
 import gc
 import json
 import os
@@ -50,10 +51,20 @@ def _fail(name, msg, code=1):
     sys.exit(code)
 
 
-def _exit_now(code):
+def _remove_dirs():
+    """Removes the socket directories this process made (atexit: an
+    uncaught exception or sys.exit after the socket directory was made)."""
     for d in list(_cleanup_dirs):
         shutil.rmtree(d, ignore_errors=True)
+
+
+def _exit_now(code):
+    _remove_dirs()
     os._exit(code)
+
+
+def _on_term(signum, frame):
+    _exit_now(128 + signum)
 
 
 def watch_parent(name, ppid, every=PARENT_POLL):
@@ -165,6 +176,7 @@ class _StepSocket:
         code = 0
         try:
             gc.disable()  # nothing of the parent's (gRPC) may be finalised here
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's cleanup
             if _plugin_io.real_stdout() is not None:
                 os.close(_plugin_io.real_stdout())
             threading.Thread(target=watch_parent, args=(self.core.p.name, ppid), daemon=True).start()
@@ -627,6 +639,8 @@ def serve(plugin):
     shutdown = threading.Event()
     own_dir = tempfile.mkdtemp(prefix="plugin-%s-" % name, dir=os.environ.get("PLUGIN_UNIX_SOCKET_DIR") or None)
     _cleanup_dirs.add(own_dir)
+    atexit.register(_remove_dirs)
+    signal.signal(signal.SIGTERM, _on_term)  # SIGKILL: bench removes our TMPDIR
     path = os.path.join(own_dir, "plugin.sock")
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16),
                          options=[("grpc.max_receive_message_length", MAX_MESSAGE),
