@@ -71,20 +71,7 @@ policies: [{plugin: %s}]
 				b.Fatal(err)
 			}
 			path := pluginBinary(b, pol)
-			launcher := func(opts launch.Options) engine.Launcher {
-				return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-					c, err := launch.Launch(path, opts)
-					if err != nil {
-						return nil, err
-					}
-					d, err := c.Describe(ctx)
-					if err != nil {
-						c.Close()
-						return nil, err
-					}
-					return &engine.Plugin{Conn: c, Desc: d}, nil
-				}
-			}
+			launcher := func(opts launch.Options) engine.Launcher { return executableLauncher(path, opts) }
 			modes := []struct {
 				name   string
 				launch engine.Launcher
@@ -111,5 +98,23 @@ policies: [{plugin: %s}]
 			b.ReportMetric(per(elapsed[1])/per(elapsed[0]), "ratio")
 			b.ReportMetric(0, "ns/op") // one iteration plays all modes: drop its ns/op
 		})
+	}
+}
+
+// executableLauncher launches the plugin executable at path with opts
+// for every policy, unsandboxed, as the benchmarks that measure the
+// plugin boundary need it.
+func executableLauncher(path string, opts launch.Options) engine.Launcher {
+	return func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
+		c, err := launch.Launch(path, opts)
+		if err != nil {
+			return nil, err
+		}
+		d, err := c.Describe(ctx)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		return &engine.Plugin{Conn: c, Desc: d}, nil
 	}
 }

@@ -64,18 +64,7 @@ func BenchmarkContextualLinUCB(b *testing.B) {
 		}
 		return &engine.Plugin{Conn: c, Desc: d}, nil
 	}
-	executable := func(ctx context.Context, p scenario.Policy) (*engine.Plugin, error) {
-		c, err := launch.Launch(linucbBinary(b), launch.Options{})
-		if err != nil {
-			return nil, err
-		}
-		d, err := c.Describe(ctx)
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		return &engine.Plugin{Conn: c, Desc: d}, nil
-	}
+	executable := executableLauncher(linucbBinary(b), launch.Options{})
 	for _, m := range []struct {
 		name   string
 		launch engine.Launcher
