@@ -98,11 +98,15 @@ func scanFiles(s sdk.Session) []float64 {
 	var best *scenarioDoc
 	var bestScore int64
 	seen := 0
-	for _, root := range []string{os.TempDir(), ".", os.Getenv("HOME")} {
-		if root == "" {
+	// The machine's /tmp besides TMPDIR: bench gives every plugin a
+	// private TMPDIR, even unconfined, and a cheat looks past it.
+	walked := map[string]bool{}
+	for _, root := range []string{os.TempDir(), "/tmp", ".", os.Getenv("HOME")} {
+		if root == "" || walked[filepath.Clean(root)] {
 			continue
 		}
 		root = filepath.Clean(root)
+		walked[root] = true
 		depth := strings.Count(root, string(filepath.Separator))
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if seen++; err != nil || seen > 50000 {
