@@ -1,13 +1,26 @@
 """Shared by the tests: the package on sys.path, and what is installed."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.dirname(HERE)                       # sdk/python
 ROOT = os.path.normpath(os.path.join(PKG, "..", ".."))
 if PKG not in sys.path:
     sys.path.insert(0, PKG)
+
+# The plugins the tests start make their socket directories under TMPDIR,
+# and some are SIGKILLed, which no cleanup of theirs survives (bench gives
+# each plugin a private TMPDIR that it removes; these tests start plugins
+# without bench): point TMPDIR at a directory of this run's own, removed
+# when the run ends, so that nothing is left in the machine's.
+RUN_TMP = tempfile.mkdtemp(prefix="regretbench-pytest-")
+os.environ["TMPDIR"] = RUN_TMP
+tempfile.tempdir = None
+atexit.register(shutil.rmtree, RUN_TMP, True)
 
 # NO_GRPC says why the tests that need grpc are skipped: "" when grpc
 # imports, else the reason (unittest.skipIf(NO_GRPC, NO_GRPC)).
